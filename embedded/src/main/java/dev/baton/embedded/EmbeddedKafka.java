@@ -1,0 +1,234 @@
+package dev.baton.embedded;
+
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.io.UncheckedIOException;
+import java.io.Writer;
+import java.net.ServerSocket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Properties;
+import java.util.stream.Stream;
+
+import kafka.server.KafkaConfig;
+import kafka.server.KafkaRaftServer;
+import kafka.tools.StorageTool;
+import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.utils.Time;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A real single-node Kafka broker (KRaft, broker and controller in one process) started in-process.
+ *
+ * <p>It is the embedded default of the demo and the broker every integration test runs against.
+ * Ports are chosen once, when the instance is built, and kept across {@link #restart()}, so clients
+ * built before a restart reconnect to the same address and find the same data.
+ *
+ * <pre>{@code
+ * try (EmbeddedKafka kafka = EmbeddedKafka.builder().build().start()) {
+ *     String bootstrap = kafka.bootstrapServers();
+ * }
+ * }</pre>
+ *
+ * <p>Not thread-safe: start, stop and restart from one thread.
+ */
+public final class EmbeddedKafka implements AutoCloseable {
+
+    private static final Logger log = LoggerFactory.getLogger(EmbeddedKafka.class);
+
+    private final Path dataDir;
+    private final boolean ownsDataDir;
+    private final String clusterId;
+    private final int brokerPort;
+    private final int controllerPort;
+    private final Map<String, String> overrides;
+    private KafkaRaftServer server;
+
+    private EmbeddedKafka(Builder builder) {
+        try {
+            this.ownsDataDir = builder.dataDir == null;
+            this.dataDir = ownsDataDir ? Files.createTempDirectory("baton-kafka-") : builder.dataDir;
+            Files.createDirectories(dataDir);
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot create the broker's data directory", e);
+        }
+        this.clusterId = builder.clusterId;
+        this.brokerPort = builder.brokerPort > 0 ? builder.brokerPort : freePort();
+        this.controllerPort = freePort();
+        this.overrides = Map.copyOf(builder.overrides);
+    }
+
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /** Formats the data directory if it is new, then starts the broker. Returns {@code this}. */
+    public synchronized EmbeddedKafka start() {
+        if (server != null) {
+            throw new IllegalStateException("broker already running on " + bootstrapServers());
+        }
+        Properties props = brokerProperties();
+        format(props);
+        KafkaRaftServer started = new KafkaRaftServer(KafkaConfig.fromProps(props, false), Time.SYSTEM);
+        started.startup();
+        server = started;
+        log.info("Embedded Kafka broker started on {} (data {})", bootstrapServers(), dataDir);
+        return this;
+    }
+
+    /** Stops the broker and keeps its data, so {@link #start()} can bring the same cluster back. */
+    public synchronized void stop() {
+        if (server == null) {
+            return;
+        }
+        server.shutdown();
+        server.awaitShutdown();
+        server = null;
+        log.info("Embedded Kafka broker on {} stopped", bootstrapServers());
+    }
+
+    /** Stops and starts the broker on the same data directory and ports. */
+    public EmbeddedKafka restart() {
+        stop();
+        return start();
+    }
+
+    public boolean isRunning() {
+        return server != null;
+    }
+
+    public String bootstrapServers() {
+        return "127.0.0.1:" + brokerPort;
+    }
+
+    public Path dataDir() {
+        return dataDir;
+    }
+
+    /** Stops the broker; deletes the data directory when this instance created it. */
+    @Override
+    public synchronized void close() {
+        stop();
+        if (ownsDataDir) {
+            deleteRecursively(dataDir);
+        }
+    }
+
+    private Properties brokerProperties() {
+        Properties p = new Properties();
+        p.put("process.roles", "broker,controller");
+        p.put("node.id", "1");
+        p.put("controller.quorum.voters", "1@127.0.0.1:" + controllerPort);
+        p.put("listeners", "PLAINTEXT://127.0.0.1:" + brokerPort + ",CONTROLLER://127.0.0.1:" + controllerPort);
+        p.put("advertised.listeners", "PLAINTEXT://127.0.0.1:" + brokerPort);
+        p.put("listener.security.protocol.map", "PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT");
+        p.put("controller.listener.names", "CONTROLLER");
+        p.put("inter.broker.listener.name", "PLAINTEXT");
+        p.put("log.dirs", dataDir.resolve("logs").toString());
+        p.put("metadata.log.dir", dataDir.resolve("metadata").toString());
+        // One node: every internal topic must fit on it.
+        p.put("offsets.topic.replication.factor", "1");
+        p.put("offsets.topic.num.partitions", "12");
+        p.put("transaction.state.log.replication.factor", "1");
+        p.put("transaction.state.log.min.isr", "1");
+        p.put("transaction.state.log.num.partitions", "12");
+        p.put("share.coordinator.state.topic.replication.factor", "1");
+        p.put("share.coordinator.state.topic.min.isr", "1");
+        p.put("default.replication.factor", "1");
+        p.put("min.insync.replicas", "1");
+        p.put("group.initial.rebalance.delay.ms", "0");
+        // Baton declares every topic it uses; an auto-created topic would hide a missing declaration.
+        p.put("auto.create.topics.enable", "false");
+        // The cleaner's default 128 MiB dedupe buffer would dominate a test JVM's heap.
+        p.put("log.cleaner.dedupe.buffer.size", String.valueOf(2 * 1024 * 1024));
+        p.put("num.partitions", "1");
+        p.put("log.flush.interval.messages", String.valueOf(Long.MAX_VALUE));
+        p.put("unstable.api.versions.enable", "false");
+        p.putAll(overrides);
+        return p;
+    }
+
+    private void format(Properties props) {
+        Path config = dataDir.resolve("server.properties");
+        try (Writer w = Files.newBufferedWriter(config, StandardCharsets.UTF_8)) {
+            props.store(w, "written by EmbeddedKafka for storage formatting");
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot write " + config, e);
+        }
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        try (PrintStream ps = new PrintStream(out, true, StandardCharsets.UTF_8)) {
+            StorageTool.execute(new String[] {"format", "-t", clusterId, "-c", config.toString(), "--ignore-formatted"}, ps);
+        } catch (Exception e) {
+            throw new IllegalStateException("formatting " + dataDir + " failed: " + out.toString(StandardCharsets.UTF_8), e);
+        }
+        log.debug("storage format: {}", out.toString(StandardCharsets.UTF_8).trim());
+    }
+
+    private static int freePort() {
+        try (ServerSocket socket = new ServerSocket(0)) {
+            socket.setReuseAddress(true);
+            return socket.getLocalPort();
+        } catch (IOException e) {
+            throw new UncheckedIOException("no free local port", e);
+        }
+    }
+
+    private static void deleteRecursively(Path dir) {
+        if (!Files.exists(dir)) {
+            return;
+        }
+        try (Stream<Path> paths = Files.walk(dir)) {
+            paths.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+        } catch (IOException e) {
+            log.warn("could not delete {}: {}", dir, e.toString());
+        }
+    }
+
+    /** Options of an {@link EmbeddedKafka}; every one has a working default. */
+    public static final class Builder {
+        private Path dataDir;
+        private String clusterId = Uuid.randomUuid().toString();
+        private int brokerPort;
+        private final Map<String, String> overrides = new HashMap<>();
+
+        private Builder() {
+        }
+
+        /** Keep data here across restarts and JVMs; by default a temp dir deleted on close. */
+        public Builder dataDir(Path dir) {
+            this.dataDir = dir;
+            return this;
+        }
+
+        /** The cluster id written when formatting; must stay the same for an existing data dir. */
+        public Builder clusterId(String id) {
+            this.clusterId = id;
+            return this;
+        }
+
+        /** A fixed client port; by default a free one. */
+        public Builder brokerPort(int port) {
+            if (port < 0 || port > 65535) {
+                throw new IllegalArgumentException("brokerPort must be in 0..65535, was " + port);
+            }
+            this.brokerPort = port;
+            return this;
+        }
+
+        /** Any broker setting, applied after the single-node defaults. */
+        public Builder brokerProperty(String key, String value) {
+            overrides.put(key, value);
+            return this;
+        }
+
+        public EmbeddedKafka build() {
+            return new EmbeddedKafka(this);
+        }
+    }
+}
