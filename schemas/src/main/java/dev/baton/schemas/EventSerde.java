@@ -1,0 +1,170 @@
+package dev.baton.schemas;
+
+import java.io.ByteArrayOutputStream;
+import java.io.EOFException;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.ConcurrentHashMap;
+
+import dev.baton.schemas.UndecodableRecordException.Reason;
+import dev.baton.schemas.registry.SchemaNotFoundException;
+import dev.baton.schemas.registry.SchemaRegistry;
+import org.apache.avro.AvroRuntimeException;
+import org.apache.avro.Schema;
+import org.apache.avro.io.BinaryDecoder;
+import org.apache.avro.io.BinaryEncoder;
+import org.apache.avro.io.DecoderFactory;
+import org.apache.avro.io.EncoderFactory;
+import org.apache.avro.specific.SpecificData;
+import org.apache.avro.specific.SpecificDatumReader;
+import org.apache.avro.specific.SpecificDatumWriter;
+import org.apache.avro.specific.SpecificRecord;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.common.serialization.Deserializer;
+import org.apache.kafka.common.serialization.Serde;
+import org.apache.kafka.common.serialization.Serializer;
+
+/**
+ * Avro values in the Confluent wire format: magic byte {@code 0}, the 4-byte big-endian schema id,
+ * then the Avro binary body. Schemas are registered under {@code <topic>-value} (TopicNameStrategy),
+ * so Confluent, Apicurio and Karapace tooling can read Baton's topics.
+ *
+ * <p>Decoding resolves the writer's schema (looked up by id) against this class's schema, so older
+ * and newer producers interoperate within BACKWARD compatibility. Any record that cannot be decoded
+ * raises {@link UndecodableRecordException} with the reason; registry outages raise the retriable
+ * {@code SchemaRegistryUnavailableException} instead, because that record is not at fault.
+ *
+ * <p>Thread-safe.
+ */
+public final class EventSerde<T extends SpecificRecord> implements Serde<T> {
+
+    public static final byte MAGIC_BYTE = 0;
+    public static final int HEADER_BYTES = 5;
+
+    static {
+        AvroTrust.trustBatonEvents();
+    }
+
+    private final Class<T> type;
+    private final Schema readerSchema;
+    private final SchemaRegistry registry;
+    private final SpecificDatumWriter<T> writer;
+    private final Map<String, Integer> idByTopic = new ConcurrentHashMap<>();
+    private final Map<Integer, SpecificDatumReader<T>> readerByWriterId = new ConcurrentHashMap<>();
+
+    private EventSerde(Class<T> type, SchemaRegistry registry) {
+        this.type = Objects.requireNonNull(type, "type");
+        this.registry = Objects.requireNonNull(registry, "registry");
+        this.readerSchema = SpecificData.get().getSchema(type);
+        this.writer = new SpecificDatumWriter<>(readerSchema);
+    }
+
+    public static <T extends SpecificRecord> EventSerde<T> of(Class<T> type, SchemaRegistry registry) {
+        return new EventSerde<>(type, registry);
+    }
+
+    public Class<T> type() {
+        return type;
+    }
+
+    /** Encodes {@code value} for {@code topic}, registering the schema on first use. */
+    public byte[] encode(String topic, T value) {
+        if (value == null) {
+            return null;
+        }
+        int id = idByTopic.computeIfAbsent(topic, t -> registry.register(t + "-value", readerSchema));
+        ByteArrayOutputStream out = new ByteArrayOutputStream(128);
+        out.write(MAGIC_BYTE);
+        out.write(id >>> 24);
+        out.write(id >>> 16);
+        out.write(id >>> 8);
+        out.write(id);
+        BinaryEncoder encoder = EncoderFactory.get().directBinaryEncoder(out, null);
+        try {
+            writer.write(value, encoder);
+            encoder.flush();
+        } catch (IOException | RuntimeException e) {
+            throw new IllegalArgumentException("cannot encode " + type.getSimpleName() + " for " + topic + ": " + e.getMessage(), e);
+        }
+        return out.toByteArray();
+    }
+
+    /** Decodes a record read from Kafka; the exception names its topic, partition and offset. */
+    public T decode(ConsumerRecord<?, byte[]> record) {
+        try {
+            return decode(record.topic(), record.value());
+        } catch (UndecodableRecordException e) {
+            throw e.at(record.topic(), record.partition(), record.offset());
+        }
+    }
+
+    /** Decodes a value of {@code topic}; a {@code null} value (a tombstone) decodes to {@code null}. */
+    public T decode(String topic, byte[] bytes) {
+        if (bytes == null) {
+            return null;
+        }
+        if (bytes.length == 0) {
+            throw undecodable(Reason.EMPTY, "the value has no bytes", topic, null);
+        }
+        if (bytes[0] != MAGIC_BYTE) {
+            throw undecodable(Reason.WRONG_MAGIC_BYTE, "first byte is " + bytes[0] + ", the Confluent wire format starts with 0", topic, null);
+        }
+        if (bytes.length < HEADER_BYTES) {
+            throw undecodable(Reason.TRUNCATED, bytes.length + " bytes cannot hold the 5-byte header", topic, null);
+        }
+        int id = ByteBuffer.wrap(bytes, 1, 4).getInt();
+        SpecificDatumReader<T> reader = readerFor(id, topic);
+        BinaryDecoder decoder = DecoderFactory.get().binaryDecoder(bytes, HEADER_BYTES, bytes.length - HEADER_BYTES, null);
+        T value;
+        try {
+            value = reader.read(null, decoder);
+        } catch (EOFException e) {
+            throw undecodable(Reason.TRUNCATED, "the body ended early for schema id " + id, topic, e);
+        } catch (IOException | AvroRuntimeException | IndexOutOfBoundsException | NegativeArraySizeException
+                 | ClassCastException | IllegalArgumentException | UnsupportedOperationException e) {
+            throw undecodable(Reason.CORRUPT_BODY, "the body does not match schema id " + id + ": " + e, topic, e);
+        }
+        try {
+            if (!decoder.isEnd()) {
+                throw undecodable(Reason.CORRUPT_BODY, "trailing bytes after a complete record of schema id " + id, topic, null);
+            }
+        } catch (IOException e) {
+            throw undecodable(Reason.CORRUPT_BODY, "cannot check for trailing bytes: " + e, topic, e);
+        }
+        return value;
+    }
+
+    private SpecificDatumReader<T> readerFor(int id, String topic) {
+        SpecificDatumReader<T> cached = readerByWriterId.get(id);
+        if (cached != null) {
+            return cached;
+        }
+        Schema writerSchema;
+        try {
+            writerSchema = registry.schemaById(id);
+        } catch (SchemaNotFoundException e) {
+            throw undecodable(Reason.UNKNOWN_SCHEMA_ID, "schema id " + id + " is not registered", topic, e);
+        }
+        if (SchemaEvolution.backwardIncompatibilities(readerSchema, writerSchema).isPresent()) {
+            throw undecodable(Reason.INCOMPATIBLE_SCHEMA, "schema id " + id + " (" + writerSchema.getFullName()
+                    + ") cannot be read as " + readerSchema.getFullName(), topic, null);
+        }
+        return readerByWriterId.computeIfAbsent(id, i -> new SpecificDatumReader<>(writerSchema, readerSchema));
+    }
+
+    private static UndecodableRecordException undecodable(Reason reason, String detail, String topic, Throwable cause) {
+        return new UndecodableRecordException(reason, detail, topic, -1, -1, cause);
+    }
+
+    @Override
+    public Serializer<T> serializer() {
+        return this::encode;
+    }
+
+    @Override
+    public Deserializer<T> deserializer() {
+        return this::decode;
+    }
+}

@@ -1,0 +1,166 @@
+package dev.baton.schemas.registry;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+import dev.baton.topics.BatonTopics;
+import org.apache.avro.Schema;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.clients.producer.RecordMetadata;
+import org.apache.kafka.common.KafkaException;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.TopicExistsException;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+
+/**
+ * Schemas stored in the single-partition topic {@code _baton_schemas} ({@code kafka://}).
+ *
+ * <p>Each record is one registration: key = subject, value = schema JSON. A schema's id is the
+ * offset of its first registration. The topic has infinite retention and is never compacted:
+ * compaction could drop a first registration and so change an id that data on disk still names.
+ * Every process that reads the topic folds it the same way, so all agree on every id with no
+ * coordinator; two processes racing to register one schema both append, and the lower offset wins
+ * for both.
+ */
+final class KafkaTopicSchemaRegistry implements SchemaRegistry {
+
+    private static final Duration TIMEOUT = Duration.ofSeconds(30);
+    private static final TopicPartition PARTITION = new TopicPartition(BatonTopics.SCHEMAS, 0);
+
+    private final RegistrationLog log = new RegistrationLog();
+    private final KafkaProducer<byte[], byte[]> producer;
+    private final KafkaConsumer<byte[], byte[]> consumer;
+
+    KafkaTopicSchemaRegistry(Map<String, Object> clientConfig) {
+        ensureTopic(clientConfig);
+        Map<String, Object> producerConfig = new HashMap<>(clientConfig);
+        producerConfig.put(ProducerConfig.ACKS_CONFIG, "all");
+        producerConfig.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
+        producerConfig.put(ProducerConfig.LINGER_MS_CONFIG, 0);
+        producerConfig.keySet().retainAll(ProducerConfig.configNames());
+        this.producer = new KafkaProducer<>(producerConfig, new ByteArraySerializer(), new ByteArraySerializer());
+        Map<String, Object> consumerConfig = new HashMap<>(clientConfig);
+        consumerConfig.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
+        consumerConfig.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
+        consumerConfig.remove(ConsumerConfig.GROUP_ID_CONFIG);
+        consumerConfig.keySet().retainAll(ConsumerConfig.configNames());
+        this.consumer = new KafkaConsumer<>(consumerConfig, new ByteArrayDeserializer(), new ByteArrayDeserializer());
+        consumer.assign(List.of(PARTITION));
+        consumer.seekToBeginning(List.of(PARTITION));
+    }
+
+    @Override
+    public synchronized int register(String subject, Schema schema) {
+        catchUp(-1);
+        Optional<Integer> existing = log.idUnder(subject, schema);
+        if (existing.isPresent()) {
+            return existing.get();
+        }
+        log.requireCompatible(subject, schema);
+        long offset = append(subject, schema);
+        catchUp(offset);
+        return log.idUnder(subject, schema).orElseThrow(() -> new SchemaRegistryException(
+                "registration of subject '" + subject + "' at offset " + offset + " was not found when reading " + BatonTopics.SCHEMAS));
+    }
+
+    @Override
+    public synchronized Schema schemaById(int id) {
+        Optional<Schema> known = log.schema(id);
+        if (known.isPresent()) {
+            return known.get();
+        }
+        catchUp(-1);
+        return log.schema(id).orElseThrow(() -> new SchemaNotFoundException("no schema has id " + id + " in " + BatonTopics.SCHEMAS));
+    }
+
+    @Override
+    public synchronized Optional<RegisteredSchema> latest(String subject) {
+        catchUp(-1);
+        return log.latest(subject);
+    }
+
+    @Override
+    public synchronized boolean isCompatible(String subject, Schema schema) {
+        catchUp(-1);
+        try {
+            log.requireCompatible(subject, schema);
+            return true;
+        } catch (IncompatibleSchemaException e) {
+            return false;
+        }
+    }
+
+    @Override
+    public synchronized void close() {
+        producer.close(Duration.ofSeconds(5));
+        consumer.close(org.apache.kafka.clients.consumer.CloseOptions.timeout(Duration.ofSeconds(5)));
+    }
+
+    private long append(String subject, Schema schema) {
+        ProducerRecord<byte[], byte[]> record = new ProducerRecord<>(BatonTopics.SCHEMAS, 0,
+                subject.getBytes(StandardCharsets.UTF_8), schema.toString().getBytes(StandardCharsets.UTF_8));
+        try {
+            RecordMetadata meta = producer.send(record).get(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+            return meta.offset();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new SchemaRegistryUnavailableException("interrupted while registering subject '" + subject + "'", e);
+        } catch (ExecutionException | TimeoutException e) {
+            throw new SchemaRegistryUnavailableException("could not append to " + BatonTopics.SCHEMAS + " for subject '" + subject + "'", e);
+        }
+    }
+
+    /** Reads the schema topic up to its end, and at least past {@code mustPass}. */
+    private void catchUp(long mustPass) {
+        long deadline = System.nanoTime() + TIMEOUT.toNanos();
+        try {
+            long end = Math.max(consumer.endOffsets(List.of(PARTITION), TIMEOUT).get(PARTITION), mustPass + 1);
+            while (consumer.position(PARTITION, TIMEOUT) < end) {
+                if (System.nanoTime() > deadline) {
+                    throw new SchemaRegistryUnavailableException("timed out reading " + BatonTopics.SCHEMAS + " up to offset " + end, null);
+                }
+                for (ConsumerRecord<byte[], byte[]> r : consumer.poll(Duration.ofMillis(100))) {
+                    if (r.key() != null && r.value() != null) {
+                        log.apply(r.offset(), new String(r.key(), StandardCharsets.UTF_8), new String(r.value(), StandardCharsets.UTF_8));
+                    }
+                }
+            }
+        } catch (KafkaException e) {
+            throw new SchemaRegistryUnavailableException("cannot read " + BatonTopics.SCHEMAS + ": " + e.getMessage(), e);
+        }
+    }
+
+    private static void ensureTopic(Map<String, Object> clientConfig) {
+        Map<String, Object> adminConfig = new HashMap<>(clientConfig);
+        adminConfig.keySet().retainAll(org.apache.kafka.clients.admin.AdminClientConfig.configNames());
+        try (Admin admin = Admin.create(adminConfig)) {
+            NewTopic topic = BatonTopics.schemasTopic().toNewTopic();
+            admin.createTopics(Set.of(topic)).all().get(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (ExecutionException e) {
+            if (!(e.getCause() instanceof TopicExistsException)) {
+                throw new SchemaRegistryUnavailableException("cannot create " + BatonTopics.SCHEMAS + ": " + e.getCause(), e.getCause());
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new SchemaRegistryUnavailableException("interrupted while creating " + BatonTopics.SCHEMAS, e);
+        } catch (TimeoutException e) {
+            throw new SchemaRegistryUnavailableException("timed out creating " + BatonTopics.SCHEMAS, e);
+        }
+    }
+}

@@ -1,0 +1,45 @@
+package dev.baton.schemas.registry;
+
+import java.util.Map;
+import java.util.Optional;
+
+import org.apache.avro.Schema;
+
+/**
+ * Where Baton's Avro schemas live and get their 4-byte ids.
+ *
+ * <p>Ids are global per schema text: registering the same schema under any subject returns the same
+ * id. Registration enforces BACKWARD compatibility with the subject's latest schema and throws
+ * {@link IncompatibleSchemaException} otherwise. Implementations are thread-safe.
+ *
+ * <p>Pick one with {@link #forUrl(String, Map)}: {@code http(s)://} for a Confluent-compatible
+ * registry, {@code kafka://} for the schema topic on the cluster, {@code mem://} for unit tests.
+ */
+public interface SchemaRegistry extends AutoCloseable {
+
+    /** Registers {@code schema} under {@code subject} (idempotent) and returns its id. */
+    int register(String subject, Schema schema);
+
+    /** The schema with this id; throws {@link SchemaNotFoundException} if there is none. */
+    Schema schemaById(int id);
+
+    /** The newest schema registered under {@code subject}, if any. */
+    Optional<RegisteredSchema> latest(String subject);
+
+    /** Whether {@code schema} can read everything written with the subject's latest schema. */
+    boolean isCompatible(String subject, Schema schema);
+
+    @Override
+    void close();
+
+    /**
+     * A caching registry for the URL's scheme.
+     *
+     * @param url {@code http(s)://host[:port][/path]}, {@code kafka://[bootstrap]} or {@code mem://name}
+     * @param clientConfig Kafka client settings (bootstrap, security) for {@code kafka://}; HTTP
+     *     settings ({@code basic.auth.user.info}) for {@code http(s)://}
+     */
+    static SchemaRegistry forUrl(String url, Map<String, ?> clientConfig) {
+        return SchemaRegistries.forUrl(url, clientConfig);
+    }
+}

@@ -1,0 +1,95 @@
+package dev.baton.topics;
+
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ExecutionException;
+import java.util.function.Function;
+import java.util.stream.Collectors;
+
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.admin.TopicDescription;
+import org.apache.kafka.common.KafkaException;
+import org.apache.kafka.common.errors.TopicExistsException;
+
+/**
+ * Creates Baton's topics idempotently: missing ones are created, existing ones are checked.
+ *
+ * <p>A partition-count mismatch is reported, never "fixed": adding partitions to
+ * {@code baton.dispatch} or {@code baton.worker-events} would move sites between Streams tasks and
+ * break co-partitioning, so an operator must decide.
+ */
+public final class TopicCreator {
+
+    /** What {@link #create} did. {@code mismatches} is empty when every existing topic has the declared shape. */
+    public record Report(List<String> created, List<String> existing, List<String> mismatches) {
+        public boolean ok() {
+            return mismatches.isEmpty();
+        }
+
+        @Override
+        public String toString() {
+            return "created " + created + ", already present " + existing.size()
+                    + (mismatches.isEmpty() ? "" : ", MISMATCHES: " + String.join("; ", mismatches));
+        }
+    }
+
+    private final Admin admin;
+
+    public TopicCreator(Admin admin) {
+        this.admin = admin;
+    }
+
+    public Report create(Collection<TopicSpec> specs) {
+        try {
+            Set<String> present = admin.listTopics().names().get();
+            List<String> created = new ArrayList<>();
+            List<String> existing = new ArrayList<>();
+            List<NewTopic> toCreate = new ArrayList<>();
+            for (TopicSpec spec : specs) {
+                if (present.contains(spec.name())) {
+                    existing.add(spec.name());
+                } else {
+                    toCreate.add(spec.toNewTopic());
+                }
+            }
+            for (Map.Entry<String, ? extends org.apache.kafka.common.KafkaFuture<Void>> e : admin.createTopics(toCreate).values().entrySet()) {
+                try {
+                    e.getValue().get();
+                    created.add(e.getKey());
+                } catch (ExecutionException ex) {
+                    if (!(ex.getCause() instanceof TopicExistsException)) {
+                        throw new KafkaException("cannot create topic " + e.getKey() + ": " + ex.getCause().getMessage(), ex.getCause());
+                    }
+                    existing.add(e.getKey()); // another process created it meanwhile
+                }
+            }
+            return new Report(created, existing, mismatches(specs, existing));
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new KafkaException("interrupted while creating topics", e);
+        } catch (ExecutionException e) {
+            throw new KafkaException("cannot list or describe topics: " + e.getCause().getMessage(), e.getCause());
+        }
+    }
+
+    private List<String> mismatches(Collection<TopicSpec> specs, List<String> existing) throws InterruptedException, ExecutionException {
+        if (existing.isEmpty()) {
+            return List.of();
+        }
+        Map<String, TopicSpec> byName = specs.stream().collect(Collectors.toMap(TopicSpec::name, Function.identity(), (a, b) -> a));
+        Map<String, TopicDescription> described = admin.describeTopics(existing).allTopicNames().get();
+        List<String> mismatches = new ArrayList<>();
+        for (TopicDescription d : described.values()) {
+            int want = byName.get(d.name()).partitions();
+            if (d.partitions().size() != want) {
+                mismatches.add(d.name() + " has " + d.partitions().size() + " partitions, declared " + want
+                        + " (Baton will not change it: repartitioning moves sites between tasks; recreate it or change the layout)");
+            }
+        }
+        return mismatches;
+    }
+}

@@ -1,0 +1,103 @@
+package dev.baton.schemas;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.util.Arrays;
+import java.util.Map;
+import java.util.UUID;
+
+import dev.baton.events.Outcome;
+import dev.baton.events.WorkerEvent;
+import dev.baton.schemas.SampleEvents.Sample;
+import dev.baton.schemas.UndecodableRecordException.Reason;
+import dev.baton.schemas.registry.SchemaRegistry;
+import dev.baton.topics.BatonTopics;
+import org.apache.avro.specific.SpecificRecord;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.junit.jupiter.api.Test;
+
+class EventSerdeTest {
+
+    private final SchemaRegistry registry = SchemaRegistry.forUrl("mem://" + UUID.randomUUID(), Map.of());
+
+    @Test
+    void shouldRoundTripEveryEventTypeInTheConfluentWireFormat() {
+        for (Sample sample : SampleEvents.all()) {
+            EventSerde<SpecificRecord> serde = serdeFor(sample.event());
+            byte[] bytes = serde.encode(sample.topic(), sample.event());
+
+            assertThat(bytes[0]).as("magic byte").isEqualTo((byte) 0);
+            int id = java.nio.ByteBuffer.wrap(bytes, 1, 4).getInt();
+            assertThat(registry.schemaById(id)).isEqualTo(sample.event().getSchema());
+            assertThat(registry.latest(sample.topic() + "-value")).hasValueSatisfying(r -> assertThat(r.id()).isEqualTo(id));
+            assertThat(serde.decode(sample.topic(), bytes)).isEqualTo(sample.event());
+        }
+    }
+
+    @Test
+    void shouldNameTopicPartitionAndOffsetForAWrongMagicByte() {
+        byte[] bytes = encodedOutcome();
+        bytes[0] = 7;
+        assertUndecodable(bytes, Reason.WRONG_MAGIC_BYTE);
+    }
+
+    @Test
+    void shouldNameTopicPartitionAndOffsetForAnUnknownSchemaId() {
+        byte[] bytes = encodedOutcome();
+        bytes[1] = 0x7f; // id far beyond anything registered
+        assertUndecodable(bytes, Reason.UNKNOWN_SCHEMA_ID);
+    }
+
+    @Test
+    void shouldNameTopicPartitionAndOffsetForATruncatedBody() {
+        byte[] bytes = encodedOutcome();
+        assertUndecodable(Arrays.copyOf(bytes, bytes.length - 6), Reason.TRUNCATED);
+    }
+
+    @Test
+    void shouldNameTopicPartitionAndOffsetForAShortHeader() {
+        assertUndecodable(new byte[] {0, 0, 1}, Reason.TRUNCATED);
+    }
+
+    @Test
+    void shouldNameTopicPartitionAndOffsetForCorruptBytes() {
+        byte[] bytes = encodedOutcome();
+        byte[] corrupt = Arrays.copyOf(bytes, bytes.length + 4); // trailing garbage after a full record
+        assertUndecodable(corrupt, Reason.CORRUPT_BODY);
+    }
+
+    @Test
+    void shouldRefuseARecordWrittenWithAnotherEventsSchema() {
+        SpecificRecord event = SampleEvents.all().get(1).event(); // a WorkerEvent
+        byte[] bytes = serdeFor(event).encode(BatonTopics.WORKER_EVENTS, event);
+        assertUndecodable(bytes, Reason.INCOMPATIBLE_SCHEMA);
+    }
+
+    @Test
+    void shouldDecodeATombstoneToNull() {
+        assertThat(EventSerde.of(WorkerEvent.class, registry).decode(BatonTopics.WORKERS, null)).isNull();
+    }
+
+    private byte[] encodedOutcome() {
+        Outcome outcome = (Outcome) SampleEvents.all().get(5).event();
+        return EventSerde.of(Outcome.class, registry).encode(BatonTopics.RESULTS, outcome);
+    }
+
+    private void assertUndecodable(byte[] bytes, Reason reason) {
+        ConsumerRecord<byte[], byte[]> record = new ConsumerRecord<>(BatonTopics.RESULTS, 4, 1234L, null, bytes);
+        assertThatThrownBy(() -> EventSerde.of(Outcome.class, registry).decode(record))
+                .isInstanceOfSatisfying(UndecodableRecordException.class, e -> {
+                    assertThat(e.reason()).isEqualTo(reason);
+                    assertThat(e.topic()).isEqualTo(BatonTopics.RESULTS);
+                    assertThat(e.partition()).isEqualTo(4);
+                    assertThat(e.offset()).isEqualTo(1234L);
+                    assertThat(e.getMessage()).contains("baton.results", "partition 4", "offset 1234");
+                });
+    }
+
+    @SuppressWarnings("unchecked")
+    private EventSerde<SpecificRecord> serdeFor(SpecificRecord event) {
+        return EventSerde.of((Class<SpecificRecord>) event.getClass(), registry);
+    }
+}

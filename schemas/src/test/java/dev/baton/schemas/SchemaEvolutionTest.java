@@ -1,0 +1,56 @@
+package dev.baton.schemas;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
+
+import org.apache.avro.Schema;
+import org.junit.jupiter.api.Test;
+
+/** The build's schema-evolution guard: every schema stays BACKWARD compatible with its last release. */
+class SchemaEvolutionTest {
+
+    private static final Path SOURCES = Path.of("src/main/avro");
+    private static final Path RELEASED = Path.of("src/test/resources/released");
+    private static final Path FIXTURE = Path.of("src/test/resources/evolution-fixture");
+
+    @Test
+    void shouldKeepEverySchemaBackwardCompatibleWithItsReleasedVersion() throws IOException {
+        List<Path> schemas = eventSchemas(SOURCES);
+        assertThat(schemas).hasSizeGreaterThanOrEqualTo(8);
+        for (Path source : schemas) {
+            Path released = RELEASED.resolve(SOURCES.relativize(source));
+            assertThat(released).as("released copy of " + source + " (copy it there when first released)").exists();
+            assertThat(SchemaEvolution.backwardIncompatibilities(parse(SOURCES, source), parse(RELEASED, released)))
+                    .as(source + " must read data written with " + released).isEmpty();
+        }
+    }
+
+    @Test
+    void shouldRejectAFieldAddedWithoutADefault() throws IOException {
+        Schema released = parse(RELEASED, RELEASED.resolve("Outcome.avsc"));
+        Schema evolved = parse(RELEASED, FIXTURE.resolve("Outcome.avsc"));
+        assertThat(SchemaEvolution.backwardIncompatibilities(evolved, released))
+                .hasValueSatisfying(why -> assertThat(why).contains("READER_FIELD_MISSING_DEFAULT", "tenant"));
+    }
+
+    /** Parses a schema after the shared named types it refers to, as the Avro plugin's imports do. */
+    private static Schema parse(Path root, Path file) throws IOException {
+        Schema.Parser parser = new Schema.Parser();
+        for (String common : List.of("SiteRef", "Payload", "RetryPolicy", "Timeouts")) {
+            parser.parse(root.resolve("common/" + common + ".avsc").toFile());
+        }
+        return parser.parse(file.toFile());
+    }
+
+    private static List<Path> eventSchemas(Path root) throws IOException {
+        try (Stream<Path> files = Files.list(root)) {
+            return files.filter(p -> p.toString().endsWith(".avsc")).sorted().collect(Collectors.toList());
+        }
+    }
+}
