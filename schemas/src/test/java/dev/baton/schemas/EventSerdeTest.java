@@ -9,7 +9,7 @@ import java.util.UUID;
 
 import dev.baton.events.Outcome;
 import dev.baton.events.WorkerEvent;
-import dev.baton.schemas.SampleEvents.Sample;
+import dev.baton.schemas.EventExamples.Example;
 import dev.baton.schemas.UndecodableRecordException.Reason;
 import dev.baton.schemas.registry.SchemaRegistry;
 import dev.baton.topics.BatonTopics;
@@ -23,7 +23,7 @@ class EventSerdeTest {
 
     @Test
     void shouldRoundTripEveryEventTypeInTheConfluentWireFormat() {
-        for (Sample sample : SampleEvents.all()) {
+        for (Example sample : EventExamples.all()) {
             EventSerde<SpecificRecord> serde = serdeFor(sample.event());
             byte[] bytes = serde.encode(sample.topic(), sample.event());
 
@@ -69,7 +69,7 @@ class EventSerdeTest {
 
     @Test
     void shouldRefuseARecordWrittenWithAnotherEventsSchema() {
-        SpecificRecord event = SampleEvents.all().get(1).event(); // a WorkerEvent
+        SpecificRecord event = EventExamples.all().get(1).event(); // a WorkerEvent
         byte[] bytes = serdeFor(event).encode(BatonTopics.WORKER_EVENTS, event);
         assertUndecodable(bytes, Reason.INCOMPATIBLE_SCHEMA);
     }
@@ -80,7 +80,7 @@ class EventSerdeTest {
     }
 
     private byte[] encodedOutcome() {
-        Outcome outcome = (Outcome) SampleEvents.all().get(5).event();
+        Outcome outcome = (Outcome) EventExamples.all().get(5).event();
         return EventSerde.of(Outcome.class, registry).encode(BatonTopics.RESULTS, outcome);
     }
 

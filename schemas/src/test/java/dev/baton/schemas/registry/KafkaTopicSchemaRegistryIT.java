@@ -15,8 +15,8 @@ import java.util.concurrent.Future;
 import dev.baton.embedded.EmbeddedKafkaExtension;
 import dev.baton.events.Outcome;
 import dev.baton.schemas.EventSerde;
-import dev.baton.schemas.SampleEvents;
-import dev.baton.schemas.SampleEvents.Sample;
+import dev.baton.schemas.EventExamples;
+import dev.baton.schemas.EventExamples.Example;
 import org.apache.avro.Schema;
 import org.apache.avro.SchemaBuilder;
 import org.apache.avro.specific.SpecificRecord;
@@ -35,7 +35,7 @@ class KafkaTopicSchemaRegistryIT {
     @Test
     void shouldRoundTripEveryEventTypeAndAgreeOnIdsAcrossClients() {
         try (SchemaRegistry writerSide = client(); SchemaRegistry readerSide = client()) {
-            for (Sample sample : SampleEvents.all()) {
+            for (Example sample : EventExamples.all()) {
                 byte[] bytes = serde(sample.event(), writerSide).encode(sample.topic(), sample.event());
                 assertThat(serde(sample.event(), readerSide).decode(sample.topic(), bytes)).isEqualTo(sample.event());
 
@@ -99,7 +99,7 @@ class KafkaTopicSchemaRegistryIT {
         Map<String, Object> config = new HashMap<>();
         config.put("bootstrap.servers", KAFKA.bootstrapServers());
         try (SchemaRegistry a = SchemaRegistry.forUrl("kafka://", config); SchemaRegistry b = client()) {
-            Outcome outcome = (Outcome) SampleEvents.all().get(5).event();
+            Outcome outcome = (Outcome) EventExamples.all().get(5).event();
             byte[] bytes = EventSerde.of(Outcome.class, a).encode("baton.results", outcome);
             assertThat(EventSerde.of(Outcome.class, b).decode("baton.results", bytes)).isEqualTo(outcome);
         }
