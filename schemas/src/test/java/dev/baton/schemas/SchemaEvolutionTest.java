@@ -42,15 +42,18 @@ class SchemaEvolutionTest {
     /** Parses a schema after the shared named types it refers to, as the Avro plugin's imports do. */
     private static Schema parse(Path root, Path file) throws IOException {
         Schema.Parser parser = new Schema.Parser();
-        for (String common : List.of("SiteRef", "Payload", "RetryPolicy", "Timeouts")) {
-            parser.parse(root.resolve("common/" + common + ".avsc").toFile());
+        for (String common : List.of("common/SiteRef", "common/Payload", "common/RetryPolicy", "common/Timeouts", "Outcome")) {
+            Path shared = root.resolve(common + ".avsc");
+            if (!shared.getFileName().equals(file.getFileName())) {
+                parser.parse(shared.toFile());
+            }
         }
         return parser.parse(file.toFile());
     }
 
     private static List<Path> eventSchemas(Path root) throws IOException {
-        try (Stream<Path> files = Files.list(root)) {
-            return files.filter(p -> p.toString().endsWith(".avsc")).sorted().collect(Collectors.toList());
+        try (Stream<Path> files = Files.walk(root)) {
+            return files.filter(p -> p.toString().endsWith(".avsc") && !p.getParent().endsWith("common")).sorted().collect(Collectors.toList());
         }
     }
 }

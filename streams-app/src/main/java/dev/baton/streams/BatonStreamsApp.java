@@ -1,0 +1,86 @@
+package dev.baton.streams;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+
+import dev.baton.events.RetryPolicy;
+import dev.baton.schemas.registry.SchemaRegistry;
+import dev.baton.streams.config.StreamsAppConfig;
+import dev.baton.streams.processor.AdminQueueDirectory;
+import dev.baton.streams.processor.Serdes;
+import dev.baton.streams.processor.SiteMetrics;
+import dev.baton.streams.processor.SiteProcessorSupplier;
+import dev.baton.streams.processor.WorkerCensus;
+import dev.baton.streams.topology.BatonTopology;
+import io.micrometer.core.instrument.MeterRegistry;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.streams.KafkaStreams;
+import org.apache.kafka.streams.CloseOptions;
+import org.apache.kafka.streams.Topology;
+import org.apache.kafka.streams.errors.StreamsUncaughtExceptionHandler.StreamThreadExceptionResponse;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The streams app process: the topology that owns site, fence and deadline state, running under
+ * exactly-once. {@link #start()} returns once Streams is starting; {@link #close()} shuts it down
+ * cleanly (committing the open transaction) and is safe to call from a shutdown hook.
+ */
+public final class BatonStreamsApp implements AutoCloseable {
+
+    private static final Logger log = LoggerFactory.getLogger(BatonStreamsApp.class);
+
+    private final StreamsAppConfig config;
+    private final SchemaRegistry registry;
+    private final AdminQueueDirectory queues;
+    private final KafkaStreams streams;
+
+    public BatonStreamsApp(Map<String, ?> configs, MeterRegistry meters) {
+        this(configs, meters, WorkerCensus.NONE);
+    }
+
+    public BatonStreamsApp(Map<String, ?> configs, MeterRegistry meters, WorkerCensus census) {
+        this.config = new StreamsAppConfig(configs);
+        this.registry = SchemaRegistry.forUrl(config.schemaRegistryUrl(), config.clientConfig());
+        this.queues = new AdminQueueDirectory(Admin.create(config.clientConfig()), config.queueRefreshMs());
+        SiteProcessorSupplier supplier = new SiteProcessorSupplier(new SiteProcessorSupplier.Settings(Serdes.of(registry),
+                new SiteMetrics(meters), queues, census, defaultRetryPolicy(), config.heartbeatWindowMs(), config.dedupeWindowMs(),
+                config.timerResolutionMs(), config.maxPayloadBytes(), config.transportLossBudget()));
+        Topology topology = BatonTopology.build(supplier);
+        this.streams = new KafkaStreams(topology, config.streamsProperties());
+        streams.setUncaughtExceptionHandler(e -> {
+            log.error("stream thread failed; replacing it (its tasks resume from the last commit)", e);
+            return StreamThreadExceptionResponse.REPLACE_THREAD;
+        });
+    }
+
+    /** Default retry policy: 3 attempts, 1 s doubling to at most 60 s. */
+    static RetryPolicy defaultRetryPolicy() {
+        return new RetryPolicy(1_000L, 2.0, 60_000L, 3, List.of());
+    }
+
+    public BatonStreamsApp start() {
+        streams.start();
+        return this;
+    }
+
+    public KafkaStreams.State state() {
+        return streams.state();
+    }
+
+    public boolean isRunning() {
+        return streams.state() == KafkaStreams.State.RUNNING;
+    }
+
+    public KafkaStreams streams() {
+        return streams;
+    }
+
+    @Override
+    public void close() {
+        streams.close(CloseOptions.timeout(Duration.ofSeconds(30)));
+        queues.close();
+        registry.close();
+    }
+}

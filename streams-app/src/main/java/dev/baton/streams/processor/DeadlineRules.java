@@ -1,0 +1,111 @@
+package dev.baton.streams.processor;
+
+import java.util.Optional;
+
+import dev.baton.events.HistoryKind;
+import dev.baton.events.OutcomeStatus;
+import dev.baton.events.store.SiteState;
+import dev.baton.events.store.SiteStatus;
+import dev.baton.schemas.Reasons;
+import dev.baton.schemas.SiteKey;
+import dev.baton.streams.state.DeadlineIndex;
+import dev.baton.streams.state.DeadlineIndex.Due;
+import dev.baton.streams.state.DeadlineKind;
+import dev.baton.streams.state.FenceStore;
+import dev.baton.streams.state.SiteStore;
+
+/** What happens when a deadline passes: transport loss, timeouts, retry, expiry of the dedupe window. */
+final class DeadlineRules {
+
+    private final SiteStore sites;
+    private final FenceStore fences;
+    private final DeadlineIndex deadlines;
+    private final SiteLifecycle lifecycle;
+    private final SiteMetrics metrics;
+    private final WorkerCensus census;
+    private final int transportLossBudget;
+
+    DeadlineRules(SiteStore sites, FenceStore fences, DeadlineIndex deadlines, SiteLifecycle lifecycle, SiteMetrics metrics,
+                  WorkerCensus census, int transportLossBudget) {
+        this.sites = sites;
+        this.fences = fences;
+        this.deadlines = deadlines;
+        this.lifecycle = lifecycle;
+        this.metrics = metrics;
+        this.census = census;
+        this.transportLossBudget = transportLossBudget;
+    }
+
+    void fire(Due due) {
+        deadlines.disarm(due.site(), due.kind(), due.atMillis());
+        Optional<SiteState> current = sites.get(due.site());
+        if (current.isEmpty()) {
+            return;
+        }
+        SiteState state = current.get();
+        Long armed = state.getDeadlines().get(due.kind().name());
+        if (armed == null || armed != due.atMillis()) {
+            return; // moved or cancelled since; its index entry was stale
+        }
+        state.getDeadlines().remove(due.kind().name());
+        SiteKey site = due.site();
+        switch (due.kind()) {
+            case EXPIRE -> expire(site, state);
+            case HEARTBEAT -> transportLoss(site, state);
+            case START_TO_CLOSE -> {
+                String reason = Reasons.RETRYABLE + " start-to-close timeout after " + state.getTimeouts().getStartToCloseMillis() + " ms";
+                lifecycle.stopWorker(state.getWorkerId(), site, state.getAttempt(), state.getGeneration(), reason);
+                lifecycle.fail(site, state, reason, null, HistoryKind.TIMED_OUT);
+            }
+            case SCHEDULE_TO_START -> unavailable(site, state);
+            case SCHEDULE_TO_CLOSE -> {
+                String reason = Reasons.TERMINAL + " schedule-to-close timeout after " + state.getTimeouts().getScheduleToCloseMillis() + " ms";
+                lifecycle.stopWorker(state.getWorkerId(), site, state.getAttempt(), state.getGeneration(), reason);
+                lifecycle.resolve(site, state, OutcomeStatus.FAILED, null, reason, null, HistoryKind.TIMED_OUT);
+            }
+            case RETRY -> {
+                if (state.getState() == SiteStatus.BACKOFF) {
+                    lifecycle.retry(site, state);
+                }
+            }
+            default -> sites.put(site, state);
+        }
+    }
+
+    private void expire(SiteKey site, SiteState state) {
+        if (state.getState() == SiteStatus.RESOLVED) {
+            sites.delete(site);
+            fences.revoke(site);
+        } else {
+            sites.put(site, state);
+        }
+    }
+
+    /** The lease went silent. Never consumes an attempt: the same attempt is re-delivered within budget. */
+    private void transportLoss(SiteKey site, SiteState state) {
+        metrics.transportLost();
+        int losses = state.getTransportLosses() + 1;
+        state.setTransportLosses(losses);
+        String silent = "no heartbeat from worker " + state.getWorkerId() + " for " + lifecycle.heartbeatWindowMs(state) + " ms";
+        if (losses > transportLossBudget) {
+            lifecycle.stopWorker(state.getWorkerId(), site, state.getAttempt(), state.getGeneration(), Reasons.TRANSPORT_EXHAUSTED);
+            lifecycle.resolve(site, state, OutcomeStatus.FAILED, null, Reasons.TRANSPORT_EXHAUSTED + " " + silent
+                    + "; " + (losses - 1) + " re-deliveries spent the budget of " + transportLossBudget, null, HistoryKind.TRANSPORT_LOST);
+        } else {
+            lifecycle.redeliver(site, state, HistoryKind.TRANSPORT_LOST,
+                    Reasons.LOST + " " + silent + " (loss " + losses + " of budget " + transportLossBudget + ")");
+        }
+    }
+
+    private void unavailable(SiteKey site, SiteState state) {
+        if (state.getState() != SiteStatus.PENDING && state.getState() != SiteStatus.UNSERVED) {
+            sites.put(site, state);
+            return;
+        }
+        int live = census.liveWorkers(state.getQueue());
+        String why = live == 0 ? "unserved: no live worker serves queue '" + state.getQueue() + "'"
+                : "saturated: " + live + " live worker(s) serve queue '" + state.getQueue() + "', none took the task";
+        String reason = Reasons.UNAVAILABLE + " " + why + " within schedule-to-start " + state.getTimeouts().getScheduleToStartMillis() + " ms";
+        lifecycle.resolve(site, state, OutcomeStatus.FAILED, null, reason, null, HistoryKind.UNAVAILABLE);
+    }
+}

@@ -1,0 +1,92 @@
+package dev.baton.streams.processor;
+
+import java.util.Optional;
+
+import dev.baton.events.DispatchCommand;
+import dev.baton.events.HistoryKind;
+import dev.baton.events.Outcome;
+import dev.baton.events.OutcomeStatus;
+import dev.baton.events.store.SiteState;
+import dev.baton.events.store.SiteStatus;
+import dev.baton.schemas.Reasons;
+import dev.baton.schemas.SiteKey;
+import dev.baton.streams.state.SiteStore;
+
+/** The rules for a service's {@code DispatchCommand}: start, duplicate, republish, collision, takeover, refusal, cancel. */
+final class DispatchRules {
+
+    private final SiteStore sites;
+    private final SiteLifecycle lifecycle;
+    private final Emitter emit;
+    private final QueueDirectory queues;
+
+    DispatchRules(SiteStore sites, SiteLifecycle lifecycle, Emitter emit, QueueDirectory queues) {
+        this.sites = sites;
+        this.lifecycle = lifecycle;
+        this.emit = emit;
+        this.queues = queues;
+    }
+
+    void requested(SiteKey site, DispatchCommand cmd) {
+        if (!queues.isDeclared(cmd.getQueue())) {
+            refuse(site, cmd, HistoryKind.UNAVAILABLE, Reasons.UNAVAILABLE + " unknown queue '" + cmd.getQueue()
+                    + "': declare it with `baton topics create --queue " + cmd.getQueue() + "`");
+            return;
+        }
+        Optional<SiteState> current = sites.get(site);
+        if (current.isEmpty()) {
+            lifecycle.start(site, cmd, emit.now());
+            return;
+        }
+        SiteState held = current.get();
+        boolean resolved = held.getState() == SiteStatus.RESOLVED;
+        if (cmd.getAttempt() == held.getAttempt()) {
+            sameAttempt(site, cmd, held, resolved);
+        } else if (cmd.getAttempt() > held.getAttempt()) {
+            if (resolved) {
+                lifecycle.disarmAll(site, held); // the dedupe window of the old attempt ends here
+                lifecycle.start(site, cmd, emit.now());
+            } else {
+                lifecycle.supersede(site, held, Reasons.SUPERSEDED + " by attempt " + cmd.getAttempt());
+                lifecycle.start(site, cmd, held.getFirstRequestedAtMillis());
+            }
+        } else {
+            refuse(site, cmd, HistoryKind.ATTEMPT_REFUSED, Reasons.TERMINAL + " AttemptRefused: attempt " + cmd.getAttempt()
+                    + " is below the site's attempt " + held.getAttempt());
+        }
+    }
+
+    void cancel(SiteKey site, DispatchCommand cmd) {
+        Optional<SiteState> current = sites.get(site);
+        if (current.isEmpty() || current.get().getState() == SiteStatus.RESOLVED) {
+            return; // nothing live to cancel; a cancel is a request, not a fact worth recording
+        }
+        SiteState held = current.get();
+        String reason = Reasons.CANCELLED + " cancelled by request " + cmd.getRequestId();
+        lifecycle.stopWorker(held.getWorkerId(), site, held.getAttempt(), held.getGeneration(), reason);
+        lifecycle.resolve(site, held, OutcomeStatus.FAILED, null, reason, null, HistoryKind.CANCELLED);
+    }
+
+    private void sameAttempt(SiteKey site, DispatchCommand cmd, SiteState held, boolean resolved) {
+        if (!cmd.getIdempotencyKey().equals(held.getIdempotencyKey())) {
+            refuse(site, cmd, HistoryKind.SITE_COLLISION, Reasons.TERMINAL + " SiteCollision: attempt " + cmd.getAttempt()
+                    + " of site " + site + " is held by a different request (idempotency key differs)");
+        } else if (resolved) {
+            emit.outcome(cmd.getReplyKey(), lifecycle.outcome(site, held, cmd.getRequestId(), cmd.getReplyKey(), null));
+            emit.history(site, lifecycle.history(site, held, HistoryKind.OUTCOME_REPUBLISHED, held.getOutcomeReason())
+                    .setRequestId(cmd.getRequestId()).build());
+        } else {
+            emit.history(site, lifecycle.history(site, held, HistoryKind.DUPLICATE_IGNORED, null).setRequestId(cmd.getRequestId()).build());
+        }
+    }
+
+    /** Refuses this caller only; the site, if any, is untouched. */
+    private void refuse(SiteKey site, DispatchCommand cmd, HistoryKind kind, String reason) {
+        emit.outcome(cmd.getReplyKey(), Outcome.newBuilder().setStatus(OutcomeStatus.FAILED).setSite(site.toRef())
+                .setRequestId(cmd.getRequestId()).setReplyKey(cmd.getReplyKey()).setAttempt(cmd.getAttempt())
+                .setReason(reason).setAtMillis(emit.now()).build());
+        emit.history(site, dev.baton.events.HistoryEvent.newBuilder().setKind(kind).setSite(site.toRef()).setAttempt(cmd.getAttempt())
+                .setQueue(cmd.getQueue()).setActivityType(cmd.getActivityType()).setRequestId(cmd.getRequestId())
+                .setIdempotencyKey(cmd.getIdempotencyKey()).setReason(reason).setAtMillis(emit.now()).build());
+    }
+}

@@ -1,0 +1,152 @@
+package dev.baton.streams.processor;
+
+import java.time.Clock;
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+
+import dev.baton.events.DispatchCommand;
+import dev.baton.events.DispatchKind;
+import dev.baton.events.Outcome;
+import dev.baton.events.OutcomeStatus;
+import dev.baton.events.WorkerEvent;
+import dev.baton.schemas.DeadLetters;
+import dev.baton.schemas.Reasons;
+import dev.baton.schemas.SiteKey;
+import dev.baton.schemas.UndecodableRecordException;
+import dev.baton.streams.state.DeadlineIndex;
+import dev.baton.streams.state.FenceStore;
+import dev.baton.streams.state.SiteStore;
+import dev.baton.streams.topology.TopologyNames;
+import dev.baton.topics.BatonTopics;
+import org.apache.kafka.common.utils.Bytes;
+import org.apache.kafka.streams.processor.PunctuationType;
+import org.apache.kafka.streams.processor.api.Processor;
+import org.apache.kafka.streams.processor.api.ProcessorContext;
+import org.apache.kafka.streams.processor.api.Record;
+import org.apache.kafka.streams.processor.api.RecordMetadata;
+import org.apache.kafka.streams.state.KeyValueStore;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The site state machine. Reads {@code baton.dispatch} and {@code baton.worker-events} (co-partitioned,
+ * so this task sees every event of its sites, in order), decides, and writes the stores and outputs
+ * in the task's transaction. Bad records go to {@code baton.dlq}; nothing thrown here kills the thread.
+ */
+public final class SiteProcessor implements Processor<byte[], byte[], byte[], byte[]> {
+
+    private static final Logger log = LoggerFactory.getLogger(SiteProcessor.class);
+    private static final int MAX_DUE_PER_PUNCTUATION = 10_000;
+
+    private final SiteProcessorSupplier.Settings settings;
+    private ProcessorContext<byte[], byte[]> context;
+    private Emitter emit;
+    private InputValidator validator;
+    private DispatchRules dispatchRules;
+    private WorkerEventRules workerEventRules;
+    private DeadlineRules deadlineRules;
+    private DeadlineIndex deadlines;
+
+    SiteProcessor(SiteProcessorSupplier.Settings settings) {
+        this.settings = settings;
+    }
+
+    @Override
+    public void init(ProcessorContext<byte[], byte[]> context) {
+        this.context = context;
+        Serdes serdes = settings.serdes();
+        KeyValueStore<Bytes, byte[]> sitesStore = context.getStateStore(TopologyNames.SITES_STORE);
+        KeyValueStore<Bytes, byte[]> fencesStore = context.getStateStore(TopologyNames.FENCES_STORE);
+        SiteStore sites = new SiteStore(sitesStore, serdes.siteState());
+        FenceStore fences = new FenceStore(fencesStore, serdes.fence());
+        deadlines = new DeadlineIndex(context.getStateStore(TopologyNames.DEADLINES_STORE));
+        emit = new Emitter(context, serdes, new DeadLetters(serdes.deadLetter(), "streams-app " + context.taskId(), Clock.systemUTC()));
+        SiteLifecycle lifecycle = new SiteLifecycle(sites, fences, deadlines, emit, settings.metrics(), settings.heartbeatWindowMs(),
+                settings.dedupeWindowMs(), new RetryPolicies(settings.defaultRetryPolicy()));
+        validator = new InputValidator(settings.maxPayloadBytes());
+        dispatchRules = new DispatchRules(sites, lifecycle, emit, settings.queues());
+        workerEventRules = new WorkerEventRules(sites, fences, lifecycle, emit, settings.metrics());
+        deadlineRules = new DeadlineRules(sites, fences, deadlines, lifecycle, settings.metrics(), settings.census(),
+                settings.transportLossBudget());
+        context.schedule(Duration.ofMillis(settings.timerResolutionMs()), PunctuationType.WALL_CLOCK_TIME, this::punctuate);
+    }
+
+    @Override
+    public void process(Record<byte[], byte[]> record) {
+        Optional<RecordMetadata> meta = context.recordMetadata();
+        String topic = meta.map(RecordMetadata::topic).orElse("");
+        SiteKey site;
+        try {
+            site = SiteKey.fromBytes(record.key() == null ? new byte[0] : record.key());
+        } catch (IllegalArgumentException e) {
+            deadLetter(record, "bad site key: " + e.getMessage());
+            return;
+        }
+        try {
+            if (BatonTopics.DISPATCH.equals(topic)) {
+                dispatch(site, record);
+            } else {
+                workerEvent(site, record);
+            }
+        } catch (UndecodableRecordException e) {
+            deadLetter(record, e.getMessage());
+        }
+    }
+
+    private void dispatch(SiteKey site, Record<byte[], byte[]> record) {
+        DispatchCommand cmd = settings.serdes().dispatch().decode(BatonTopics.DISPATCH, record.value());
+        Optional<String> problem = validator.problemWith(cmd);
+        if (problem.isPresent()) {
+            deadLetter(record, "invalid DispatchCommand: " + problem.get());
+            refuseInvalid(site, cmd, problem.get());
+            return;
+        }
+        if (cmd.getKind() == DispatchKind.CANCEL) {
+            dispatchRules.cancel(site, cmd);
+        } else {
+            dispatchRules.requested(site, cmd);
+        }
+    }
+
+    private void workerEvent(SiteKey site, Record<byte[], byte[]> record) {
+        WorkerEvent event = settings.serdes().workerEvent().decode(BatonTopics.WORKER_EVENTS, record.value());
+        Optional<String> problem = validator.problemWith(event);
+        if (problem.isPresent()) {
+            deadLetter(record, "invalid WorkerEvent: " + problem.get());
+            return;
+        }
+        workerEventRules.on(site, event);
+    }
+
+    /** An invalid dispatch still answers its caller, if it named one, so no future waits forever. */
+    private void refuseInvalid(SiteKey site, DispatchCommand cmd, String problem) {
+        if (cmd.getReplyKey().isEmpty() || cmd.getKind() == DispatchKind.CANCEL) {
+            return;
+        }
+        emit.outcome(cmd.getReplyKey(), Outcome.newBuilder().setStatus(OutcomeStatus.FAILED).setSite(site.toRef())
+                .setRequestId(cmd.getRequestId()).setReplyKey(cmd.getReplyKey()).setAttempt(Math.max(cmd.getAttempt(), 0))
+                .setReason(Reasons.TERMINAL + " invalid dispatch: " + problem).setAtMillis(emit.now()).build());
+    }
+
+    private void punctuate(long now) {
+        List<DeadlineIndex.Due> due = deadlines.due(now, MAX_DUE_PER_PUNCTUATION);
+        for (DeadlineIndex.Due d : due) {
+            try {
+                deadlineRules.fire(d);
+            } catch (UndecodableRecordException e) {
+                log.error("site {}: stored state cannot be decoded; deadline {} dropped: {}", d.site(), d.kind(), e.getMessage());
+                deadlines.disarm(d.site(), d.kind(), d.atMillis());
+            }
+        }
+    }
+
+    private void deadLetter(Record<byte[], byte[]> record, String reason) {
+        settings.metrics().deadLettered();
+        RecordMetadata meta = context.recordMetadata().orElse(null);
+        log.warn("dead-lettering record of {}-{}@{}: {}", meta == null ? "?" : meta.topic(), meta == null ? -1 : meta.partition(),
+                meta == null ? -1 : meta.offset(), reason);
+        emit.deadLetter(meta == null ? "" : meta.topic(), meta == null ? -1 : meta.partition(), meta == null ? -1 : meta.offset(),
+                record.key(), record.value(), reason);
+    }
+}

@@ -1,0 +1,55 @@
+package dev.baton.streams.topology;
+
+import java.nio.charset.StandardCharsets;
+
+import dev.baton.streams.processor.SiteProcessorSupplier;
+import dev.baton.topics.BatonTopics;
+import org.apache.kafka.common.header.Header;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.apache.kafka.streams.Topology;
+import org.apache.kafka.streams.processor.TopicNameExtractor;
+
+/**
+ * Assembles the streams app's topology.
+ *
+ * <p>Why this shape: one processor reads both {@code baton.dispatch} and {@code baton.worker-events}.
+ * The two topics are co-partitioned, so the task for partition p sees every command and every worker
+ * report of the sites hashed to p, in log order, and owns their rows in {@code sites}, {@code fences}
+ * and {@code deadlines}. Deciding and publishing happen in one exactly-once transaction per commit,
+ * which is what makes fencing atomic without locks. The Processor API (not the DSL) is used because
+ * each input fans out to a variable set of outputs and the deadline index needs ordered range scans.
+ * Values stay bytes through the topology: decoding happens inside the processor so a bad record
+ * becomes a dead letter instead of a dead stream thread.
+ */
+public final class BatonTopology {
+
+    private BatonTopology() {
+    }
+
+    public static Topology build(SiteProcessorSupplier supplier) {
+        ByteArrayDeserializer in = new ByteArrayDeserializer();
+        ByteArraySerializer out = new ByteArraySerializer();
+        Topology topology = new Topology();
+        topology.addSource(TopologyNames.DISPATCH_SOURCE, in, in, BatonTopics.DISPATCH);
+        topology.addSource(TopologyNames.WORKER_EVENTS_SOURCE, in, in, BatonTopics.WORKER_EVENTS);
+        topology.addProcessor(TopologyNames.SITE_PROCESSOR, supplier, TopologyNames.DISPATCH_SOURCE, TopologyNames.WORKER_EVENTS_SOURCE);
+        topology.addSink(TopologyNames.TASKS_SINK, taskTopic(), out, out, TopologyNames.SITE_PROCESSOR);
+        topology.addSink(TopologyNames.WORKER_CONTROL_SINK, BatonTopics.WORKER_CONTROL, out, out, TopologyNames.SITE_PROCESSOR);
+        topology.addSink(TopologyNames.RESULTS_SINK, BatonTopics.RESULTS, out, out, TopologyNames.SITE_PROCESSOR);
+        topology.addSink(TopologyNames.HISTORY_SINK, BatonTopics.HISTORY, out, out, TopologyNames.SITE_PROCESSOR);
+        topology.addSink(TopologyNames.DLQ_SINK, BatonTopics.DLQ, out, out, TopologyNames.SITE_PROCESSOR);
+        return topology;
+    }
+
+    /** The queue's task topic, chosen by the processor and carried in a header. */
+    private static TopicNameExtractor<byte[], byte[]> taskTopic() {
+        return (key, value, context) -> {
+            Header h = context.headers().lastHeader(TopologyNames.TASK_TOPIC_HEADER);
+            if (h == null) {
+                throw new IllegalStateException("task record without " + TopologyNames.TASK_TOPIC_HEADER + " header");
+            }
+            return new String(h.value(), StandardCharsets.UTF_8);
+        };
+    }
+}

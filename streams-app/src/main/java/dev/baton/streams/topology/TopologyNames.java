@@ -1,0 +1,33 @@
+package dev.baton.streams.topology;
+
+import dev.baton.topics.BatonTopics;
+
+/** Every source, processor, sink and store name of the streams app's topology, in one place. */
+public final class TopologyNames {
+
+    public static final String DISPATCH_SOURCE = "dispatch-source";
+    public static final String WORKER_EVENTS_SOURCE = "worker-events-source";
+    public static final String SITE_PROCESSOR = "site-processor";
+
+    public static final String TASKS_SINK = "tasks-sink";
+    public static final String WORKER_CONTROL_SINK = "worker-control-sink";
+    public static final String RESULTS_SINK = "results-sink";
+    public static final String HISTORY_SINK = "history-sink";
+    public static final String DLQ_SINK = "dlq-sink";
+
+    public static final String SITES_STORE = "sites";
+    public static final String FENCES_STORE = "fences";
+    public static final String DEADLINES_STORE = "deadlines";
+
+    /** Header naming the task topic a task record goes to (the sink's dynamic topic choice). */
+    public static final String TASK_TOPIC_HEADER = "baton.task-topic";
+
+    /** Registry subjects of the store values (the changelogs hold the same bytes). */
+    public static final String SITES_SUBJECT_TOPIC = "baton.store.sites";
+    public static final String FENCES_SUBJECT_TOPIC = "baton.store.fences";
+
+    public static final String[] INPUT_TOPICS = {BatonTopics.DISPATCH, BatonTopics.WORKER_EVENTS};
+
+    private TopologyNames() {
+    }
+}
