@@ -1,0 +1,189 @@
+package dev.baton.streams.topology;
+
+import static dev.baton.streams.topology.SiteHarness.request;
+import static dev.baton.streams.topology.SiteHarness.site;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.time.Duration;
+import java.util.List;
+
+import dev.baton.events.ActivityTask;
+import dev.baton.events.HistoryKind;
+import dev.baton.events.Outcome;
+import dev.baton.events.OutcomeStatus;
+import dev.baton.events.WorkerControl;
+import dev.baton.events.WorkerEventKind;
+import dev.baton.schemas.CompletionToken;
+import dev.baton.schemas.SiteKey;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+class DispatchRulesTest {
+
+    private final SiteHarness h = new SiteHarness();
+    private final SiteKey site = site("1");
+
+    @AfterEach
+    void close() {
+        h.close();
+    }
+
+    @Test
+    void shouldPublishATaskWithAFreshTokenWhenNoSiteIsLive() {
+        h.send(request(site, 1, "r1").build());
+
+        ActivityTask task = h.tasks().get(0);
+        assertThat(task.getAttempt()).isEqualTo(1);
+        assertThat(task.getGeneration()).isEqualTo(1);
+        assertThat(task.getToken()).hasSize(CompletionToken.LENGTH);
+        assertThat(task.getIdempotencyKey()).isEqualTo("idem-1");
+        assertThat(task.getHeartbeatWindowMillis()).isEqualTo(30_000L);
+        assertThat(h.historyKinds()).containsExactly(HistoryKind.DISPATCHED);
+        assertThat(h.results()).isEmpty();
+    }
+
+    @Test
+    void shouldIgnoreADuplicateDispatchOfTheSameAttemptAndKey() {
+        h.send(request(site, 1, "r1").build());
+        h.send(request(site, 1, "r2").build());
+
+        assertThat(h.tasks()).hasSize(1);
+        assertThat(h.historyKinds()).containsExactly(HistoryKind.DISPATCHED, HistoryKind.DUPLICATE_IGNORED);
+        assertThat(h.results()).isEmpty();
+    }
+
+    @Test
+    void shouldRepublishTheStoredOutcomeToARepeatedDispatchAfterResolution() {
+        h.send(request(site, 1, "r1").build());
+        h.complete(h.tasks().get(0), "w1", "done");
+        h.results();
+        h.history();
+
+        h.send(request(site, 1, "r2").build());
+
+        assertThat(h.tasks()).as("never run again").isEmpty();
+        Outcome republished = h.results().get(0);
+        assertThat(republished.getRequestId()).isEqualTo("r2");
+        assertThat(republished.getStatus()).isEqualTo(OutcomeStatus.COMPLETED);
+        assertThat(SiteHarness.payload("done")).isEqualTo(republished.getOutput());
+        assertThat(h.historyKinds()).containsExactly(HistoryKind.OUTCOME_REPUBLISHED);
+    }
+
+    @Test
+    void shouldRefuseASameAttemptWithADifferentRequestAsASiteCollision() {
+        h.send(request(site, 1, "r1").build());
+        h.send(request(site, 1, "r2").setIdempotencyKey("other").build());
+
+        assertThat(h.tasks()).hasSize(1);
+        Outcome refused = h.results().get(0);
+        assertThat(refused.getRequestId()).isEqualTo("r2");
+        assertThat(refused.getReason()).startsWith("terminal: SiteCollision");
+        assertThat(h.historyKinds()).containsExactly(HistoryKind.DISPATCHED, HistoryKind.SITE_COLLISION);
+    }
+
+    @Test
+    void shouldTakeOverALowerAttemptRevokingItsTokensAndStoppingItsWorker() {
+        h.send(request(site, 1, "r1").build());
+        ActivityTask first = h.tasks().get(0);
+        h.report(first, WorkerEventKind.LEASED, "w1");
+        h.history();
+
+        h.send(request(site, 2, "r2").build());
+
+        Outcome superseded = h.results().get(0);
+        assertThat(superseded.getRequestId()).isEqualTo("r1");
+        assertThat(superseded.getReason()).isEqualTo("superseded: by attempt 2");
+        WorkerControl stop = h.controls().get(0);
+        assertThat(stop.getWorkerId()).isEqualTo("w1");
+        assertThat(stop.getAttempt()).isEqualTo(1);
+        ActivityTask second = h.tasks().get(0);
+        assertThat(second.getAttempt()).isEqualTo(2);
+        assertThat(second.getToken()).isNotEqualTo(first.getToken());
+        assertThat(h.historyKinds()).containsExactly(HistoryKind.SUPERSEDED, HistoryKind.DISPATCHED);
+
+        h.complete(first, "w1", "late");
+        assertThat(h.results()).as("the superseded token completes nothing").isEmpty();
+        assertThat(h.historyKinds()).containsExactly(HistoryKind.COMPLETION_REFUSED);
+    }
+
+    @Test
+    void shouldRefuseALowerAttemptByName() {
+        h.send(request(site, 2, "r2").build());
+        h.send(request(site, 1, "r1").build());
+
+        assertThat(h.tasks()).hasSize(1);
+        Outcome refused = h.results().get(0);
+        assertThat(refused.getRequestId()).isEqualTo("r1");
+        assertThat(refused.getReason()).startsWith("terminal: AttemptRefused: attempt 1 is below the site's attempt 2");
+        assertThat(h.historyKinds()).containsExactly(HistoryKind.DISPATCHED, HistoryKind.ATTEMPT_REFUSED);
+    }
+
+    @Test
+    void shouldAnswerADispatchToAnUndeclaredQueueWithUnavailable() {
+        h.send(request(site, 1, "r1").setQueue("nowhere").build());
+
+        Outcome refused = h.results().get(0);
+        assertThat(refused.getReason()).startsWith("unavailable: unknown queue 'nowhere'").contains("baton topics create --queue nowhere");
+        assertThat(h.historyKinds()).containsExactly(HistoryKind.UNAVAILABLE);
+    }
+
+    @Test
+    void shouldForgetAResolvedSiteAfterTheDedupeWindowSoTheSameAttemptRunsAgain() {
+        h.send(request(site, 1, "r1").build());
+        h.complete(h.tasks().get(0), "w1", "done");
+        h.results();
+
+        h.advance(Duration.ofSeconds(61));
+        h.send(request(site, 1, "r2").build());
+
+        assertThat(h.tasks()).hasSize(1);
+        assertThat(h.results()).isEmpty();
+    }
+
+    @Test
+    void shouldStartANewerAttemptAfterResolutionWithoutSupersedingAnyone() {
+        h.send(request(site, 1, "r1").build());
+        h.fail(h.tasks().get(0), "w1", "terminal: nope");
+        h.results();
+
+        h.send(request(site, 2, "r2").build());
+
+        assertThat(h.tasks()).extracting(ActivityTask::getAttempt).containsExactly(2);
+        assertThat(h.results()).isEmpty();
+    }
+
+    @Test
+    void shouldDeadLetterAnInvalidDispatchAndAnswerItsCaller() {
+        h.send(request(site, 0, "r1").build());
+
+        assertThat(h.deadLetters()).singleElement().satisfies(d -> assertThat(d.getReason()).contains("attempt must be >= 1, was 0"));
+        assertThat(h.results()).singleElement().satisfies(o -> assertThat(o.getReason()).startsWith("terminal: invalid dispatch"));
+        assertThat(h.tasks()).isEmpty();
+    }
+
+    @Test
+    void shouldDeadLetterCorruptBytesAndKeepProcessing() {
+        h.pipeDispatch(site.toBytes(), new byte[] {9, 9, 9});
+        h.pipeDispatch("no-slashes".getBytes(), new byte[] {0});
+        h.send(request(site, 1, "r1").build());
+
+        List<String> reasons = h.deadLetters().stream().map(d -> d.getReason()).toList();
+        assertThat(reasons).hasSize(2);
+        assertThat(reasons.get(0)).contains("WRONG_MAGIC_BYTE", "baton.dispatch");
+        assertThat(reasons.get(1)).contains("bad site key");
+        assertThat(h.tasks()).hasSize(1);
+        assertThat(h.counter("baton_dead_letters")).isEqualTo(2.0);
+    }
+
+    @Test
+    void shouldCancelALiveSiteStoppingItsWorker() {
+        h.send(request(site, 1, "r1").build());
+        h.report(h.tasks().get(0), WorkerEventKind.LEASED, "w1");
+
+        h.cancel(site);
+
+        assertThat(h.results()).singleElement().satisfies(o -> assertThat(o.getReason()).startsWith("cancelled:"));
+        assertThat(h.controls()).singleElement().satisfies(c -> assertThat(c.getWorkerId()).isEqualTo("w1"));
+        assertThat(h.historyKinds()).endsWith(HistoryKind.CANCELLED);
+    }
+}

@@ -1,0 +1,194 @@
+package dev.baton.streams.topology;
+
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.Set;
+import java.util.UUID;
+
+import dev.baton.events.ActivityTask;
+import dev.baton.events.DeadLetter;
+import dev.baton.events.DispatchCommand;
+import dev.baton.events.DispatchKind;
+import dev.baton.events.HistoryEvent;
+import dev.baton.events.HistoryKind;
+import dev.baton.events.Outcome;
+import dev.baton.events.Payload;
+import dev.baton.events.RetryPolicy;
+import dev.baton.events.Timeouts;
+import dev.baton.events.WorkerControl;
+import dev.baton.events.WorkerEvent;
+import dev.baton.events.WorkerEventKind;
+import dev.baton.schemas.SiteKey;
+import dev.baton.schemas.registry.SchemaRegistry;
+import dev.baton.streams.processor.QueueDirectory;
+import dev.baton.streams.processor.Serdes;
+import dev.baton.streams.processor.SiteMetrics;
+import dev.baton.streams.processor.SiteProcessorSupplier;
+import dev.baton.streams.processor.WorkerCensus;
+import dev.baton.topics.BatonTopics;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.apache.kafka.streams.StreamsConfig;
+import org.apache.kafka.streams.TestInputTopic;
+import org.apache.kafka.streams.TestOutputTopic;
+import org.apache.kafka.streams.TopologyTestDriver;
+import org.apache.kafka.streams.test.TestRecord;
+
+/** The real topology under TopologyTestDriver, with helpers that speak Baton's events. */
+public final class SiteHarness implements AutoCloseable {
+
+    public static final String QUEUE = "payments";
+    public static final String CLIENT = "client-a";
+
+    public final SimpleMeterRegistry meters = new SimpleMeterRegistry();
+    public final Serdes serdes;
+    private final TopologyTestDriver driver;
+    private final TestInputTopic<byte[], byte[]> dispatch;
+    private final TestInputTopic<byte[], byte[]> workerEvents;
+    private final TestOutputTopic<byte[], byte[]> tasks;
+    private final TestOutputTopic<byte[], byte[]> results;
+    private final TestOutputTopic<byte[], byte[]> history;
+    private final TestOutputTopic<byte[], byte[]> control;
+    private final TestOutputTopic<byte[], byte[]> dlq;
+    public final List<HistoryEvent> historySeen = new ArrayList<>();
+
+    public SiteHarness() {
+        this(WorkerCensus.NONE, 3);
+    }
+
+    public SiteHarness(WorkerCensus census, int transportLossBudget) {
+        SchemaRegistry registry = SchemaRegistry.forUrl("mem://" + UUID.randomUUID(), Map.of());
+        serdes = Serdes.of(registry);
+        SiteProcessorSupplier supplier = new SiteProcessorSupplier(new SiteProcessorSupplier.Settings(serdes, new SiteMetrics(meters),
+                QueueDirectory.of(Set.of(QUEUE, "mail")), census, new RetryPolicy(1_000L, 2.0, 10_000L, 3, List.of()),
+                30_000L, 60_000L, 100L, 1024, transportLossBudget));
+        Properties props = new Properties();
+        props.put(StreamsConfig.APPLICATION_ID_CONFIG, "baton-test");
+        props.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, "unused:9092");
+        props.put(StreamsConfig.PROCESSING_GUARANTEE_CONFIG, StreamsConfig.EXACTLY_ONCE_V2);
+        try {
+            props.put(StreamsConfig.STATE_DIR_CONFIG, Files.createTempDirectory("baton-ttd").toString());
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+        driver = new TopologyTestDriver(BatonTopology.build(supplier), props, java.time.Instant.ofEpochMilli(1_000_000));
+        ByteArraySerializer ser = new ByteArraySerializer();
+        ByteArrayDeserializer de = new ByteArrayDeserializer();
+        dispatch = driver.createInputTopic(BatonTopics.DISPATCH, ser, ser);
+        workerEvents = driver.createInputTopic(BatonTopics.WORKER_EVENTS, ser, ser);
+        tasks = driver.createOutputTopic(BatonTopics.tasks(QUEUE), de, de);
+        results = driver.createOutputTopic(BatonTopics.RESULTS, de, de);
+        history = driver.createOutputTopic(BatonTopics.HISTORY, de, de);
+        control = driver.createOutputTopic(BatonTopics.WORKER_CONTROL, de, de);
+        dlq = driver.createOutputTopic(BatonTopics.DLQ, de, de);
+    }
+
+    public static SiteKey site(String activityId) {
+        return new SiteKey("ns", "wf-1", activityId);
+    }
+
+    public static DispatchCommand.Builder request(SiteKey site, int attempt, String requestId) {
+        return DispatchCommand.newBuilder().setKind(DispatchKind.REQUESTED).setSite(site.toRef()).setRequestId(requestId)
+                .setReplyKey(CLIENT).setAttempt(attempt).setRunId("run-1").setIdempotencyKey("idem-" + site.activityId())
+                .setQueue(QUEUE).setActivityType("charge").setInput(payload("in-" + site.activityId()))
+                .setRequestedAtMillis(0L);
+    }
+
+    public static Payload payload(String text) {
+        return new Payload(ByteBuffer.wrap(text.getBytes(StandardCharsets.UTF_8)), "text/plain");
+    }
+
+    public static RetryPolicy retries(int maxAttempts, long initialMs) {
+        return new RetryPolicy(initialMs, 2.0, 60_000L, maxAttempts, List.of());
+    }
+
+    public static Timeouts timeouts(Long scheduleToStart, Long startToClose, Long scheduleToClose, Long heartbeat) {
+        return new Timeouts(scheduleToStart, startToClose, scheduleToClose, heartbeat);
+    }
+
+    public void send(DispatchCommand cmd) {
+        dispatch.pipeInput(SiteKey.of(cmd.getSite()).toBytes(), serdes.dispatch().encode(BatonTopics.DISPATCH, cmd));
+    }
+
+    public void cancel(SiteKey site) {
+        send(DispatchCommand.newBuilder().setKind(DispatchKind.CANCEL).setSite(site.toRef()).setRequestId("cancel-" + site.activityId())
+                .setReplyKey(CLIENT).setAttempt(1).setRequestedAtMillis(0L).build());
+    }
+
+    public void report(ActivityTask task, WorkerEventKind kind, String workerId) {
+        report(task, kind, workerId, task.getToken(), null, null);
+    }
+
+    public void report(ActivityTask task, WorkerEventKind kind, String workerId, String token, Payload output, String reason) {
+        WorkerEvent event = WorkerEvent.newBuilder().setKind(kind).setSite(task.getSite()).setAttempt(task.getAttempt())
+                .setGeneration(task.getGeneration()).setToken(token).setWorkerId(workerId).setOutput(output).setReason(reason)
+                .setAtMillis(0L).build();
+        pipeWorkerEvent(SiteKey.of(task.getSite()).toBytes(), serdes.workerEvent().encode(BatonTopics.WORKER_EVENTS, event));
+    }
+
+    public void complete(ActivityTask task, String workerId, String output) {
+        report(task, WorkerEventKind.COMPLETED, workerId, task.getToken(), payload(output), null);
+    }
+
+    public void fail(ActivityTask task, String workerId, String reason) {
+        report(task, WorkerEventKind.FAILED, workerId, task.getToken(), null, reason);
+    }
+
+    public void pipeDispatch(byte[] key, byte[] value) {
+        dispatch.pipeInput(key, value);
+    }
+
+    public void pipeWorkerEvent(byte[] key, byte[] value) {
+        workerEvents.pipeInput(key, value);
+    }
+
+    public void advance(Duration d) {
+        driver.advanceWallClockTime(d);
+    }
+
+    public List<ActivityTask> tasks() {
+        return tasks.readValuesToList().stream().map(v -> serdes.task().decode(BatonTopics.tasks(QUEUE), v)).toList();
+    }
+
+    public List<Outcome> results() {
+        return results.readRecordsToList().stream().map(r -> serdes.outcome().decode(BatonTopics.RESULTS, r.value())).toList();
+    }
+
+    public List<WorkerControl> controls() {
+        return control.readValuesToList().stream().map(v -> serdes.control().decode(BatonTopics.WORKER_CONTROL, v)).toList();
+    }
+
+    public List<DeadLetter> deadLetters() {
+        return dlq.readValuesToList().stream().map(v -> serdes.deadLetter().decode(BatonTopics.DLQ, v)).toList();
+    }
+
+    /** History since the last call; also kept in {@link #historySeen}. */
+    public List<HistoryEvent> history() {
+        List<HistoryEvent> events = new ArrayList<>();
+        for (TestRecord<byte[], byte[]> r : history.readRecordsToList()) {
+            events.add(serdes.history().decode(BatonTopics.HISTORY, r.value()));
+        }
+        historySeen.addAll(events);
+        return events;
+    }
+
+    public List<HistoryKind> historyKinds() {
+        return history().stream().map(HistoryEvent::getKind).toList();
+    }
+
+    public double counter(String name) {
+        return meters.find(name).counters().stream().mapToDouble(c -> c.count()).sum();
+    }
+
+    @Override
+    public void close() {
+        driver.close();
+    }
+}

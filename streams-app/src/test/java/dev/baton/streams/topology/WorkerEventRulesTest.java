@@ -1,0 +1,137 @@
+package dev.baton.streams.topology;
+
+import static dev.baton.streams.topology.SiteHarness.request;
+import static dev.baton.streams.topology.SiteHarness.site;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.baton.events.ActivityTask;
+import dev.baton.events.HistoryKind;
+import dev.baton.events.OutcomeStatus;
+import dev.baton.events.WorkerEventKind;
+import dev.baton.schemas.CompletionToken;
+import dev.baton.schemas.SiteKey;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+class WorkerEventRulesTest {
+
+    private final SiteHarness h = new SiteHarness();
+    private final SiteKey site = site("1");
+
+    @AfterEach
+    void close() {
+        h.close();
+    }
+
+    private ActivityTask dispatched() {
+        h.send(request(site, 1, "r1").build());
+        h.history();
+        return h.tasks().get(0);
+    }
+
+    @Test
+    void shouldLeaseWithTheCurrentToken() {
+        ActivityTask task = dispatched();
+        h.report(task, WorkerEventKind.LEASED, "w1");
+
+        assertThat(h.history()).singleElement().satisfies(e -> {
+            assertThat(e.getKind()).isEqualTo(HistoryKind.LEASED);
+            assertThat(e.getWorkerId()).isEqualTo("w1");
+        });
+        assertThat(h.controls()).isEmpty();
+    }
+
+    @ParameterizedTest
+    @EnumSource(value = WorkerEventKind.class, names = {"LEASED", "HEARTBEAT", "COMPLETED", "FAILED", "PARKED"})
+    void shouldRefuseAnyEventWithAStaleTokenAndStopThatWorker(WorkerEventKind kind) {
+        ActivityTask task = dispatched();
+        String forged = CompletionToken.random().value();
+
+        h.report(task, kind, "zombie", forged, SiteHarness.payload("x"), "retryable: x");
+
+        assertThat(h.historyKinds()).containsExactly(HistoryKind.COMPLETION_REFUSED);
+        assertThat(h.controls()).singleElement().satisfies(c -> assertThat(c.getWorkerId()).isEqualTo("zombie"));
+        assertThat(h.results()).isEmpty();
+        assertThat(h.counter("baton_refused_completions")).isEqualTo(1.0);
+    }
+
+    @Test
+    void shouldResolveOnCompletionWithTheCurrentToken() {
+        ActivityTask task = dispatched();
+        h.report(task, WorkerEventKind.LEASED, "w1");
+        h.complete(task, "w1", "ok");
+
+        assertThat(h.results()).singleElement().satisfies(o -> {
+            assertThat(o.getStatus()).isEqualTo(OutcomeStatus.COMPLETED);
+            assertThat(o.getRequestId()).isEqualTo("r1");
+            assertThat(o.getReplyKey()).isEqualTo(SiteHarness.CLIENT);
+            assertThat(o.getOutput()).isEqualTo(SiteHarness.payload("ok"));
+            assertThat(o.getUnmatched()).isFalse();
+        });
+        assertThat(h.historyKinds()).containsExactly(HistoryKind.LEASED, HistoryKind.COMPLETED);
+    }
+
+    @Test
+    void shouldAcceptACompletionThatOvertakesItsLeaseAndQuietlyIgnoreTheLateLease() {
+        ActivityTask task = dispatched();
+        h.complete(task, "w1", "ok");
+        h.report(task, WorkerEventKind.LEASED, "w1");
+
+        assertThat(h.results()).hasSize(1);
+        assertThat(h.historyKinds()).containsExactly(HistoryKind.COMPLETED, HistoryKind.LATE_LEASE_IGNORED);
+        assertThat(h.controls()).as("the late half of a pair is no zombie").isEmpty();
+    }
+
+    @Test
+    void shouldPublishAFailedOutcomeForATerminalFailure() {
+        ActivityTask task = dispatched();
+        h.fail(task, "w1", "terminal: card declined");
+
+        assertThat(h.results()).singleElement().satisfies(o -> {
+            assertThat(o.getStatus()).isEqualTo(OutcomeStatus.FAILED);
+            assertThat(o.getReason()).isEqualTo("terminal: card declined");
+        });
+        assertThat(h.tasks()).isEmpty();
+    }
+
+    @Test
+    void shouldSendACompletionForAnUnknownSiteToTheOutboxFlaggedUnmatched() {
+        ActivityTask ghost = ActivityTask.newBuilder().setSite(site("ghost").toRef()).setAttempt(1).setGeneration(1)
+                .setToken(CompletionToken.random().value()).setIdempotencyKey("k").setQueue("payments").setActivityType("charge")
+                .setScheduledAtMillis(0L).build();
+        h.complete(ghost, "w9", "orphan");
+
+        assertThat(h.results()).singleElement().satisfies(o -> {
+            assertThat(o.getUnmatched()).isTrue();
+            assertThat(o.getOutput()).isEqualTo(SiteHarness.payload("orphan"));
+        });
+        assertThat(h.historyKinds()).containsExactly(HistoryKind.UNMATCHED_COMPLETION);
+    }
+
+    @Test
+    void shouldSendASecondCompletionOfAResolvedSiteToTheOutboxWithoutChangingIt() {
+        ActivityTask task = dispatched();
+        h.complete(task, "w1", "first");
+        h.results();
+        h.complete(task, "w2", "second");
+
+        assertThat(h.results()).singleElement().satisfies(o -> {
+            assertThat(o.getUnmatched()).isTrue();
+            assertThat(o.getReplyKey()).isEqualTo(SiteHarness.CLIENT);
+        });
+        h.send(request(site, 1, "r-again").build());
+        assertThat(h.results()).singleElement().satisfies(o -> assertThat(o.getOutput()).isEqualTo(SiteHarness.payload("first")));
+    }
+
+    @Test
+    void shouldDeadLetterAnOversizedCompletionWithoutConsumingTheGeneration() {
+        ActivityTask task = dispatched();
+        h.complete(task, "w1", "x".repeat(5_000));
+
+        assertThat(h.deadLetters()).singleElement().satisfies(d -> assertThat(d.getReason()).contains("max.payload.bytes"));
+        h.complete(task, "w1", "small");
+        assertThat(h.results()).singleElement().satisfies(o -> assertThat(o.getStatus()).isEqualTo(OutcomeStatus.COMPLETED));
+    }
+}
