@@ -76,6 +76,7 @@ final class DispatchRules {
             emit.history(site, lifecycle.history(site, held, HistoryKind.OUTCOME_REPUBLISHED, held.getOutcomeReason())
                     .setRequestId(cmd.getRequestId()).build());
         } else {
+            lifecycle.addWaiter(site, held, cmd.getRequestId(), cmd.getReplyKey());
             emit.history(site, lifecycle.history(site, held, HistoryKind.DUPLICATE_IGNORED, null).setRequestId(cmd.getRequestId()).build());
         }
     }

@@ -1,6 +1,8 @@
 package dev.baton.streams.processor;
 
+import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.OptionalLong;
 
@@ -16,6 +18,7 @@ import dev.baton.events.WorkerControl;
 import dev.baton.events.WorkerControlKind;
 import dev.baton.events.store.SiteState;
 import dev.baton.events.store.SiteStatus;
+import dev.baton.events.store.Waiter;
 import dev.baton.schemas.CompletionToken;
 import dev.baton.schemas.SiteKey;
 import dev.baton.streams.state.DeadlineIndex;
@@ -29,6 +32,8 @@ import dev.baton.streams.state.SiteStore;
  * makes the whole step atomic.
  */
 final class SiteLifecycle {
+
+    private static final int MAX_WAITERS = 64;
 
     private final SiteStore sites;
     private final FenceStore fences;
@@ -60,6 +65,7 @@ final class SiteLifecycle {
                 .setIdempotencyKey(cmd.getIdempotencyKey()).setQueue(cmd.getQueue()).setActivityType(cmd.getActivityType())
                 .setNode(cmd.getNode()).setInput(cmd.getInput()).setRetryPolicy(cmd.getRetryPolicy()).setTimeouts(cmd.getTimeouts())
                 .setCreatedAtMillis(now).setFirstRequestedAtMillis(firstRequestedAtMillis).setDeadlines(new HashMap<>())
+                .setWaiters(new ArrayList<>())
                 .build();
         Timeouts t = state.getTimeouts();
         if (t != null && t.getScheduleToStartMillis() != null) {
@@ -101,6 +107,10 @@ final class SiteLifecycle {
         arm(site, state, DeadlineKind.EXPIRE, now + dedupeWindowMs);
         sites.put(site, state);
         emit.outcome(state.getReplyKey(), outcome(site, state, state.getRequestId(), state.getReplyKey(), worker));
+        for (Waiter w : state.getWaiters()) {
+            emit.outcome(w.getReplyKey(), outcome(site, state, w.getRequestId(), w.getReplyKey(), worker));
+        }
+        state.setWaiters(new ArrayList<>());
         HistoryEvent.Builder h = history(site, state, kind, reason).setOutput(output).setWorkerId(worker);
         emit.history(site, h.build());
         metrics.resolved(status, reason);
@@ -140,6 +150,20 @@ final class SiteLifecycle {
                 .setRequestedAtMillis(emit.now()).build();
         disarmAll(site, state);
         start(site, next, state.getFirstRequestedAtMillis());
+    }
+
+    /**
+     * A duplicate dispatch's caller waits for the same outcome (nothing runs twice). Capped so a
+     * retry storm cannot grow a site's state without bound; callers past the cap get nothing here
+     * and can re-ask after resolution (the stored outcome is republished).
+     */
+    void addWaiter(SiteKey site, SiteState state, String requestId, String replyKey) {
+        if (state.getWaiters().size() < MAX_WAITERS && !requestId.equals(state.getRequestId())) {
+            List<Waiter> waiters = new ArrayList<>(state.getWaiters());
+            waiters.add(new Waiter(requestId, replyKey));
+            state.setWaiters(waiters);
+            sites.put(site, state);
+        }
     }
 
     /** Revokes the held generation, tells its worker to stop and fails its caller with {@code reason}. */

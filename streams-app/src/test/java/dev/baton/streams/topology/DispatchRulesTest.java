@@ -53,6 +53,15 @@ class DispatchRulesTest {
     }
 
     @Test
+    void shouldAnswerTheCallerOfADuplicateWhenTheSiteResolves() {
+        h.send(request(site, 1, "r1").build());
+        h.send(request(site, 1, "r2").build());
+        h.complete(h.tasks().get(0), "w1", "once");
+
+        assertThat(h.results()).extracting(Outcome::getRequestId).containsExactly("r1", "r2");
+    }
+
+    @Test
     void shouldRepublishTheStoredOutcomeToARepeatedDispatchAfterResolution() {
         h.send(request(site, 1, "r1").build());
         h.complete(h.tasks().get(0), "w1", "done");

@@ -1,0 +1,186 @@
+package dev.baton.dispatcher;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Objects;
+import java.util.UUID;
+
+import dev.baton.schemas.SiteKey;
+import dev.baton.topics.BatonTopics;
+
+/**
+ * A request to run one attempt of an activity at a site. Immutable; built and validated by
+ * {@link #builder()}, which fails fast naming the broken constraint and the value.
+ *
+ * <pre>{@code
+ * ActivityRequest req = ActivityRequest.builder()
+ *     .site("payments", "order-42", "3").queue("payments").activityType("charge")
+ *     .input("{\"amount\":12}".getBytes(UTF_8), "application/json")
+ *     .retry(RetryOptions.of(Duration.ofSeconds(1), 5))
+ *     .build();
+ * }</pre>
+ */
+public record ActivityRequest(SiteKey site, int attempt, String runId, String queue, String activityType, byte[] input,
+                              String contentType, String node, RetryOptions retry, TimeoutOptions timeouts) {
+
+    /** Retry policy: backoff from {@code initialInterval}, times {@code coefficient} per attempt, capped. 0 attempts = unlimited. */
+    public record RetryOptions(Duration initialInterval, double coefficient, Duration maxInterval, int maxAttempts,
+                               List<String> nonRetryableReasonPrefixes) {
+        public RetryOptions {
+            requirePositive("initialInterval", initialInterval);
+            requirePositive("maxInterval", maxInterval);
+            if (coefficient < 1.0) {
+                throw new IllegalArgumentException("retry coefficient must be >= 1.0, was " + coefficient);
+            }
+            if (maxAttempts < 0) {
+                throw new IllegalArgumentException("maxAttempts must be >= 0 (0 = unlimited), was " + maxAttempts);
+            }
+            nonRetryableReasonPrefixes = List.copyOf(nonRetryableReasonPrefixes);
+        }
+
+        public static RetryOptions of(Duration initialInterval, int maxAttempts) {
+            return new RetryOptions(initialInterval, 2.0, initialInterval.multipliedBy(100), maxAttempts, List.of());
+        }
+    }
+
+    /** Timeouts; {@code null} means off. None is on unless set. */
+    public record TimeoutOptions(Duration scheduleToStart, Duration startToClose, Duration scheduleToClose, Duration heartbeat) {
+        public TimeoutOptions {
+            for (Duration d : new Duration[] {scheduleToStart, startToClose, scheduleToClose, heartbeat}) {
+                if (d != null) {
+                    requirePositive("timeout", d);
+                }
+            }
+        }
+
+        public static final TimeoutOptions NONE = new TimeoutOptions(null, null, null, null);
+    }
+
+    public ActivityRequest {
+        Objects.requireNonNull(site, "site");
+        if (attempt < 1) {
+            throw new IllegalArgumentException("attempt must be >= 1, was " + attempt);
+        }
+        Objects.requireNonNull(runId, "runId");
+        if (!BatonTopics.isValidQueueName(queue)) {
+            throw new IllegalArgumentException("queue must match [A-Za-z0-9_-]{1,100}, was '" + queue + "'");
+        }
+        if (activityType == null || !activityType.matches("[A-Za-z0-9_.$-]{1,200}")) {
+            throw new IllegalArgumentException("activityType must match [A-Za-z0-9_.$-]{1,200}, was '" + activityType + "'");
+        }
+        if (node != null && !BatonTopics.isValidQueueName(node)) {
+            throw new IllegalArgumentException("node must match [A-Za-z0-9_-]{1,100}, was '" + node + "'");
+        }
+        input = input == null ? new byte[0] : input;
+        contentType = contentType == null ? "application/octet-stream" : contentType;
+        timeouts = timeouts == null ? TimeoutOptions.NONE : timeouts;
+    }
+
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /** Stable per (site, runId): identical across attempts and generations, so side effects can be deduplicated. */
+    public String idempotencyKey() {
+        return UUID.nameUUIDFromBytes((site.asKey() + "#" + runId).getBytes(java.nio.charset.StandardCharsets.UTF_8)).toString();
+    }
+
+    /** This request at another attempt (a caller-driven retry or takeover). */
+    public ActivityRequest withAttempt(int newAttempt) {
+        return new ActivityRequest(site, newAttempt, runId, queue, activityType, input, contentType, node, retry, timeouts);
+    }
+
+    private static void requirePositive(String name, Duration d) {
+        if (d == null || d.isNegative() || d.isZero()) {
+            throw new IllegalArgumentException(name + " must be a positive duration, was " + d);
+        }
+    }
+
+    /** Builds an {@link ActivityRequest}; {@link #build()} validates. */
+    public static final class Builder {
+        private SiteKey site;
+        private int attempt = 1;
+        private String runId = "";
+        private String queue;
+        private String activityType;
+        private byte[] input;
+        private String contentType;
+        private String node;
+        private RetryOptions retry;
+        private Duration scheduleToStart;
+        private Duration startToClose;
+        private Duration scheduleToClose;
+        private Duration heartbeat;
+
+        public Builder site(String namespace, String workflowId, String activityId) {
+            this.site = new SiteKey(namespace, workflowId, activityId);
+            return this;
+        }
+
+        public Builder site(SiteKey site) {
+            this.site = site;
+            return this;
+        }
+
+        public Builder attempt(int attempt) {
+            this.attempt = attempt;
+            return this;
+        }
+
+        public Builder runId(String runId) {
+            this.runId = runId;
+            return this;
+        }
+
+        public Builder queue(String queue) {
+            this.queue = queue;
+            return this;
+        }
+
+        public Builder activityType(String activityType) {
+            this.activityType = activityType;
+            return this;
+        }
+
+        public Builder input(byte[] input, String contentType) {
+            this.input = input;
+            this.contentType = contentType;
+            return this;
+        }
+
+        public Builder node(String node) {
+            this.node = node;
+            return this;
+        }
+
+        public Builder retry(RetryOptions retry) {
+            this.retry = retry;
+            return this;
+        }
+
+        public Builder scheduleToStart(Duration d) {
+            this.scheduleToStart = d;
+            return this;
+        }
+
+        public Builder startToClose(Duration d) {
+            this.startToClose = d;
+            return this;
+        }
+
+        public Builder scheduleToClose(Duration d) {
+            this.scheduleToClose = d;
+            return this;
+        }
+
+        public Builder heartbeat(Duration d) {
+            this.heartbeat = d;
+            return this;
+        }
+
+        public ActivityRequest build() {
+            return new ActivityRequest(site, attempt, runId, queue, activityType, input, contentType, node, retry,
+                    new TimeoutOptions(scheduleToStart, startToClose, scheduleToClose, heartbeat));
+        }
+    }
+}

@@ -1,0 +1,201 @@
+package dev.baton.dispatcher;
+
+import java.nio.ByteBuffer;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+import dev.baton.dispatcher.internals.PendingResults;
+import dev.baton.dispatcher.internals.ResultListener;
+import dev.baton.events.DispatchCommand;
+import dev.baton.events.DispatchKind;
+import dev.baton.events.Payload;
+import dev.baton.events.RetryPolicy;
+import dev.baton.events.Timeouts;
+import dev.baton.schemas.EventSerde;
+import dev.baton.schemas.SiteKey;
+import dev.baton.schemas.registry.SchemaRegistry;
+import dev.baton.topics.BatonTopics;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+
+/**
+ * How a service asks Baton to run activities.
+ *
+ * <pre>{@code
+ * try (DispatchClient client = DispatchClient.create(Map.of(
+ *         "bootstrap.servers", "localhost:9092", "baton.client.id", "billing-1"), unmatched -> log(unmatched))) {
+ *     Outcome outcome = client.dispatch(request).get();
+ * }
+ * }</pre>
+ *
+ * <p>Thread-safe. Each instance has a stable {@code baton.client.id}: its results are keyed by it and
+ * it reads only the results partition the id maps to. Results with no pending future — earlier
+ * incarnations' requests, fire-and-forget sends, futures that timed out, unmatched completions — go
+ * to the {@link UnmatchedResultHandler}. Invalid requests fail fast with
+ * {@link IllegalArgumentException}; nothing reaches the topic.
+ */
+public final class DispatchClient implements AutoCloseable {
+
+    private final DispatchClientConfig config;
+    private final String clientId;
+    private final SchemaRegistry registry;
+    private final EventSerde<DispatchCommand> commands;
+    private final KafkaProducer<byte[], byte[]> producer;
+    private final PendingResults pending;
+    private final ResultListener listener;
+    private final Thread listenerThread;
+    private final Clock clock;
+    private volatile boolean closed;
+
+    private DispatchClient(DispatchClientConfig config, UnmatchedResultHandler unmatched, Clock clock) {
+        this.config = config;
+        this.clientId = config.clientId();
+        this.clock = clock;
+        this.registry = SchemaRegistry.forUrl(config.getString(DispatchClientConfig.SCHEMA_REGISTRY_URL_CONFIG), config.kafkaConfig());
+        this.commands = EventSerde.of(DispatchCommand.class, registry);
+        Map<String, Object> producerConfig = new HashMap<>(config.kafkaConfig());
+        producerConfig.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
+        producerConfig.put(ProducerConfig.ACKS_CONFIG, "all");
+        producerConfig.putIfAbsent(ProducerConfig.LINGER_MS_CONFIG, 1);
+        producerConfig.keySet().retainAll(ProducerConfig.configNames());
+        this.producer = new KafkaProducer<>(producerConfig, new ByteArraySerializer(), new ByteArraySerializer());
+        this.pending = new PendingResults(config.getInt(DispatchClientConfig.MAX_PENDING_CONFIG));
+        this.listener = new ResultListener(clientId, config.kafkaConfig(), EventSerde.of(dev.baton.events.Outcome.class, registry),
+                pending, unmatched);
+        this.listenerThread = new Thread(listener, "baton-results-" + clientId);
+        listenerThread.setDaemon(true);
+        listenerThread.start();
+        try {
+            listener.awaitPositioned(Duration.ofSeconds(60));
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new DispatchException("interrupted while starting client " + clientId, null, e);
+        }
+    }
+
+    /** Creates a started client; {@code configs} must name {@code baton.client.id}. */
+    public static DispatchClient create(Map<String, ?> configs, UnmatchedResultHandler unmatched) {
+        return new DispatchClient(new DispatchClientConfig(configs), unmatched, Clock.systemUTC());
+    }
+
+    public String clientId() {
+        return clientId;
+    }
+
+    /**
+     * Dispatches one attempt and returns its outcome's future. The future fails with
+     * {@link DispatchClientClosedException} if the client closes first, and with a
+     * {@link TimeoutException} after {@code request.timeout.ms} when that is set.
+     */
+    public CompletableFuture<Outcome> dispatch(ActivityRequest request) {
+        requireOpen();
+        DispatchCommand cmd = command(request);
+        CompletableFuture<Outcome> future = pending.register(cmd.getRequestId());
+        long timeoutMs = config.getLong(DispatchClientConfig.REQUEST_TIMEOUT_MS_CONFIG);
+        if (timeoutMs > 0) {
+            future.orTimeout(timeoutMs, TimeUnit.MILLISECONDS);
+        }
+        send(request.site(), cmd).whenComplete((v, e) -> {
+            if (e != null) {
+                pending.fail(cmd.getRequestId(), new DispatchException("could not send " + request.site() + ": " + e.getMessage(),
+                        cmd.getRequestId(), e));
+            }
+        });
+        return future;
+    }
+
+    /** Fire-and-forget: completes when the broker has the request; the outcome goes to the unmatched handler. */
+    public CompletableFuture<String> send(ActivityRequest request) {
+        requireOpen();
+        DispatchCommand cmd = command(request);
+        return send(request.site(), cmd).thenApply(v -> cmd.getRequestId());
+    }
+
+    /** Asks Baton to cancel whatever attempt of the site is live; its caller gets a {@code cancelled:} outcome. */
+    public CompletableFuture<Void> cancel(SiteKey site) {
+        requireOpen();
+        DispatchCommand cmd = DispatchCommand.newBuilder().setKind(DispatchKind.CANCEL).setSite(site.toRef())
+                .setRequestId(UUID.randomUUID().toString()).setReplyKey(clientId).setAttempt(1)
+                .setRequestedAtMillis(clock.millis()).build();
+        return send(site, cmd);
+    }
+
+    public int pendingCount() {
+        return pending.size();
+    }
+
+    private DispatchCommand command(ActivityRequest request) {
+        int maxPayload = config.getInt(DispatchClientConfig.MAX_PAYLOAD_BYTES_CONFIG);
+        if (request.input().length > maxPayload) {
+            throw new IllegalArgumentException("input must be <= max.payload.bytes " + maxPayload + ", was " + request.input().length);
+        }
+        return DispatchCommand.newBuilder().setKind(DispatchKind.REQUESTED).setSite(request.site().toRef())
+                .setRequestId(UUID.randomUUID().toString()).setReplyKey(clientId).setAttempt(request.attempt())
+                .setRunId(request.runId()).setIdempotencyKey(request.idempotencyKey()).setQueue(request.queue())
+                .setActivityType(request.activityType()).setNode(request.node())
+                .setInput(new Payload(ByteBuffer.wrap(request.input()), request.contentType()))
+                .setRetryPolicy(retryPolicy(request.retry())).setTimeouts(timeouts(request.timeouts()))
+                .setRequestedAtMillis(clock.millis()).build();
+    }
+
+    private CompletableFuture<Void> send(SiteKey site, DispatchCommand cmd) {
+        CompletableFuture<Void> acked = new CompletableFuture<>();
+        producer.send(new ProducerRecord<>(BatonTopics.DISPATCH, site.toBytes(), commands.encode(BatonTopics.DISPATCH, cmd)),
+                (meta, e) -> {
+                    if (e != null) {
+                        acked.completeExceptionally(e);
+                    } else {
+                        acked.complete(null);
+                    }
+                });
+        return acked;
+    }
+
+    private static RetryPolicy retryPolicy(ActivityRequest.RetryOptions r) {
+        return r == null ? null : new RetryPolicy(r.initialInterval().toMillis(), r.coefficient(), r.maxInterval().toMillis(),
+                r.maxAttempts(), r.nonRetryableReasonPrefixes());
+    }
+
+    private static Timeouts timeouts(ActivityRequest.TimeoutOptions t) {
+        if (t.equals(ActivityRequest.TimeoutOptions.NONE)) {
+            return null;
+        }
+        return new Timeouts(millis(t.scheduleToStart()), millis(t.startToClose()), millis(t.scheduleToClose()), millis(t.heartbeat()));
+    }
+
+    private static Long millis(Duration d) {
+        return d == null ? null : d.toMillis();
+    }
+
+    private void requireOpen() {
+        if (closed) {
+            throw new IllegalStateException("DispatchClient " + clientId + " is closed");
+        }
+    }
+
+    /**
+     * Stops reading results and fails every pending future with {@link DispatchClientClosedException}.
+     * The activities keep running; their outcomes reach the next client with this clientId.
+     */
+    @Override
+    public void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        producer.close(Duration.ofSeconds(10));
+        listener.close();
+        pending.failAll(requestId -> new DispatchClientClosedException("client " + clientId
+                + " closed before the outcome arrived; it will reach the UnmatchedResultHandler of the next client with this id",
+                requestId));
+        registry.close();
+    }
+}

@@ -1,0 +1,48 @@
+package dev.baton.dispatcher;
+
+import java.util.HashMap;
+import java.util.Map;
+
+import org.apache.kafka.common.config.AbstractConfig;
+import org.apache.kafka.common.config.ConfigDef;
+import org.apache.kafka.common.config.ConfigDef.Importance;
+import org.apache.kafka.common.config.ConfigDef.Range;
+import org.apache.kafka.common.config.ConfigDef.Type;
+
+/** Configuration of a {@link DispatchClient}. Keys not defined here pass through to the Kafka clients. */
+public final class DispatchClientConfig extends AbstractConfig {
+
+    public static final String BOOTSTRAP_SERVERS_CONFIG = "bootstrap.servers";
+    public static final String CLIENT_ID_CONFIG = "baton.client.id";
+    private static final String CLIENT_ID_DOC = "Stable identity of this client instance: results are keyed by it, and a restarted client with the same id receives what it missed through its UnmatchedResultHandler.";
+    public static final String SCHEMA_REGISTRY_URL_CONFIG = "schema.registry.url";
+    public static final String MAX_PAYLOAD_BYTES_CONFIG = "max.payload.bytes";
+    public static final String MAX_PENDING_CONFIG = "max.pending";
+    private static final String MAX_PENDING_DOC = "Most dispatches waiting for an outcome at once; more fail fast with PendingLimitExceededException.";
+    public static final String REQUEST_TIMEOUT_MS_CONFIG = "request.timeout.ms";
+    private static final String REQUEST_TIMEOUT_MS_DOC = "How long a dispatch future waits before failing with a TimeoutException (0 = no limit; activities may run for hours). A later outcome goes to the UnmatchedResultHandler.";
+
+    public static final ConfigDef CONFIG = new ConfigDef()
+            .define(BOOTSTRAP_SERVERS_CONFIG, Type.STRING, "localhost:9092", Importance.HIGH, "Kafka bootstrap servers.")
+            .define(CLIENT_ID_CONFIG, Type.STRING, ConfigDef.NO_DEFAULT_VALUE, new ConfigDef.NonEmptyString(), Importance.HIGH, CLIENT_ID_DOC)
+            .define(SCHEMA_REGISTRY_URL_CONFIG, Type.STRING, "kafka://", Importance.HIGH, "Schema registry: http(s)://, kafka:// or mem://.")
+            .define(MAX_PAYLOAD_BYTES_CONFIG, Type.INT, 1_048_576, Range.atLeast(0), Importance.MEDIUM, "Largest input accepted.")
+            .define(MAX_PENDING_CONFIG, Type.INT, 100_000, Range.atLeast(1), Importance.MEDIUM, MAX_PENDING_DOC)
+            .define(REQUEST_TIMEOUT_MS_CONFIG, Type.LONG, 0L, Range.atLeast(0), Importance.MEDIUM, REQUEST_TIMEOUT_MS_DOC);
+
+    public DispatchClientConfig(Map<String, ?> originals) {
+        super(CONFIG, originals, false);
+    }
+
+    public String clientId() {
+        return getString(CLIENT_ID_CONFIG);
+    }
+
+    /** Kafka client settings: everything not Baton's own, plus bootstrap servers. */
+    public Map<String, Object> kafkaConfig() {
+        Map<String, Object> p = new HashMap<>(originals());
+        p.keySet().removeAll(CONFIG.names());
+        p.put(BOOTSTRAP_SERVERS_CONFIG, getString(BOOTSTRAP_SERVERS_CONFIG));
+        return p;
+    }
+}

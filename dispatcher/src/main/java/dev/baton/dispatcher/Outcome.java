@@ -1,0 +1,47 @@
+package dev.baton.dispatcher;
+
+import java.nio.ByteBuffer;
+
+import dev.baton.schemas.Reasons;
+import dev.baton.schemas.SiteKey;
+
+/**
+ * The one outcome of an attempt, as a caller sees it.
+ *
+ * @param completed true when the activity completed; false when it failed, with {@code reason}
+ * @param output the activity's output bytes (empty when it has none)
+ * @param reason for a failure, the reason with its vocabulary prefix ({@link Reasons})
+ * @param unmatched true for a completion that matched no live site (delivered to the outbox)
+ */
+public record Outcome(SiteKey site, String requestId, int attempt, boolean completed, byte[] output, String contentType,
+                      String reason, String workerId, boolean unmatched) {
+
+    public static Outcome of(dev.baton.events.Outcome event) {
+        byte[] output = new byte[0];
+        String contentType = null;
+        if (event.getOutput() != null) {
+            ByteBuffer data = event.getOutput().getData().duplicate();
+            output = new byte[data.remaining()];
+            data.get(output);
+            contentType = event.getOutput().getContentType();
+        }
+        return new Outcome(SiteKey.of(event.getSite()), event.getRequestId(), event.getAttempt(),
+                event.getStatus() == dev.baton.events.OutcomeStatus.COMPLETED, output, contentType, event.getReason(),
+                event.getWorkerId(), event.getUnmatched());
+    }
+
+    /** The vocabulary prefix of a failure's reason ({@code "retryable:"}, ...), empty for a completion. */
+    public String reasonPrefix() {
+        return completed ? "" : Reasons.prefixOf(reason);
+    }
+
+    public String outputAsString() {
+        return new String(output, java.nio.charset.StandardCharsets.UTF_8);
+    }
+
+    @Override
+    public String toString() {
+        return "Outcome[" + site + " attempt " + attempt + (completed ? " completed, " + output.length + " bytes" : " failed: " + reason)
+                + (unmatched ? ", unmatched" : "") + "]";
+    }
+}

@@ -1,0 +1,16 @@
+package dev.baton.dispatcher;
+
+/**
+ * Receives results addressed to this client that match no pending future: results of requests a
+ * previous incarnation of this {@code clientId} sent before it restarted, of fire-and-forget sends,
+ * of futures that timed out, and completions flagged {@code unmatched} (the outbox).
+ *
+ * <p>Called on the client's result thread: return quickly or hand off.
+ */
+@FunctionalInterface
+public interface UnmatchedResultHandler {
+
+    void handle(Outcome outcome);
+
+    UnmatchedResultHandler IGNORE = outcome -> { };
+}

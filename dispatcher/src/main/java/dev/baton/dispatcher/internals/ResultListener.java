@@ -1,0 +1,151 @@
+package dev.baton.dispatcher.internals;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+
+import dev.baton.dispatcher.Outcome;
+import dev.baton.dispatcher.UnmatchedResultHandler;
+import dev.baton.schemas.EventSerde;
+import dev.baton.schemas.UndecodableRecordException;
+import dev.baton.topics.BatonTopics;
+import org.apache.kafka.clients.consumer.CloseOptions;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.WakeupException;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.utils.Utils;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Reads the one partition of {@code baton.results} that this client's id maps to, keeps the records
+ * addressed to it, and completes pending futures or hands the rest to the unmatched handler.
+ *
+ * <p>Offsets are committed under group {@code baton-dispatcher-<clientId>} (with manual assignment),
+ * so a restarted client resumes where it stopped and sees every result it missed.
+ */
+public final class ResultListener implements Runnable, AutoCloseable {
+
+    private static final Logger log = LoggerFactory.getLogger(ResultListener.class);
+
+    private final String clientId;
+    private final KafkaConsumer<byte[], byte[]> consumer;
+    private final TopicPartition partition;
+    private final EventSerde<dev.baton.events.Outcome> serde;
+    private final PendingResults pending;
+    private final UnmatchedResultHandler unmatched;
+    private final CountDownLatch positioned = new CountDownLatch(1);
+    private final CountDownLatch stopped = new CountDownLatch(1);
+    private volatile boolean running = true;
+
+    public ResultListener(String clientId, Map<String, Object> kafkaConfig, EventSerde<dev.baton.events.Outcome> serde,
+                          PendingResults pending, UnmatchedResultHandler unmatched) {
+        this.clientId = clientId;
+        this.serde = serde;
+        this.pending = pending;
+        this.unmatched = unmatched;
+        Map<String, Object> config = new HashMap<>(kafkaConfig);
+        config.put(ConsumerConfig.GROUP_ID_CONFIG, "baton-dispatcher-" + clientId);
+        config.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
+        config.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
+        config.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "latest");
+        config.putIfAbsent(ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG, 10);
+        config.keySet().retainAll(ConsumerConfig.configNames());
+        this.consumer = new KafkaConsumer<>(config, new ByteArrayDeserializer(), new ByteArrayDeserializer());
+        int partitions = consumer.partitionsFor(BatonTopics.RESULTS, Duration.ofSeconds(30)).size();
+        if (partitions == 0) {
+            throw new IllegalStateException(BatonTopics.RESULTS + " does not exist; create Baton's topics with `baton topics create`");
+        }
+        this.partition = new TopicPartition(BatonTopics.RESULTS, partitionFor(clientId, partitions));
+    }
+
+    /** The results partition a client id maps to: the default partitioner's choice for that key. */
+    public static int partitionFor(String clientId, int partitions) {
+        return Utils.toPositive(Utils.murmur2(clientId.getBytes(StandardCharsets.UTF_8))) % partitions;
+    }
+
+    /** Blocks until the listener has a position, so no result of a dispatch sent afterwards is missed. */
+    public void awaitPositioned(Duration timeout) throws InterruptedException {
+        if (!positioned.await(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
+            throw new IllegalStateException("result listener for " + clientId + " not positioned on " + partition + " within " + timeout);
+        }
+    }
+
+    @Override
+    public void run() {
+        try {
+            consumer.assign(List.of(partition));
+            long position = consumer.position(partition, Duration.ofSeconds(30));
+            log.debug("client {} reads results from {} at offset {}", clientId, partition, position);
+            positioned.countDown();
+            while (running) {
+                boolean any = false;
+                for (ConsumerRecord<byte[], byte[]> r : consumer.poll(Duration.ofMillis(100))) {
+                    handle(r);
+                    any = true;
+                }
+                if (any) {
+                    consumer.commitAsync();
+                }
+            }
+            consumer.commitSync(Duration.ofSeconds(5));
+        } catch (WakeupException e) {
+            if (running) {
+                throw e;
+            }
+        } catch (RuntimeException e) {
+            log.error("client {}: result listener stopped: {}", clientId, e.toString(), e);
+        } finally {
+            positioned.countDown();
+            consumer.close(CloseOptions.timeout(Duration.ofSeconds(5)));
+            stopped.countDown();
+        }
+    }
+
+    private void handle(ConsumerRecord<byte[], byte[]> r) {
+        if (r.key() == null || !clientId.equals(new String(r.key(), StandardCharsets.UTF_8))) {
+            return; // another client's result sharing this partition
+        }
+        Outcome outcome;
+        try {
+            outcome = Outcome.of(serde.decode(r));
+        } catch (UndecodableRecordException e) {
+            log.error("client {}: skipping undecodable result: {}", clientId, e.getMessage());
+            return;
+        }
+        if (outcome.unmatched() || !pending.complete(outcome.requestId(), outcome)) {
+            try {
+                unmatched.handle(outcome);
+            } catch (RuntimeException e) {
+                log.error("client {}: UnmatchedResultHandler threw on {}", clientId, outcome, e);
+            }
+        }
+    }
+
+    public Set<TopicPartition> assignment() {
+        return Set.of(partition);
+    }
+
+    /** Commits what was handled and stops. */
+    @Override
+    public void close() {
+        running = false;
+        try {
+            if (!stopped.await(10, TimeUnit.SECONDS)) {
+                consumer.wakeup();
+                stopped.await(5, TimeUnit.SECONDS);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+}

@@ -1,0 +1,134 @@
+package dev.baton.worker;
+
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.UUID;
+
+import dev.baton.topics.BatonTopics;
+
+/**
+ * Immutable options of a {@link Worker}, validated at construction.
+ *
+ * @param kafkaConfig Kafka client settings (bootstrap servers, security)
+ * @param queues queues served; one consumer group {@code baton-worker-<queue>} each
+ * @param handlers handler per activity type
+ * @param maxConcurrent activities running at once; partitions are paused when full
+ * @param nodeLabels labels of this node: tasks pinned to a label arrive on {@code baton.tasks.<queue>.<label>}
+ * @param drainTimeout how long {@link Worker#close()} lets running activities finish before parking them
+ * @param registrationInterval how often the worker refreshes its {@code baton.workers} registration
+ */
+public record WorkerOptions(Map<String, Object> kafkaConfig, String workerId, String schemaRegistryUrl, List<String> queues,
+                            Map<String, ActivityHandler> handlers, int maxConcurrent, List<String> nodeLabels, Duration drainTimeout,
+                            Duration registrationInterval) {
+
+    public WorkerOptions {
+        kafkaConfig = Map.copyOf(kafkaConfig);
+        if (!kafkaConfig.containsKey("bootstrap.servers")) {
+            throw new IllegalArgumentException("kafkaConfig must contain bootstrap.servers");
+        }
+        Objects.requireNonNull(workerId, "workerId");
+        if (workerId.isBlank()) {
+            throw new IllegalArgumentException("workerId must not be blank");
+        }
+        if (queues.isEmpty()) {
+            throw new IllegalArgumentException("a worker must serve at least one queue, was " + queues);
+        }
+        queues.forEach(BatonTopics::requireQueueName);
+        queues = List.copyOf(queues);
+        nodeLabels.forEach(BatonTopics::requireQueueName);
+        nodeLabels = List.copyOf(nodeLabels);
+        handlers = Map.copyOf(handlers);
+        if (handlers.isEmpty()) {
+            throw new IllegalArgumentException("a worker needs at least one handler");
+        }
+        if (maxConcurrent < 1) {
+            throw new IllegalArgumentException("maxConcurrent must be >= 1, was " + maxConcurrent);
+        }
+        if (drainTimeout.isNegative()) {
+            throw new IllegalArgumentException("drainTimeout must be >= 0, was " + drainTimeout);
+        }
+        if (registrationInterval.toMillis() < 10) {
+            throw new IllegalArgumentException("registrationInterval must be >= 10 ms, was " + registrationInterval);
+        }
+    }
+
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /** Builds {@link WorkerOptions}; every option but bootstrap servers, queues and handlers has a default. */
+    public static final class Builder {
+        private final Map<String, Object> kafkaConfig = new HashMap<>();
+        private String workerId = "worker-" + UUID.randomUUID().toString().substring(0, 8);
+        private String schemaRegistryUrl = "kafka://";
+        private List<String> queues = List.of();
+        private final Map<String, ActivityHandler> handlers = new HashMap<>();
+        private int maxConcurrent = 16;
+        private List<String> nodeLabels = List.of();
+        private Duration drainTimeout = Duration.ofSeconds(30);
+        private Duration registrationInterval = Duration.ofSeconds(5);
+
+        public Builder bootstrapServers(String servers) {
+            kafkaConfig.put("bootstrap.servers", servers);
+            return this;
+        }
+
+        public Builder kafkaConfig(Map<String, ?> config) {
+            kafkaConfig.putAll(config);
+            return this;
+        }
+
+        public Builder workerId(String id) {
+            this.workerId = id;
+            return this;
+        }
+
+        public Builder schemaRegistryUrl(String url) {
+            this.schemaRegistryUrl = url;
+            return this;
+        }
+
+        public Builder queues(String... queues) {
+            this.queues = List.of(queues);
+            return this;
+        }
+
+        public Builder queues(List<String> queues) {
+            this.queues = List.copyOf(queues);
+            return this;
+        }
+
+        public Builder handler(String activityType, ActivityHandler handler) {
+            handlers.put(activityType, handler);
+            return this;
+        }
+
+        public Builder maxConcurrent(int n) {
+            this.maxConcurrent = n;
+            return this;
+        }
+
+        public Builder nodeLabels(String... labels) {
+            this.nodeLabels = List.of(labels);
+            return this;
+        }
+
+        public Builder drainTimeout(Duration d) {
+            this.drainTimeout = d;
+            return this;
+        }
+
+        public Builder registrationInterval(Duration d) {
+            this.registrationInterval = d;
+            return this;
+        }
+
+        public WorkerOptions build() {
+            return new WorkerOptions(kafkaConfig, workerId, schemaRegistryUrl, queues, handlers, maxConcurrent, nodeLabels,
+                    drainTimeout, registrationInterval);
+        }
+    }
+}

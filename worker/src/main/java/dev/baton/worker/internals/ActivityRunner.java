@@ -1,0 +1,83 @@
+package dev.baton.worker.internals;
+
+import java.nio.ByteBuffer;
+import java.util.Map;
+import java.util.concurrent.ExecutorService;
+
+import dev.baton.schemas.Reasons;
+import dev.baton.worker.ActivityHandler;
+import dev.baton.worker.RetryableActivityException;
+import dev.baton.worker.TerminalActivityException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/** Runs leased executions on the bounded pool and reports how each ended. */
+public final class ActivityRunner {
+
+    private static final Logger log = LoggerFactory.getLogger(ActivityRunner.class);
+
+    private final Map<String, ActivityHandler> handlers;
+    private final ExecutorService pool;
+    private final Executions executions;
+    private final EventSender events;
+
+    public ActivityRunner(Map<String, ActivityHandler> handlers, ExecutorService pool, Executions executions, EventSender events) {
+        this.handlers = handlers;
+        this.pool = pool;
+        this.executions = executions;
+        this.events = events;
+    }
+
+    public void submit(Execution e) {
+        executions.add(e);
+        pool.execute(() -> run(e));
+    }
+
+    private void run(Execution e) {
+        e.runningOn(Thread.currentThread());
+        try {
+            if (e.isCancelled()) {
+                return;
+            }
+            ActivityHandler handler = handlers.get(e.activityType());
+            if (handler == null) {
+                finish(e, null, Reasons.TERMINAL + " no handler for activity type '" + e.activityType() + "' on worker " + e.workerId());
+                return;
+            }
+            byte[] output = handler.handle(e, bytes(e));
+            finish(e, output, null);
+        } catch (TerminalActivityException ex) {
+            finish(e, null, Reasons.TERMINAL + " " + ex.getMessage());
+        } catch (RetryableActivityException ex) {
+            finish(e, null, Reasons.RETRYABLE + " " + ex.getMessage());
+        } catch (Throwable ex) {
+            finish(e, null, Reasons.RETRYABLE + " " + ex.getClass().getSimpleName() + ": " + ex.getMessage());
+        } finally {
+            executions.remove(e);
+            Thread.interrupted(); // a stop or park interrupt must not leak into the pool's next task
+        }
+    }
+
+    /** Reports the end unless Baton took the execution away or a drain parked it first. */
+    private void finish(Execution e, byte[] output, String failure) {
+        if (!e.end(Execution.Phase.FINISHED)) {
+            log.debug("{} attempt {} gen {} ended as {}; not reporting", e.site(), e.attempt(), e.generation(), e.phase());
+            return;
+        }
+        if (failure == null) {
+            events.completed(e, output);
+        } else {
+            events.failed(e, failure);
+        }
+    }
+
+    private static byte[] bytes(Execution e) {
+        if (e.task().getInput() == null) {
+            return new byte[0];
+        }
+        ByteBuffer data = e.task().getInput().getData().duplicate();
+        byte[] out = new byte[data.remaining()];
+        data.get(out);
+        return out;
+    }
+}

@@ -1,0 +1,114 @@
+package dev.baton.worker.internals;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+
+import dev.baton.events.WorkerControl;
+import dev.baton.events.WorkerControlKind;
+import dev.baton.schemas.EventSerde;
+import dev.baton.schemas.UndecodableRecordException;
+import dev.baton.topics.BatonTopics;
+import org.apache.kafka.clients.consumer.CloseOptions;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.WakeupException;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.utils.Utils;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Reads the {@code baton.worker-control} partition this worker's id maps to and obeys stop requests:
+ * the execution is marked cancelled ({@code ctx.isCancelled()}) and its thread interrupted. Starts at
+ * the end of the partition: instructions to earlier workers with other ids are not ours.
+ */
+public final class ControlListener implements Runnable {
+
+    private static final Logger log = LoggerFactory.getLogger(ControlListener.class);
+
+    private final String workerId;
+    private final KafkaConsumer<byte[], byte[]> consumer;
+    private final EventSerde<WorkerControl> serde;
+    private final Executions executions;
+    private final CountDownLatch positioned = new CountDownLatch(1);
+    private final CountDownLatch stopped = new CountDownLatch(1);
+    private volatile boolean running = true;
+
+    public ControlListener(String workerId, Map<String, Object> kafkaConfig, EventSerde<WorkerControl> serde, Executions executions) {
+        this.workerId = workerId;
+        this.serde = serde;
+        this.executions = executions;
+        Map<String, Object> c = new HashMap<>(kafkaConfig);
+        c.remove(ConsumerConfig.GROUP_ID_CONFIG);
+        c.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
+        c.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
+        c.putIfAbsent(ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG, 50);
+        c.keySet().retainAll(ConsumerConfig.configNames());
+        this.consumer = new KafkaConsumer<>(c, new ByteArrayDeserializer(), new ByteArrayDeserializer());
+    }
+
+    @Override
+    public void run() {
+        try {
+            int partitions = consumer.partitionsFor(BatonTopics.WORKER_CONTROL, Duration.ofSeconds(30)).size();
+            TopicPartition tp = new TopicPartition(BatonTopics.WORKER_CONTROL,
+                    Utils.toPositive(Utils.murmur2(workerId.getBytes(StandardCharsets.UTF_8))) % partitions);
+            consumer.assign(List.of(tp));
+            consumer.seekToEnd(List.of(tp));
+            consumer.position(tp, Duration.ofSeconds(30));
+            positioned.countDown();
+            while (running) {
+                for (ConsumerRecord<byte[], byte[]> r : consumer.poll(Duration.ofMillis(100))) {
+                    handle(r);
+                }
+            }
+        } catch (WakeupException e) {
+            // closing
+        } catch (RuntimeException e) {
+            log.error("worker {}: control listener stopped: {}", workerId, e.toString(), e);
+        } finally {
+            positioned.countDown();
+            consumer.close(CloseOptions.timeout(Duration.ofSeconds(5)));
+            stopped.countDown();
+        }
+    }
+
+    private void handle(ConsumerRecord<byte[], byte[]> r) {
+        if (r.key() == null || !workerId.equals(new String(r.key(), StandardCharsets.UTF_8))) {
+            return;
+        }
+        WorkerControl control;
+        try {
+            control = serde.decode(r);
+        } catch (UndecodableRecordException e) {
+            log.error("worker {}: undecodable control record skipped: {}", workerId, e.getMessage());
+            return;
+        }
+        if (control.getKind() == WorkerControlKind.STOP
+                && executions.stop(control.getSite(), control.getAttempt(), control.getGeneration())) {
+            log.info("worker {}: stopped {} attempt {} gen {}: {}", workerId, control.getSite(), control.getAttempt(),
+                    control.getGeneration(), control.getReason());
+        }
+    }
+
+    public void awaitPositioned(Duration timeout) throws InterruptedException {
+        positioned.await(timeout.toMillis(), TimeUnit.MILLISECONDS);
+    }
+
+    public void stop() {
+        running = false;
+        consumer.wakeup();
+        try {
+            stopped.await(10, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}

@@ -1,0 +1,192 @@
+package dev.baton.worker.internals;
+
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.function.IntSupplier;
+
+import dev.baton.events.ActivityTask;
+import dev.baton.schemas.DeadLetters;
+import dev.baton.schemas.EventSerde;
+import dev.baton.schemas.UndecodableRecordException;
+import org.apache.kafka.clients.consumer.CloseOptions;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.ConsumerRecords;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.common.KafkaException;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.WakeupException;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Consumes one queue's task topics in group {@code baton-worker-<queue>}. Each poll batch is leased
+ * in one transaction: the {@code leased} events and the batch's offsets commit together, so a task
+ * is leased by exactly one worker even across rebalances (a stale group generation fails the
+ * commit, and nothing of that batch runs). One transaction per batch, never per task: a transaction
+ * costs milliseconds, one per task would cap a worker at a few hundred tasks per second.
+ */
+public final class QueueRunner implements Runnable {
+
+    private static final Logger log = LoggerFactory.getLogger(QueueRunner.class);
+
+    private final String queue;
+    private final String workerId;
+    private final List<String> topics;
+    private final KafkaConsumer<byte[], byte[]> consumer;
+    private final KafkaProducer<byte[], byte[]> producer;
+    private final EventSerde<ActivityTask> tasks;
+    private final EventSender events;
+    private final DeadLetters deadLetters;
+    private final ActivityRunner runner;
+    private final IntSupplier inFlight;
+    private final int maxConcurrent;
+    private final Clock clock;
+    private final CountDownLatch stopped = new CountDownLatch(1);
+    private volatile boolean running = true;
+
+    public QueueRunner(String queue, String workerId, List<String> topics, Map<String, Object> kafkaConfig, EventSerde<ActivityTask> tasks,
+                       EventSender events, DeadLetters deadLetters, ActivityRunner runner, IntSupplier inFlight, int maxConcurrent,
+                       Clock clock) {
+        this.queue = queue;
+        this.workerId = workerId;
+        this.topics = topics;
+        this.tasks = tasks;
+        this.events = events;
+        this.deadLetters = deadLetters;
+        this.runner = runner;
+        this.inFlight = inFlight;
+        this.maxConcurrent = maxConcurrent;
+        this.clock = clock;
+        Map<String, Object> c = new HashMap<>(kafkaConfig);
+        c.put(ConsumerConfig.GROUP_ID_CONFIG, "baton-worker-" + queue);
+        c.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
+        c.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
+        c.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
+        c.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, maxConcurrent);
+        c.putIfAbsent(ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG, 10);
+        c.putIfAbsent(ConsumerConfig.CLIENT_ID_CONFIG, workerId + "-" + queue);
+        c.keySet().retainAll(ConsumerConfig.configNames());
+        this.consumer = new KafkaConsumer<>(c, new ByteArrayDeserializer(), new ByteArrayDeserializer());
+        Map<String, Object> p = new HashMap<>(kafkaConfig);
+        p.put(ProducerConfig.TRANSACTIONAL_ID_CONFIG, "baton-worker-" + workerId + "-" + queue);
+        p.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
+        p.put(ProducerConfig.ACKS_CONFIG, "all");
+        p.putIfAbsent(ProducerConfig.LINGER_MS_CONFIG, 0);
+        p.putIfAbsent(ProducerConfig.RETRY_BACKOFF_MS_CONFIG, 5);
+        p.keySet().retainAll(ProducerConfig.configNames());
+        this.producer = new KafkaProducer<>(p, new ByteArraySerializer(), new ByteArraySerializer());
+    }
+
+    @Override
+    public void run() {
+        try {
+            producer.initTransactions();
+            consumer.subscribe(topics);
+            while (running) {
+                applyBackpressure();
+                ConsumerRecords<byte[], byte[]> records = consumer.poll(Duration.ofMillis(50));
+                if (!records.isEmpty()) {
+                    for (Execution e : lease(records)) {
+                        runner.submit(e);
+                    }
+                }
+            }
+        } catch (WakeupException e) {
+            if (running) {
+                log.error("worker {} queue {}: woken while running", workerId, queue, e);
+            }
+        } catch (RuntimeException e) {
+            log.error("worker {} queue {}: task loop stopped: {}", workerId, queue, e.toString(), e);
+        } finally {
+            consumer.close(CloseOptions.timeout(Duration.ofSeconds(5)));
+            producer.close(Duration.ofSeconds(5));
+            stopped.countDown();
+        }
+    }
+
+    /** Pauses fetching while the pool is full, instead of blocking poll() (which would cost the group membership). */
+    private void applyBackpressure() {
+        if (inFlight.getAsInt() >= maxConcurrent) {
+            consumer.pause(consumer.assignment());
+        } else if (!consumer.paused().isEmpty()) {
+            consumer.resume(consumer.paused());
+        }
+    }
+
+    private List<Execution> lease(ConsumerRecords<byte[], byte[]> records) {
+        List<Execution> leased = new ArrayList<>();
+        long now = clock.millis();
+        producer.beginTransaction();
+        try {
+            for (ConsumerRecord<byte[], byte[]> r : records) {
+                ActivityTask task;
+                try {
+                    task = tasks.decode(r);
+                } catch (UndecodableRecordException e) {
+                    producer.send(deadLetters.deadLetter(r, e.getMessage()));
+                    continue;
+                }
+                if (task.getDeadlineMillis() != null && now > task.getDeadlineMillis()) {
+                    log.info("worker {}: {} attempt {} missed its schedule-to-start deadline; not starting it", workerId,
+                            task.getSite(), task.getAttempt());
+                    continue;
+                }
+                Execution e = new Execution(task, workerId, now);
+                producer.send(events.leaseRecord(e));
+                leased.add(e);
+            }
+            producer.sendOffsetsToTransaction(nextOffsets(records), consumer.groupMetadata());
+            producer.commitTransaction();
+            return leased;
+        } catch (KafkaException e) {
+            log.warn("worker {} queue {}: lease transaction failed ({}); the batch will be fetched again", workerId, queue, e.toString());
+            abortAndRewind(records);
+            return List.of();
+        }
+    }
+
+    private void abortAndRewind(ConsumerRecords<byte[], byte[]> records) {
+        try {
+            producer.abortTransaction();
+        } catch (KafkaException e) {
+            throw new KafkaException("worker " + workerId + " queue " + queue + ": cannot abort the lease transaction; restart the worker", e);
+        }
+        for (TopicPartition tp : records.partitions()) {
+            consumer.seek(tp, records.records(tp).get(0).offset());
+        }
+    }
+
+    private static Map<TopicPartition, OffsetAndMetadata> nextOffsets(ConsumerRecords<byte[], byte[]> records) {
+        Map<TopicPartition, OffsetAndMetadata> offsets = new HashMap<>();
+        for (TopicPartition tp : records.partitions()) {
+            List<ConsumerRecord<byte[], byte[]>> rs = records.records(tp);
+            offsets.put(tp, new OffsetAndMetadata(rs.get(rs.size() - 1).offset() + 1));
+        }
+        return offsets;
+    }
+
+    /** Stops fetching; returns once the loop has left the group. */
+    public void stop(Duration timeout) {
+        running = false;
+        try {
+            if (!stopped.await(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
+                consumer.wakeup();
+                stopped.await(5, TimeUnit.SECONDS);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}
