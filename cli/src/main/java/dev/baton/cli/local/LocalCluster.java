@@ -1,0 +1,148 @@
+package dev.baton.cli.local;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+import dev.baton.dispatcher.DispatchClient;
+import dev.baton.dispatcher.UnmatchedResultHandler;
+import dev.baton.embedded.EmbeddedKafka;
+import dev.baton.streams.BatonStreamsApp;
+import dev.baton.topics.BatonTopics;
+import dev.baton.topics.TopicCreator;
+import dev.baton.topics.TopicLayout;
+import dev.baton.worker.Worker;
+import dev.baton.worker.WorkerOptions;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import org.apache.kafka.clients.admin.Admin;
+
+/**
+ * All of Baton in one JVM on the embedded broker: topics, the streams app, workers and clients.
+ * Used by {@code baton demo} and by the end-to-end integration tests. Closing it closes everything
+ * it started, in reverse order.
+ */
+public final class LocalCluster implements AutoCloseable {
+
+    private final EmbeddedKafka kafka;
+    private final Path stateDir;
+    private final MeterRegistry meters;
+    private final BatonStreamsApp streamsApp;
+    private final List<AutoCloseable> started = new ArrayList<>();
+
+    private LocalCluster(EmbeddedKafka kafka, int partitions, List<String> queues, Map<String, Object> streamsOverrides,
+                         MeterRegistry meters) {
+        this.kafka = kafka;
+        this.meters = meters;
+        try {
+            this.stateDir = Files.createTempDirectory("baton-state-");
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        try (Admin admin = Admin.create(clientConfig())) {
+            TopicCreator.Report report = new TopicCreator(admin).create(BatonTopics.all(TopicLayout.defaults().withPartitions(partitions), queues));
+            if (!report.ok()) {
+                throw new IllegalStateException("topic layout mismatch: " + report);
+            }
+        }
+        Map<String, Object> streams = new HashMap<>(clientConfig());
+        streams.put("state.dir", stateDir.toString());
+        streams.put("timer.resolution.ms", 100L);
+        streams.putAll(streamsOverrides);
+        this.streamsApp = new BatonStreamsApp(streams, meters).start();
+        awaitRunning();
+    }
+
+    /** Starts a broker and Baton's streams app with these queues declared. */
+    public static LocalCluster start(int partitions, List<String> queues, Map<String, Object> streamsOverrides) {
+        EmbeddedKafka kafka = EmbeddedKafka.builder().build().start();
+        return new LocalCluster(kafka, partitions, queues, streamsOverrides, new SimpleMeterRegistry());
+    }
+
+    public static LocalCluster start(int partitions, List<String> queues) {
+        return start(partitions, queues, Map.of());
+    }
+
+    public Map<String, Object> clientConfig() {
+        return Map.of("bootstrap.servers", kafka.bootstrapServers());
+    }
+
+    public String bootstrapServers() {
+        return kafka.bootstrapServers();
+    }
+
+    public MeterRegistry meters() {
+        return meters;
+    }
+
+    public BatonStreamsApp streamsApp() {
+        return streamsApp;
+    }
+
+    /** Starts a worker from options pre-filled with this cluster's bootstrap servers. */
+    public Worker worker(WorkerOptions.Builder options) {
+        Worker w = Worker.start(options.kafkaConfig(clientConfig()).build());
+        started.add(w::close);
+        return w;
+    }
+
+    public DispatchClient client(String clientId, UnmatchedResultHandler unmatched) {
+        return client(clientId, unmatched, Map.of());
+    }
+
+    public DispatchClient client(String clientId, UnmatchedResultHandler unmatched, Map<String, ?> overrides) {
+        Map<String, Object> config = new HashMap<>(clientConfig());
+        config.put("baton.client.id", clientId);
+        config.putAll(overrides);
+        DispatchClient c = DispatchClient.create(config, unmatched);
+        started.add(c);
+        return c;
+    }
+
+    private void awaitRunning() {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        while (!streamsApp.isRunning()) {
+            if (System.nanoTime() > deadline) {
+                throw new IllegalStateException("streams app not RUNNING within 60 s (state " + streamsApp.state() + ")");
+            }
+            try {
+                Thread.sleep(20); // polling Streams' state; KafkaStreams offers no future for RUNNING
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException("interrupted while starting", e);
+            }
+        }
+    }
+
+    @Override
+    public void close() {
+        for (int i = started.size() - 1; i >= 0; i--) {
+            try {
+                started.get(i).close();
+            } catch (Exception e) {
+                // keep closing the rest
+            }
+        }
+        streamsApp.close();
+        kafka.close();
+        deleteQuietly(stateDir);
+    }
+
+    private static void deleteQuietly(Path dir) {
+        try (var paths = Files.walk(dir)) {
+            paths.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+        } catch (IOException e) {
+            // a temp dir left behind is harmless
+        }
+    }
+
+    /** How long to wait for a whole cluster operation in tests and the demo. */
+    public static final Duration PATIENCE = Duration.ofSeconds(60);
+}
