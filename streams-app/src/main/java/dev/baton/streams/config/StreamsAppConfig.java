@@ -99,8 +99,18 @@ public final class StreamsAppConfig extends AbstractConfig {
         // cut p99 from ~240 ms to under 100 ms on this machine kind (see docs/decisions.md).
         p.putIfAbsent(StreamsConfig.producerPrefix(ProducerConfig.RETRY_BACKOFF_MS_CONFIG), 5);
         p.putIfAbsent(StreamsConfig.producerPrefix(ProducerConfig.LINGER_MS_CONFIG), 1);
+        // With transactions v2 a retried first batch (CONCURRENT_TRANSACTIONS right after a commit)
+        // let pipelined batches arrive first; the broker refused them as out of sequence and the
+        // task was marked corrupted and re-initialized. One request in flight removes the race.
+        p.putIfAbsent(StreamsConfig.producerPrefix(ProducerConfig.MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION), 1);
         p.putIfAbsent(StreamsConfig.consumerPrefix(ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG), 10);
         p.putIfAbsent(StreamsConfig.STATESTORE_CACHE_MAX_BYTES_CONFIG, 0);
+        // The commit check runs once per poll loop; a poll that blocks 100 ms (the default) waiting
+        // for input holds back the commit, and so the visibility, of what was just processed.
+        // Dispatches and worker events are independent streams: never hold a task back waiting to
+        // interleave them by timestamp (the default idles a task whose other input looks empty).
+        p.putIfAbsent(StreamsConfig.MAX_TASK_IDLE_MS_CONFIG, -1L);
+        p.putIfAbsent(StreamsConfig.POLL_MS_CONFIG, getLong(COMMIT_INTERVAL_MS_CONFIG));
         Properties props = new Properties();
         props.putAll(p);
         return props;
