@@ -183,6 +183,14 @@ public final class SiteHarness implements AutoCloseable {
         return history().stream().map(HistoryEvent::getKind).toList();
     }
 
+    /** The site's row in the {@code sites} store, if any. */
+    public java.util.Optional<dev.baton.events.store.SiteState> siteState(SiteKey site) {
+        org.apache.kafka.streams.state.KeyValueStore<org.apache.kafka.common.utils.Bytes, byte[]> store =
+                driver.getKeyValueStore(TopologyNames.SITES_STORE);
+        byte[] bytes = store.get(org.apache.kafka.common.utils.Bytes.wrap(site.toBytes()));
+        return java.util.Optional.ofNullable(bytes).map(b -> serdes.siteState().decode(TopologyNames.SITES_SUBJECT_TOPIC, b));
+    }
+
     public double counter(String name) {
         return meters.find(name).counters().stream().mapToDouble(c -> c.count()).sum();
     }
