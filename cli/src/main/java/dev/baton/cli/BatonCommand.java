@@ -6,7 +6,8 @@ import picocli.CommandLine.Command;
 /** The {@code baton} command: one entry point for the demo and every Baton process. */
 @Command(name = "baton", mixinStandardHelpOptions = true, version = "baton 0.1.0-SNAPSHOT",
         description = "Kafka-native activity dispatch: demo, processes and operator tools.",
-        subcommands = {DemoCommand.class, TopicsCommand.class, CommandLine.HelpCommand.class})
+        subcommands = {DemoCommand.class, StreamsAppCommand.class, WorkerCommand.class, DispatchCommand.class, TopicsCommand.class,
+            CommandLine.HelpCommand.class})
 public final class BatonCommand implements Runnable {
 
     @CommandLine.Spec

@@ -1,114 +1,130 @@
 package dev.baton.cli;
 
 import java.io.PrintStream;
-import java.nio.file.Path;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.TreeMap;
 import java.util.concurrent.Callable;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 
-import dev.baton.embedded.EmbeddedKafka;
+import dev.baton.cli.local.LocalCluster;
+import dev.baton.dispatcher.ActivityRequest;
+import dev.baton.dispatcher.ActivityRequest.RetryOptions;
+import dev.baton.dispatcher.DispatchClient;
+import dev.baton.dispatcher.Outcome;
 import dev.baton.schemas.EventExamples;
 import dev.baton.schemas.EventExamples.Example;
 import dev.baton.schemas.EventSerde;
 import dev.baton.schemas.registry.SchemaRegistry;
-import dev.baton.topics.BatonTopics;
-import dev.baton.topics.TopicCreator;
-import dev.baton.topics.TopicLayout;
+import dev.baton.worker.WorkerOptions;
+import org.HdrHistogram.Histogram;
 import org.apache.avro.specific.SpecificRecord;
-import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.clients.consumer.KafkaConsumer;
-import org.apache.kafka.clients.producer.KafkaProducer;
-import org.apache.kafka.clients.producer.ProducerRecord;
-import org.apache.kafka.clients.producer.RecordMetadata;
-import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.serialization.ByteArrayDeserializer;
-import org.apache.kafka.common.serialization.ByteArraySerializer;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 /**
- * {@code baton demo}: everything on the embedded default. For now it proves the foundation —
- * a real broker in-process, Baton's topics, and one event of each schema round-tripped through the
- * {@code kafka://} registry and the broker. The dispatch workload joins it as the core loop lands.
+ * {@code baton demo}: everything on the embedded default, in one JVM — a real broker, Baton's topics,
+ * the streams app, three workers on two queues and a dispatcher — running a workload in which some
+ * activities fail {@code retryable:} and succeed on retry and some fail {@code terminal:}. Ends with
+ * a summary and exits non-zero if any request did not get exactly one outcome.
  */
 @Command(name = "demo", mixinStandardHelpOptions = true,
-        description = "Start an embedded Kafka broker, create Baton's topics and round-trip every event type.")
+        description = "Run Baton end to end on an embedded Kafka broker and print a summary.")
 public final class DemoCommand implements Callable<Integer> {
 
-    @Option(names = "--data-dir", description = "Keep the broker's data here (default: a temp dir deleted on exit)")
-    Path dataDir;
+    @Option(names = "--activities", defaultValue = "2000", description = "Activities to dispatch (default ${DEFAULT-VALUE})")
+    int activities;
 
-    @Option(names = "--partitions", defaultValue = "12", description = "Partitions per topic (default ${DEFAULT-VALUE})")
+    @Option(names = "--partitions", defaultValue = "6", description = "Partitions per topic (default ${DEFAULT-VALUE})")
     int partitions;
+
+    @Option(names = "--commit-interval-ms", defaultValue = "100",
+            description = "Streams commit interval: lower favours latency at low rates, higher favours throughput (default ${DEFAULT-VALUE})")
+    long commitIntervalMs;
 
     private final PrintStream out = System.out;
 
     @Override
     public Integer call() throws Exception {
         long started = System.nanoTime();
-        EmbeddedKafka.Builder builder = EmbeddedKafka.builder();
-        if (dataDir != null) {
-            builder.dataDir(dataDir);
-        }
-        try (EmbeddedKafka kafka = builder.build().start()) {
-            out.printf("broker    embedded KRaft broker on %s (%d ms)%n", kafka.bootstrapServers(), millisSince(started));
-            Map<String, Object> client = Map.of("bootstrap.servers", kafka.bootstrapServers());
-            try (Admin admin = Admin.create(client)) {
-                TopicCreator.Report report = new TopicCreator(admin).create(
-                        BatonTopics.all(TopicLayout.defaults().withPartitions(partitions), List.of("payments")));
-                out.printf("topics    %s%n", report);
+        out.println("starting an embedded Kafka broker, Baton's topics and the streams app ...");
+        try (LocalCluster cluster = LocalCluster.start(partitions, List.of("payments", "mail"),
+                Map.of("commit.interval.ms", commitIntervalMs))) {
+            out.printf("cluster   broker %s, streams app RUNNING (%d ms)%n", cluster.bootstrapServers(), millisSince(started));
+            int schemaFailures = roundTripEveryEvent(cluster);
+            for (String[] w : new String[][] {{"worker-1", "payments"}, {"worker-2", "payments,mail"}, {"worker-3", "mail"}}) {
+                WorkerOptions.Builder options = WorkerOptions.builder().workerId(w[0]).queues(List.of(w[1].split(","))).maxConcurrent(32);
+                DemoHandlers.all().forEach(options::handler);
+                cluster.worker(options);
             }
-            int failures = roundTripEveryEvent(kafka.bootstrapServers());
-            out.printf("%s    %d event types round-tripped, %d failed, %d ms in all%n", failures == 0 ? "ok  " : "FAIL",
-                    EventExamples.all().size() - failures, failures, millisSince(started));
-            return failures == 0 ? 0 : 1;
+            out.println("workers   worker-1 [payments], worker-2 [payments, mail], worker-3 [mail]");
+            int workloadFailures = runWorkload(cluster);
+            out.printf("%s    %d ms in all%n", schemaFailures + workloadFailures == 0 ? "ok  " : "FAIL", millisSince(started));
+            return schemaFailures + workloadFailures == 0 ? 0 : 1;
         }
     }
 
-    private int roundTripEveryEvent(String bootstrap) {
-        Map<String, Object> client = Map.of("bootstrap.servers", bootstrap);
+    private int runWorkload(LocalCluster cluster) throws Exception {
+        Histogram latencyMicros = new Histogram(3);
+        Map<String, Integer> byKind = new TreeMap<>();
+        List<CompletableFuture<Outcome>> futures = new ArrayList<>();
+        List<String> expected = new ArrayList<>();
+        try (DispatchClient client = cluster.client("demo", o -> byKind.merge("unmatched", 1, Integer::sum))) {
+            long start = System.nanoTime();
+            for (int i = 0; i < activities; i++) {
+                String type = i % 20 == 0 ? "flaky" : i % 50 == 1 ? "terminal" : "echo";
+                String input = "order-" + i;
+                expected.add(type);
+                long sent = System.nanoTime();
+                futures.add(client.dispatch(ActivityRequest.builder().site("demo", "order-" + i, "charge").queue(i % 2 == 0 ? "payments" : "mail")
+                        .activityType(type).input(input.getBytes(StandardCharsets.UTF_8), "text/plain")
+                        .retry(new RetryOptions(Duration.ofMillis(100), 2.0, Duration.ofSeconds(2), 5, List.of())).build())
+                        .whenComplete((o, e) -> latencyMicros.recordValue(Math.max(1, (System.nanoTime() - sent) / 1_000))));
+            }
+            CompletableFuture.allOf(futures.toArray(CompletableFuture[]::new)).get(LocalCluster.PATIENCE.toSeconds() * 5, TimeUnit.SECONDS);
+            double seconds = (System.nanoTime() - start) / 1e9;
+            int violations = 0;
+            for (int i = 0; i < futures.size(); i++) {
+                Outcome o = futures.get(i).get();
+                String kind = o.completed() ? (o.attempt() > 1 ? "completed after retries" : "completed") : o.reasonPrefix();
+                byKind.merge(kind, 1, Integer::sum);
+                boolean ok = switch (expected.get(i)) {
+                    case "flaky" -> o.completed() && o.attempt() == 3;
+                    case "terminal" -> !o.completed() && Objects.equals(o.reasonPrefix(), "terminal:");
+                    default -> o.completed() && o.outputAsString().equals("order-" + i);
+                };
+                violations += ok ? 0 : 1;
+            }
+            out.printf("workload  %d activities in %.1f s (%.0f/s)%n", activities, seconds, activities / seconds);
+            byKind.forEach((k, n) -> out.printf("outcome   %-24s %6d%n", k, n));
+            out.printf("latency   p50 %.1f ms  p99 %.1f ms  p99.9 %.1f ms (dispatch to outcome)%n",
+                    latencyMicros.getValueAtPercentile(50) / 1000.0, latencyMicros.getValueAtPercentile(99) / 1000.0,
+                    latencyMicros.getValueAtPercentile(99.9) / 1000.0);
+            out.printf("check     every request got exactly one outcome of the expected kind: %s%n",
+                    violations == 0 ? "yes" : "NO, " + violations + " did not");
+            return violations;
+        }
+    }
+
+    private int roundTripEveryEvent(LocalCluster cluster) {
         int failures = 0;
-        try (SchemaRegistry registry = SchemaRegistry.forUrl("kafka://" + bootstrap, Map.of());
-             KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(client, new ByteArraySerializer(), new ByteArraySerializer());
-             KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(client, new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
+        try (SchemaRegistry registry = SchemaRegistry.forUrl("kafka://" + cluster.bootstrapServers(), Map.of())) {
             for (Example example : EventExamples.all()) {
-                EventSerde<SpecificRecord> serde = serdeFor(example.event(), registry);
+                @SuppressWarnings("unchecked")
+                EventSerde<SpecificRecord> serde = EventSerde.of((Class<SpecificRecord>) example.event().getClass(), registry);
                 byte[] bytes = serde.encode(example.topic(), example.event());
-                RecordMetadata meta = producer.send(new ProducerRecord<>(example.topic(), 0, "demo".getBytes(), bytes)).get();
-                SpecificRecord back = serde.decode(readAt(consumer, meta));
-                boolean same = Objects.equals(back, example.event());
+                boolean same = Objects.equals(serde.decode(example.topic(), bytes), example.event());
                 failures += same ? 0 : 1;
-                out.printf("event     %-16s -> %-24s schema id %-3d %3d bytes  %s%n", example.event().getSchema().getName(),
-                        example.topic(), java.nio.ByteBuffer.wrap(bytes, 1, 4).getInt(), bytes.length, same ? "round-trip ok" : "MISMATCH");
             }
-        } catch (Exception e) {
-            out.println("FAIL      " + e);
-            return EventExamples.all().size();
         }
+        out.printf("schemas   %d event types registered in _baton_schemas and round-tripped, %d failed%n",
+                EventExamples.all().size() - failures, failures);
         return failures;
-    }
-
-    private static ConsumerRecord<byte[], byte[]> readAt(KafkaConsumer<byte[], byte[]> consumer, RecordMetadata meta) {
-        TopicPartition tp = new TopicPartition(meta.topic(), meta.partition());
-        consumer.assign(List.of(tp));
-        consumer.seek(tp, meta.offset());
-        long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
-        while (System.nanoTime() < deadline) {
-            for (ConsumerRecord<byte[], byte[]> r : consumer.poll(Duration.ofMillis(100))) {
-                if (r.offset() == meta.offset()) {
-                    return r;
-                }
-            }
-        }
-        throw new IllegalStateException("record at " + tp + "@" + meta.offset() + " not read back within 30 s");
-    }
-
-    @SuppressWarnings("unchecked")
-    private static EventSerde<SpecificRecord> serdeFor(SpecificRecord event, SchemaRegistry registry) {
-        return EventSerde.of((Class<SpecificRecord>) event.getClass(), registry);
     }
 
     private static long millisSince(long nanos) {

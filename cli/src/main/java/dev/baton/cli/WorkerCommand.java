@@ -1,0 +1,73 @@
+package dev.baton.cli;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+
+import dev.baton.worker.ActivityHandler;
+import dev.baton.worker.Worker;
+import dev.baton.worker.WorkerOptions;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+
+/** {@code baton worker}: serves queues until SIGTERM, then drains (finish within the drain timeout, park the rest). */
+@Command(name = "worker", mixinStandardHelpOptions = true, description = "Run a Baton worker; SIGTERM drains it.")
+public final class WorkerCommand implements Callable<Integer> {
+
+    @Mixin
+    ProcessOptions process;
+
+    @Option(names = "--queue", required = true, description = "Queue to serve (repeatable)")
+    List<String> queues;
+
+    @Option(names = "--handler", description = "activityType=fully.qualified.HandlerClass (repeatable; the class needs a no-arg constructor)")
+    Map<String, String> handlers = Map.of();
+
+    @Option(names = "--demo-handlers", description = "Serve the demo handlers: echo, flaky, terminal, long")
+    boolean demoHandlers;
+
+    @Option(names = "--worker-id", description = "Stable worker id (default: random)")
+    String workerId;
+
+    @Option(names = "--max-concurrent", defaultValue = "16", description = "Activities running at once (default ${DEFAULT-VALUE})")
+    int maxConcurrent;
+
+    @Option(names = "--node-label", description = "Node label for pinned tasks (repeatable)")
+    List<String> labels = List.of();
+
+    @Option(names = "--drain-timeout-ms", defaultValue = "30000", description = "Drain timeout on SIGTERM (default ${DEFAULT-VALUE})")
+    long drainTimeoutMs;
+
+    @Override
+    public Integer call() throws Exception {
+        WorkerOptions.Builder options = WorkerOptions.builder().kafkaConfig(process.client.clientConfig()).queues(queues)
+                .maxConcurrent(maxConcurrent).nodeLabels(labels.toArray(String[]::new)).drainTimeout(Duration.ofMillis(drainTimeoutMs));
+        Object registryUrl = process.client.clientConfig().get("schema.registry.url");
+        if (registryUrl != null) {
+            options.schemaRegistryUrl(registryUrl.toString());
+        }
+        if (workerId != null) {
+            options.workerId(workerId);
+        }
+        if (demoHandlers) {
+            DemoHandlers.all().forEach(options::handler);
+        }
+        for (Map.Entry<String, String> h : handlers.entrySet()) {
+            options.handler(h.getKey(), (ActivityHandler) Class.forName(h.getValue()).getDeclaredConstructor().newInstance());
+        }
+        CountDownLatch stopped = new CountDownLatch(1);
+        try (MetricsEndpoint metrics = new MetricsEndpoint(process.metricsPort)) {
+            Worker worker = Worker.start(options.build());
+            Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+                worker.close();
+                stopped.countDown();
+            }, "baton-worker-drain"));
+            System.out.println("worker " + worker.workerId() + " serving " + queues);
+            stopped.await();
+        }
+        return 0;
+    }
+}
