@@ -1,17 +1,15 @@
 package dev.baton.streams;
 
 import java.time.Duration;
-import java.util.List;
 import java.util.Map;
 
-import dev.baton.events.RetryPolicy;
 import dev.baton.schemas.registry.SchemaRegistry;
 import dev.baton.streams.config.StreamsAppConfig;
 import dev.baton.streams.processor.AdminQueueDirectory;
 import dev.baton.streams.processor.Serdes;
 import dev.baton.streams.processor.SiteMetrics;
 import dev.baton.streams.processor.SiteProcessorSupplier;
-import dev.baton.streams.processor.WorkerCensus;
+import dev.baton.streams.processor.QueueService;
 import dev.baton.streams.topology.BatonTopology;
 import io.micrometer.core.instrument.MeterRegistry;
 import org.apache.kafka.clients.admin.Admin;
@@ -35,19 +33,18 @@ public final class BatonStreamsApp implements AutoCloseable {
     private final SchemaRegistry registry;
     private final AdminQueueDirectory queues;
     private final KafkaStreams streams;
+    private final QueueService queueService;
 
     public BatonStreamsApp(Map<String, ?> configs, MeterRegistry meters) {
-        this(configs, meters, WorkerCensus.NONE);
-    }
-
-    public BatonStreamsApp(Map<String, ?> configs, MeterRegistry meters, WorkerCensus census) {
         this.config = new StreamsAppConfig(configs);
         this.registry = SchemaRegistry.forUrl(config.schemaRegistryUrl(), config.clientConfig());
         this.queues = new AdminQueueDirectory(Admin.create(config.clientConfig()), config.queueRefreshMs());
-        SiteProcessorSupplier supplier = new SiteProcessorSupplier(new SiteProcessorSupplier.Settings(Serdes.of(registry),
-                new SiteMetrics(meters), queues, census, defaultRetryPolicy(), config.heartbeatWindowMs(), config.dedupeWindowMs(),
+        Serdes serdes = Serdes.of(registry);
+        this.queueService = new QueueService(meters);
+        SiteProcessorSupplier supplier = new SiteProcessorSupplier(new SiteProcessorSupplier.Settings(serdes,
+                new SiteMetrics(meters), queues, queueService, config.workerStaleMs(), config.defaultRetryPolicy(), config.heartbeatWindowMs(), config.dedupeWindowMs(),
                 config.timerResolutionMs(), config.maxPayloadBytes(), config.transportLossBudget()));
-        Topology topology = BatonTopology.build(supplier);
+        Topology topology = BatonTopology.build(supplier, serdes.workerStatus());
         this.streams = new KafkaStreams(topology, config.streamsProperties());
         streams.setUncaughtExceptionHandler(e -> {
             log.error("stream thread failed; replacing it (its tasks resume from the last commit)", e);
@@ -55,9 +52,9 @@ public final class BatonStreamsApp implements AutoCloseable {
         });
     }
 
-    /** Default retry policy: 3 attempts, 1 s doubling to at most 60 s. */
-    static RetryPolicy defaultRetryPolicy() {
-        return new RetryPolicy(1_000L, 2.0, 60_000L, 3, List.of());
+    /** Queues this instance has seen without a live worker. */
+    public java.util.Set<String> unservedQueues() {
+        return queueService.unservedQueues();
     }
 
     public BatonStreamsApp start() {

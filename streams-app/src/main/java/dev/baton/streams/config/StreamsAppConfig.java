@@ -53,6 +53,15 @@ public final class StreamsAppConfig extends AbstractConfig {
     private static final String TRANSPORT_LOSS_BUDGET_DOC = "Re-deliveries of one attempt after transport losses before it fails transport-exhausted:. "
             + "With the heartbeat window W, a site whose workers keep dying fails after about (budget + 1) x W.";
 
+    public static final String WORKER_STALE_MS_CONFIG = "worker.stale.ms";
+    private static final String WORKER_STALE_MS_DOC = "A worker whose registration is older than this no longer counts in the census (workers refresh every 5 s by default).";
+
+    public static final String RETRY_INITIAL_INTERVAL_MS_CONFIG = "retry.initial.interval.ms";
+    public static final String RETRY_BACKOFF_COEFFICIENT_CONFIG = "retry.backoff.coefficient";
+    public static final String RETRY_MAX_INTERVAL_MS_CONFIG = "retry.max.interval.ms";
+    public static final String RETRY_MAX_ATTEMPTS_CONFIG = "retry.max.attempts";
+    public static final String RETRY_NON_RETRYABLE_PREFIXES_CONFIG = "retry.non.retryable.prefixes";
+
     public static final String QUEUE_REFRESH_MS_CONFIG = "queue.refresh.ms";
     private static final String QUEUE_REFRESH_MS_DOC = "How often the list of declared queues (task topics) is refreshed.";
 
@@ -74,6 +83,17 @@ public final class StreamsAppConfig extends AbstractConfig {
             .define(MAX_PAYLOAD_BYTES_CONFIG, Type.INT, 1_048_576, Range.atLeast(0), Importance.MEDIUM, MAX_PAYLOAD_BYTES_DOC)
             .define(HEARTBEAT_WINDOW_MS_CONFIG, Type.LONG, 30_000L, Range.atLeast(10), Importance.MEDIUM, HEARTBEAT_WINDOW_MS_DOC)
             .define(TRANSPORT_LOSS_BUDGET_CONFIG, Type.INT, 3, Range.atLeast(0), Importance.MEDIUM, TRANSPORT_LOSS_BUDGET_DOC)
+            .define(WORKER_STALE_MS_CONFIG, Type.LONG, 15_000L, Range.atLeast(1), Importance.LOW, WORKER_STALE_MS_DOC)
+            .define(RETRY_INITIAL_INTERVAL_MS_CONFIG, Type.LONG, 1_000L, Range.atLeast(1), Importance.MEDIUM,
+                    "Default retry policy: backoff before the second attempt (activities may set their own policy).")
+            .define(RETRY_BACKOFF_COEFFICIENT_CONFIG, Type.DOUBLE, 2.0, Range.atLeast(1.0), Importance.MEDIUM,
+                    "Default retry policy: each backoff is the previous one times this.")
+            .define(RETRY_MAX_INTERVAL_MS_CONFIG, Type.LONG, 60_000L, Range.atLeast(1), Importance.MEDIUM,
+                    "Default retry policy: longest backoff.")
+            .define(RETRY_MAX_ATTEMPTS_CONFIG, Type.INT, 3, Range.atLeast(0), Importance.MEDIUM,
+                    "Default retry policy: attempts in all, the first included (0 = unlimited). Worker loss and parks never count.")
+            .define(RETRY_NON_RETRYABLE_PREFIXES_CONFIG, Type.LIST, "", Importance.LOW,
+                    "Default retry policy: failure reasons (after 'retryable: ') starting with any of these are not retried.")
             .define(QUEUE_REFRESH_MS_CONFIG, Type.LONG, 5_000L, Range.atLeast(100), Importance.LOW, QUEUE_REFRESH_MS_DOC)
             .define(ROCKSDB_BLOCK_CACHE_BYTES_CONFIG, Type.LONG, 64L * 1024 * 1024, Range.atLeast(1024 * 1024), Importance.LOW, ROCKSDB_BLOCK_CACHE_BYTES_DOC)
             .define(ROCKSDB_WRITE_BUFFER_BYTES_CONFIG, Type.LONG, 32L * 1024 * 1024, Range.atLeast(1024 * 1024), Importance.LOW, ROCKSDB_WRITE_BUFFER_BYTES_DOC);
@@ -134,6 +154,16 @@ public final class StreamsAppConfig extends AbstractConfig {
 
     public int transportLossBudget() {
         return getInt(TRANSPORT_LOSS_BUDGET_CONFIG);
+    }
+
+    public long workerStaleMs() {
+        return getLong(WORKER_STALE_MS_CONFIG);
+    }
+
+    /** The retry policy of activities that set none. */
+    public dev.baton.events.RetryPolicy defaultRetryPolicy() {
+        return new dev.baton.events.RetryPolicy(getLong(RETRY_INITIAL_INTERVAL_MS_CONFIG), getDouble(RETRY_BACKOFF_COEFFICIENT_CONFIG),
+                getLong(RETRY_MAX_INTERVAL_MS_CONFIG), getInt(RETRY_MAX_ATTEMPTS_CONFIG), getList(RETRY_NON_RETRYABLE_PREFIXES_CONFIG));
     }
 
     public long queueRefreshMs() {

@@ -22,13 +22,14 @@ public record Serdes(
         EventSerde<HistoryEvent> history,
         EventSerde<DeadLetter> deadLetter,
         EventSerde<SiteState> siteState,
-        EventSerde<Fence> fence) {
+        EventSerde<Fence> fence,
+        EventSerde<dev.baton.events.WorkerStatus> workerStatus) {
 
     public static Serdes of(SchemaRegistry registry) {
         return new Serdes(EventSerde.of(DispatchCommand.class, registry), EventSerde.of(WorkerEvent.class, registry),
                 EventSerde.of(ActivityTask.class, registry), EventSerde.of(WorkerControl.class, registry),
                 EventSerde.of(Outcome.class, registry), EventSerde.of(HistoryEvent.class, registry),
                 EventSerde.of(DeadLetter.class, registry), EventSerde.of(SiteState.class, registry),
-                EventSerde.of(Fence.class, registry));
+                EventSerde.of(Fence.class, registry), EventSerde.of(dev.baton.events.WorkerStatus.class, registry));
     }
 }

@@ -43,10 +43,15 @@ final class SiteLifecycle {
     private final long defaultHeartbeatWindowMs;
     private final long dedupeWindowMs;
     private final RetryPolicies retries;
+    private final WorkerCensus census;
+    private final QueueService queueService;
 
     SiteLifecycle(SiteStore sites, FenceStore fences, DeadlineIndex deadlines, Emitter emit, SiteMetrics metrics,
-                  long defaultHeartbeatWindowMs, long dedupeWindowMs, RetryPolicies retries) {
+                  long defaultHeartbeatWindowMs, long dedupeWindowMs, RetryPolicies retries, WorkerCensus census,
+                  QueueService queueService) {
         this.retries = retries;
+        this.census = census;
+        this.queueService = queueService;
         this.sites = sites;
         this.fences = fences;
         this.deadlines = deadlines;
@@ -84,7 +89,6 @@ final class SiteLifecycle {
     void redeliver(SiteKey site, SiteState state, HistoryKind why, String reason) {
         stopHolder(site, state, reason);
         state.setGeneration(state.getGeneration() + 1);
-        state.setState(SiteStatus.PENDING);
         state.setWorkerId(null);
         disarm(site, state, DeadlineKind.HEARTBEAT);
         disarm(site, state, DeadlineKind.START_TO_CLOSE);
@@ -228,6 +232,8 @@ final class SiteLifecycle {
     }
 
     private void publishGeneration(SiteKey site, SiteState state) {
+        boolean served = queueService.observe(state.getQueue(), census.liveWorkers(state.getQueue()));
+        state.setState(served ? SiteStatus.PENDING : SiteStatus.UNSERVED);
         CompletionToken token = fences.issue(site, state.getAttempt(), state.getGeneration());
         Timeouts t = state.getTimeouts();
         Long scheduleToStart = state.getDeadlines().get(DeadlineKind.SCHEDULE_TO_START.name());

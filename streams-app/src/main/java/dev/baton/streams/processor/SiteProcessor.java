@@ -62,12 +62,14 @@ public final class SiteProcessor implements Processor<byte[], byte[], byte[], by
         FenceStore fences = new FenceStore(fencesStore, serdes.fence());
         deadlines = new DeadlineIndex(context.getStateStore(TopologyNames.DEADLINES_STORE));
         emit = new Emitter(context, serdes, new DeadLetters(serdes.deadLetter(), "streams-app " + context.taskId(), Clock.systemUTC()));
+        WorkerCensus census = new StoreWorkerCensus(context.getStateStore(TopologyNames.WORKERS_STORE), serdes.workerStatus(),
+                context::currentSystemTimeMs, settings.workerStaleMs());
         SiteLifecycle lifecycle = new SiteLifecycle(sites, fences, deadlines, emit, settings.metrics(), settings.heartbeatWindowMs(),
-                settings.dedupeWindowMs(), new RetryPolicies(settings.defaultRetryPolicy()));
+                settings.dedupeWindowMs(), new RetryPolicies(settings.defaultRetryPolicy()), census, settings.queueService());
         validator = new InputValidator(settings.maxPayloadBytes());
         dispatchRules = new DispatchRules(sites, lifecycle, emit, settings.queues());
         workerEventRules = new WorkerEventRules(sites, fences, lifecycle, emit, settings.metrics());
-        deadlineRules = new DeadlineRules(sites, fences, deadlines, lifecycle, settings.metrics(), settings.census(),
+        deadlineRules = new DeadlineRules(sites, fences, deadlines, lifecycle, settings.metrics(), census,
                 settings.transportLossBudget());
         context.schedule(Duration.ofMillis(settings.timerResolutionMs()), PunctuationType.WALL_CLOCK_TIME, this::punctuate);
     }

@@ -17,8 +17,8 @@ import org.apache.kafka.streams.state.Stores;
 public final class SiteProcessorSupplier implements ProcessorSupplier<byte[], byte[], byte[], byte[]> {
 
     /** Everything a processor needs besides its context. */
-    public record Settings(Serdes serdes, SiteMetrics metrics, QueueDirectory queues, WorkerCensus census,
-                           RetryPolicy defaultRetryPolicy, long heartbeatWindowMs, long dedupeWindowMs, long timerResolutionMs,
+    public record Settings(Serdes serdes, SiteMetrics metrics, QueueDirectory queues, QueueService queueService,
+                           long workerStaleMs, RetryPolicy defaultRetryPolicy, long heartbeatWindowMs, long dedupeWindowMs, long timerResolutionMs,
                            int maxPayloadBytes, int transportLossBudget) {
     }
 

@@ -2,7 +2,13 @@ package dev.baton.streams.topology;
 
 import java.nio.charset.StandardCharsets;
 
+import dev.baton.events.WorkerStatus;
+import dev.baton.schemas.EventSerde;
 import dev.baton.streams.processor.SiteProcessorSupplier;
+import dev.baton.streams.processor.WorkerCensusProcessor;
+import org.apache.kafka.common.serialization.Serdes.ByteArraySerde;
+import org.apache.kafka.common.serialization.Serdes.BytesSerde;
+import org.apache.kafka.streams.state.Stores;
 import dev.baton.topics.BatonTopics;
 import org.apache.kafka.common.header.Header;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
@@ -27,10 +33,15 @@ public final class BatonTopology {
     private BatonTopology() {
     }
 
-    public static Topology build(SiteProcessorSupplier supplier) {
+    public static Topology build(SiteProcessorSupplier supplier, EventSerde<WorkerStatus> workerStatus) {
         ByteArrayDeserializer in = new ByteArrayDeserializer();
         ByteArraySerializer out = new ByteArraySerializer();
         Topology topology = new Topology();
+        // The census is global: every instance needs every worker to answer "is queue Q served?".
+        topology.addGlobalStore(Stores.keyValueStoreBuilder(Stores.inMemoryKeyValueStore(TopologyNames.WORKERS_STORE),
+                        new BytesSerde(), new ByteArraySerde()).withLoggingDisabled(),
+                TopologyNames.WORKERS_SOURCE, in, in, BatonTopics.WORKERS, TopologyNames.WORKERS_PROCESSOR,
+                () -> new WorkerCensusProcessor(workerStatus));
         topology.addSource(TopologyNames.DISPATCH_SOURCE, in, in, BatonTopics.DISPATCH);
         topology.addSource(TopologyNames.WORKER_EVENTS_SOURCE, in, in, BatonTopics.WORKER_EVENTS);
         topology.addProcessor(TopologyNames.SITE_PROCESSOR, supplier, TopologyNames.DISPATCH_SOURCE, TopologyNames.WORKER_EVENTS_SOURCE);

@@ -18,6 +18,10 @@ public final class TopologyNames {
     public static final String SITES_STORE = "sites";
     public static final String FENCES_STORE = "fences";
     public static final String DEADLINES_STORE = "deadlines";
+    /** Global store of {@code baton.workers}: the worker census. */
+    public static final String WORKERS_STORE = "workers";
+    public static final String WORKERS_SOURCE = "workers-source";
+    public static final String WORKERS_PROCESSOR = "workers-census";
 
     /** Header naming the task topic a task record goes to (the sink's dynamic topic choice). */
     public static final String TASK_TOPIC_HEADER = "baton.task-topic";

@@ -30,7 +30,7 @@ import dev.baton.streams.processor.QueueDirectory;
 import dev.baton.streams.processor.Serdes;
 import dev.baton.streams.processor.SiteMetrics;
 import dev.baton.streams.processor.SiteProcessorSupplier;
-import dev.baton.streams.processor.WorkerCensus;
+import dev.baton.streams.processor.QueueService;
 import dev.baton.topics.BatonTopics;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
@@ -57,17 +57,20 @@ public final class SiteHarness implements AutoCloseable {
     private final TestOutputTopic<byte[], byte[]> history;
     private final TestOutputTopic<byte[], byte[]> control;
     private final TestOutputTopic<byte[], byte[]> dlq;
+    private final TestInputTopic<byte[], byte[]> workers;
+    private long wallClock = START_MILLIS;
+    public static final long START_MILLIS = 1_000_000L;
     public final List<HistoryEvent> historySeen = new ArrayList<>();
 
     public SiteHarness() {
-        this(WorkerCensus.NONE, 3);
+        this(3);
     }
 
-    public SiteHarness(WorkerCensus census, int transportLossBudget) {
+    public SiteHarness(int transportLossBudget) {
         SchemaRegistry registry = SchemaRegistry.forUrl("mem://" + UUID.randomUUID(), Map.of());
         serdes = Serdes.of(registry);
         SiteProcessorSupplier supplier = new SiteProcessorSupplier(new SiteProcessorSupplier.Settings(serdes, new SiteMetrics(meters),
-                QueueDirectory.of(Set.of(QUEUE, "mail")), census, new RetryPolicy(1_000L, 2.0, 10_000L, 3, List.of()),
+                QueueDirectory.of(Set.of(QUEUE, "mail")), new QueueService(meters), 15_000L, new RetryPolicy(1_000L, 2.0, 10_000L, 3, List.of()),
                 30_000L, 60_000L, 100L, 1024, transportLossBudget));
         Properties props = new Properties();
         props.put(StreamsConfig.APPLICATION_ID_CONFIG, "baton-test");
@@ -78,7 +81,7 @@ public final class SiteHarness implements AutoCloseable {
         } catch (java.io.IOException e) {
             throw new java.io.UncheckedIOException(e);
         }
-        driver = new TopologyTestDriver(BatonTopology.build(supplier), props, java.time.Instant.ofEpochMilli(1_000_000));
+        driver = new TopologyTestDriver(BatonTopology.build(supplier, serdes.workerStatus()), props, java.time.Instant.ofEpochMilli(START_MILLIS));
         ByteArraySerializer ser = new ByteArraySerializer();
         ByteArrayDeserializer de = new ByteArrayDeserializer();
         dispatch = driver.createInputTopic(BatonTopics.DISPATCH, ser, ser);
@@ -88,6 +91,20 @@ public final class SiteHarness implements AutoCloseable {
         history = driver.createOutputTopic(BatonTopics.HISTORY, de, de);
         control = driver.createOutputTopic(BatonTopics.WORKER_CONTROL, de, de);
         dlq = driver.createOutputTopic(BatonTopics.DLQ, de, de);
+        workers = driver.createInputTopic(BatonTopics.WORKERS, ser, ser);
+    }
+
+    /** Registers (or refreshes) a worker in the census, as a worker process would. */
+    public void registerWorker(String workerId, boolean draining, String... queues) {
+        dev.baton.events.WorkerStatus status = dev.baton.events.WorkerStatus.newBuilder().setWorkerId(workerId)
+                .setQueues(List.of(queues)).setCapacity(4).setInFlight(0).setDraining(draining)
+                .setStartedAtMillis(wallClock).setLastSeenMillis(wallClock).build();
+        workers.pipeInput(workerId.getBytes(StandardCharsets.UTF_8), serdes.workerStatus().encode(BatonTopics.WORKERS, status));
+    }
+
+    /** A worker's clean-exit tombstone. */
+    public void withdrawWorker(String workerId) {
+        workers.pipeInput(workerId.getBytes(StandardCharsets.UTF_8), (byte[]) null);
     }
 
     public static SiteKey site(String activityId) {
@@ -150,7 +167,12 @@ public final class SiteHarness implements AutoCloseable {
     }
 
     public void advance(Duration d) {
+        wallClock += d.toMillis();
         driver.advanceWallClockTime(d);
+    }
+
+    public long wallClock() {
+        return wallClock;
     }
 
     public List<ActivityTask> tasks() {

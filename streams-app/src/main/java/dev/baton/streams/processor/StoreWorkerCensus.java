@@ -1,0 +1,52 @@
+package dev.baton.streams.processor;
+
+import java.util.function.LongSupplier;
+
+import dev.baton.events.WorkerStatus;
+import dev.baton.schemas.EventSerde;
+import dev.baton.schemas.UndecodableRecordException;
+import dev.baton.topics.BatonTopics;
+import org.apache.kafka.common.utils.Bytes;
+import org.apache.kafka.streams.KeyValue;
+import org.apache.kafka.streams.state.KeyValueIterator;
+import org.apache.kafka.streams.state.ReadOnlyKeyValueStore;
+
+/**
+ * The census from the global {@code workers} store (every instance holds all of {@code baton.workers}).
+ * A worker counts as live for a queue when it serves the queue, is not draining, and refreshed its
+ * registration within {@code staleAfterMs}; a clean exit tombstones it at once.
+ */
+final class StoreWorkerCensus implements WorkerCensus {
+
+    private final ReadOnlyKeyValueStore<Bytes, byte[]> workers;
+    private final EventSerde<WorkerStatus> serde;
+    private final LongSupplier now;
+    private final long staleAfterMs;
+
+    StoreWorkerCensus(ReadOnlyKeyValueStore<Bytes, byte[]> workers, EventSerde<WorkerStatus> serde, LongSupplier now, long staleAfterMs) {
+        this.workers = workers;
+        this.serde = serde;
+        this.now = now;
+        this.staleAfterMs = staleAfterMs;
+    }
+
+    @Override
+    public int liveWorkers(String queue) {
+        long horizon = now.getAsLong() - staleAfterMs;
+        int live = 0;
+        try (KeyValueIterator<Bytes, byte[]> it = workers.all()) {
+            while (it.hasNext()) {
+                KeyValue<Bytes, byte[]> entry = it.next();
+                try {
+                    WorkerStatus s = serde.decode(BatonTopics.WORKERS, entry.value);
+                    if (s != null && !s.getDraining() && s.getLastSeenMillis() >= horizon && s.getQueues().contains(queue)) {
+                        live++;
+                    }
+                } catch (UndecodableRecordException e) {
+                    // a corrupt registration is nobody; the census processor already refused to store new ones
+                }
+            }
+        }
+        return live;
+    }
+}
