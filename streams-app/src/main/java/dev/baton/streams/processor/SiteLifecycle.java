@@ -99,6 +99,11 @@ final class SiteLifecycle {
     /** Publishes the outcome to the caller, stores it for the dedupe window and retires the fence. */
     void resolve(SiteKey site, SiteState state, OutcomeStatus status, Payload output, String reason, String resolvingToken,
                  HistoryKind kind) {
+        resolve(site, state, status, output, reason, resolvingToken, kind, state.getGeneration());
+    }
+
+    void resolve(SiteKey site, SiteState state, OutcomeStatus status, Payload output, String reason, String resolvingToken,
+                 HistoryKind kind, int reportedGeneration) {
         long now = emit.now();
         fences.revoke(site);
         disarmAll(site, state);
@@ -115,7 +120,7 @@ final class SiteLifecycle {
             emit.outcome(w.getReplyKey(), outcome(site, state, w.getRequestId(), w.getReplyKey(), worker));
         }
         state.setWaiters(new ArrayList<>());
-        HistoryEvent.Builder h = history(site, state, kind, reason).setOutput(output).setWorkerId(worker);
+        HistoryEvent.Builder h = history(site, state, kind, reason).setOutput(output).setWorkerId(worker).setGeneration(reportedGeneration);
         emit.history(site, h.build());
         metrics.resolved(status, reason);
     }
@@ -125,9 +130,13 @@ final class SiteLifecycle {
      * is not woken), otherwise resolved with the failure.
      */
     void fail(SiteKey site, SiteState state, String reason, String failingToken, HistoryKind kind) {
+        fail(site, state, reason, failingToken, kind, state.getGeneration());
+    }
+
+    void fail(SiteKey site, SiteState state, String reason, String failingToken, HistoryKind kind, int reportedGeneration) {
         OptionalLong backoff = retries.backoffAfter(state.getRetryPolicy(), state.getAttempt(), reason);
         if (backoff.isEmpty()) {
-            resolve(site, state, OutcomeStatus.FAILED, null, reason, failingToken, kind);
+            resolve(site, state, OutcomeStatus.FAILED, null, reason, failingToken, kind, reportedGeneration);
             return;
         }
         String worker = state.getWorkerId();
@@ -139,7 +148,7 @@ final class SiteLifecycle {
         state.setWorkerId(null);
         arm(site, state, DeadlineKind.RETRY, emit.now() + backoff.getAsLong());
         sites.put(site, state);
-        emit.history(site, history(site, state, kind, reason).setWorkerId(worker).build());
+        emit.history(site, history(site, state, kind, reason).setWorkerId(worker).setGeneration(reportedGeneration).build());
         emit.history(site, history(site, state, HistoryKind.RETRY_SCHEDULED,
                 "attempt " + (state.getAttempt() + 1) + " in " + backoff.getAsLong() + " ms").build());
     }

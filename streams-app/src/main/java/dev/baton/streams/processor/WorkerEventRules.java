@@ -56,10 +56,12 @@ final class WorkerEventRules {
         switch (event.getKind()) {
             case LEASED -> leased(site, state, event);
             case HEARTBEAT -> heartbeat(site, state, event);
+            // History records the generation the worker reported, so an audit of the log alone can
+            // show that every accepted completion belonged to the generation that was current.
             case COMPLETED -> lifecycle.resolve(site, withWorker(state, event), OutcomeStatus.COMPLETED, event.getOutput(), null,
-                    event.getToken(), HistoryKind.COMPLETED);
+                    event.getToken(), HistoryKind.COMPLETED, event.getGeneration());
             case FAILED -> lifecycle.fail(site, withWorker(state, event), Reasons.normalize(event.getReason()), event.getToken(),
-                    HistoryKind.FAILED);
+                    HistoryKind.FAILED, event.getGeneration());
             case PARKED -> {
                 metrics.parked();
                 lifecycle.redeliver(site, withWorker(state, event), HistoryKind.PARKED, "parked by worker " + event.getWorkerId());

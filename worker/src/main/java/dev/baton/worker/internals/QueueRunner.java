@@ -77,6 +77,10 @@ public final class QueueRunner implements Runnable {
         c.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, maxConcurrent);
         c.putIfAbsent(ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG, 10);
         c.putIfAbsent(ConsumerConfig.CLIENT_ID_CONFIG, workerId + "-" + queue);
+        // A crashed worker's partitions move after the session timeout; the 45 s default would leave
+        // re-delivered tasks of those partitions waiting that long.
+        c.putIfAbsent(ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG, 10_000);
+        c.putIfAbsent(ConsumerConfig.HEARTBEAT_INTERVAL_MS_CONFIG, 2_000);
         c.keySet().retainAll(ConsumerConfig.configNames());
         this.consumer = new KafkaConsumer<>(c, new ByteArrayDeserializer(), new ByteArrayDeserializer());
         Map<String, Object> p = new HashMap<>(kafkaConfig);

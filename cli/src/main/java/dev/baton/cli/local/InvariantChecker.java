@@ -1,0 +1,149 @@
+package dev.baton.cli.local;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.stream.Collectors;
+
+import dev.baton.events.HistoryEvent;
+import dev.baton.events.HistoryKind;
+import dev.baton.events.Outcome;
+import dev.baton.schemas.EventSerde;
+import dev.baton.schemas.SiteKey;
+import dev.baton.schemas.registry.SchemaRegistry;
+import dev.baton.topics.BatonTopics;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+
+/**
+ * Audits a cluster from its logs alone: {@code baton.history} and {@code baton.results}.
+ *
+ * <ul>
+ *   <li>every request that history shows (dispatched, duplicate, refused) got exactly one outcome,
+ *       and no outcome answers a request history never saw;</li>
+ *   <li>every accepted completion or failure reported the generation that was current for its site
+ *       at that point of history (no revoked token was accepted);</li>
+ *   <li>no park was recorded as a failure, and no outcome was caused by a park.</li>
+ * </ul>
+ * Reused by the demo, the failure integration tests and the soak.
+ */
+public final class InvariantChecker {
+
+    /** What the audit found; {@link #ok()} when {@code violations} is empty. */
+    public record Report(int requests, int outcomes, int historyEvents, Map<HistoryKind, Long> byKind, List<String> violations) {
+        public boolean ok() {
+            return violations.isEmpty();
+        }
+
+        @Override
+        public String toString() {
+            return requests + " requests, " + outcomes + " outcomes, " + historyEvents + " history events; "
+                    + (ok() ? "all invariants hold" : violations.size() + " violations: " + violations.stream().limit(10).toList());
+        }
+    }
+
+    private static final Set<HistoryKind> REQUEST_KINDS = Set.of(HistoryKind.DISPATCHED, HistoryKind.DUPLICATE_IGNORED,
+            HistoryKind.OUTCOME_REPUBLISHED, HistoryKind.SITE_COLLISION, HistoryKind.ATTEMPT_REFUSED, HistoryKind.UNAVAILABLE);
+
+    private InvariantChecker() {
+    }
+
+    public static Report check(String bootstrapServers) {
+        try (SchemaRegistry registry = SchemaRegistry.forUrl("kafka://" + bootstrapServers, Map.of())) {
+            EventSerde<HistoryEvent> historySerde = EventSerde.of(HistoryEvent.class, registry);
+            EventSerde<Outcome> outcomeSerde = EventSerde.of(Outcome.class, registry);
+            List<HistoryEvent> history = readAll(bootstrapServers, BatonTopics.HISTORY).stream().map(historySerde::decode).toList();
+            List<Outcome> outcomes = readAll(bootstrapServers, BatonTopics.RESULTS).stream().map(outcomeSerde::decode).toList();
+            return check(history, outcomes);
+        }
+    }
+
+    public static Report check(List<HistoryEvent> history, List<Outcome> outcomes) {
+        List<String> violations = new ArrayList<>();
+        Set<String> requests = new HashSet<>();
+        for (HistoryEvent e : history) {
+            if (REQUEST_KINDS.contains(e.getKind()) && e.getRequestId() != null) {
+                requests.add(e.getRequestId());
+            }
+        }
+        Map<String, Long> answers = outcomes.stream().filter(o -> !o.getUnmatched())
+                .collect(Collectors.groupingBy(Outcome::getRequestId, Collectors.counting()));
+        for (String r : requests) {
+            long n = answers.getOrDefault(r, 0L);
+            if (n != 1) {
+                violations.add("request " + r + " got " + n + " outcomes, expected exactly 1");
+            }
+        }
+        answers.keySet().stream().filter(r -> !requests.contains(r)).forEach(r -> violations.add("outcome for request " + r + " that history never saw"));
+        checkGenerations(history, violations);
+        checkParks(history, outcomes, violations);
+        Map<HistoryKind, Long> byKind = history.stream().collect(Collectors.groupingBy(HistoryEvent::getKind, Collectors.counting()));
+        return new Report(requests.size(), outcomes.size(), history.size(), byKind, violations);
+    }
+
+    /** Folds each site's generations in log order; an accepted report must name the current one. */
+    private static void checkGenerations(List<HistoryEvent> history, List<String> violations) {
+        Map<SiteKey, int[]> current = new HashMap<>(); // {attempt, generation}
+        for (HistoryEvent e : history) {
+            SiteKey site = SiteKey.of(e.getSite());
+            switch (e.getKind()) {
+                case DISPATCHED -> current.put(site, new int[] {e.getAttempt(), 1});
+                case PARKED, TRANSPORT_LOST -> {
+                    if (e.getReason() == null || !e.getReason().startsWith("transport-exhausted:")) {
+                        current.put(site, new int[] {e.getAttempt(), e.getGeneration() == null ? 0 : e.getGeneration()});
+                    }
+                }
+                case COMPLETED, FAILED -> {
+                    int[] cur = current.get(site);
+                    Integer gen = e.getGeneration();
+                    if (cur == null || cur[0] != e.getAttempt() || gen == null || cur[1] != gen) {
+                        violations.add("site " + site + ": accepted " + e.getKind() + " of attempt " + e.getAttempt() + " generation " + gen
+                                + " while the current was " + (cur == null ? "none" : "attempt " + cur[0] + " generation " + cur[1]));
+                    }
+                }
+                default -> { }
+            }
+        }
+    }
+
+    private static void checkParks(List<HistoryEvent> history, List<Outcome> outcomes, List<String> violations) {
+        Set<String> parked = new HashSet<>();
+        for (HistoryEvent e : history) {
+            String key = e.getSite().toString() + "#" + e.getAttempt() + "#" + e.getGeneration();
+            if (e.getKind() == HistoryKind.PARKED) {
+                // the PARKED event names the new generation; the parked one is the one before it
+                parked.add(e.getSite().toString() + "#" + e.getAttempt() + "#" + (e.getGeneration() - 1));
+            } else if ((e.getKind() == HistoryKind.FAILED || e.getKind() == HistoryKind.TIMED_OUT) && parked.contains(key)) {
+                violations.add("a failure was recorded for parked generation " + key);
+            }
+        }
+        outcomes.stream().filter(o -> o.getReason() != null && o.getReason().contains("parked"))
+                .forEach(o -> violations.add("outcome caused by a park: " + o.getRequestId() + " " + o.getReason()));
+    }
+
+    static List<ConsumerRecord<byte[], byte[]>> readAll(String bootstrap, String topic) {
+        Map<String, Object> config = Map.of("bootstrap.servers", bootstrap, "isolation.level", "read_committed");
+        try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(config, new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
+            List<TopicPartition> partitions = consumer.partitionsFor(topic, Duration.ofSeconds(10)).stream()
+                    .map(p -> new TopicPartition(topic, p.partition())).collect(Collectors.toList());
+            consumer.assign(partitions);
+            consumer.seekToBeginning(partitions);
+            Map<TopicPartition, Long> end = consumer.endOffsets(partitions);
+            List<ConsumerRecord<byte[], byte[]>> out = new ArrayList<>();
+            long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+            while (partitions.stream().anyMatch(tp -> consumer.position(tp) < end.get(tp))) {
+                if (System.nanoTime() > deadline) {
+                    throw new IllegalStateException("could not read " + topic + " to its end within 60 s");
+                }
+                consumer.poll(Duration.ofMillis(200)).forEach(out::add);
+            }
+            return out;
+        }
+    }
+}

@@ -1,0 +1,65 @@
+package dev.baton.cli.local;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.List;
+
+import dev.baton.events.HistoryEvent;
+import dev.baton.events.HistoryKind;
+import dev.baton.events.Outcome;
+import dev.baton.events.OutcomeStatus;
+import dev.baton.events.SiteRef;
+import org.junit.jupiter.api.Test;
+
+class InvariantCheckerTest {
+
+    private static final SiteRef SITE = new SiteRef("ns", "wf", "1");
+
+    private static HistoryEvent event(HistoryKind kind, int attempt, Integer generation, String requestId, String reason) {
+        return HistoryEvent.newBuilder().setKind(kind).setSite(SITE).setAttempt(attempt).setGeneration(generation)
+                .setRequestId(requestId).setReason(reason).setAtMillis(0L).build();
+    }
+
+    private static Outcome outcome(String requestId, String reason) {
+        return Outcome.newBuilder().setStatus(reason == null ? OutcomeStatus.COMPLETED : OutcomeStatus.FAILED).setSite(SITE)
+                .setRequestId(requestId).setAttempt(1).setReason(reason).setAtMillis(0L).build();
+    }
+
+    @Test
+    void shouldPassACleanHistoryWithAParkAndATransportLoss() {
+        List<HistoryEvent> history = List.of(event(HistoryKind.DISPATCHED, 1, 1, "r1", null), event(HistoryKind.PARKED, 1, 2, "r1", "parked"),
+                event(HistoryKind.TRANSPORT_LOST, 1, 3, "r1", "lost: x"), event(HistoryKind.COMPLETED, 1, 3, "r1", null));
+        assertThat(InvariantChecker.check(history, List.of(outcome("r1", null))).violations()).isEmpty();
+    }
+
+    @Test
+    void shouldFlagARequestAnsweredTwiceOrNever() {
+        List<HistoryEvent> history = List.of(event(HistoryKind.DISPATCHED, 1, 1, "r1", null), event(HistoryKind.DISPATCHED, 1, 1, "r2", null));
+        assertThat(InvariantChecker.check(history, List.of(outcome("r1", null), outcome("r1", null))).violations())
+                .anySatisfy(v -> assertThat(v).contains("r1 got 2 outcomes"))
+                .anySatisfy(v -> assertThat(v).contains("r2 got 0 outcomes"));
+    }
+
+    @Test
+    void shouldFlagACompletionAcceptedFromARevokedGeneration() {
+        List<HistoryEvent> history = List.of(event(HistoryKind.DISPATCHED, 1, 1, "r1", null), event(HistoryKind.TRANSPORT_LOST, 1, 2, "r1", "lost: x"),
+                event(HistoryKind.COMPLETED, 1, 1, "r1", null));
+        assertThat(InvariantChecker.check(history, List.of(outcome("r1", null))).violations())
+                .singleElement().asString().contains("generation 1 while the current was attempt 1 generation 2");
+    }
+
+    @Test
+    void shouldFlagAFailureRecordedForAPark() {
+        List<HistoryEvent> history = List.of(event(HistoryKind.DISPATCHED, 1, 1, "r1", null), event(HistoryKind.PARKED, 1, 2, "r1", "parked"),
+                event(HistoryKind.FAILED, 1, 1, "r1", "retryable: parked"));
+        assertThat(InvariantChecker.check(history, List.of(outcome("r1", "retryable: parked"))).violations())
+                .anySatisfy(v -> assertThat(v).contains("failure was recorded for parked generation"))
+                .anySatisfy(v -> assertThat(v).contains("outcome caused by a park"));
+    }
+
+    @Test
+    void shouldFlagAnOutcomeWithoutADispatch() {
+        assertThat(InvariantChecker.check(List.of(), List.of(outcome("ghost", null))).violations())
+                .singleElement().asString().contains("never saw");
+    }
+}

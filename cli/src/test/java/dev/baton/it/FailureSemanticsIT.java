@@ -1,0 +1,229 @@
+package dev.baton.it;
+
+import static java.nio.charset.StandardCharsets.UTF_8;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+
+import dev.baton.cli.DemoHandlers;
+import dev.baton.cli.local.InvariantChecker;
+import dev.baton.cli.local.LocalCluster;
+import dev.baton.dispatcher.ActivityRequest;
+import dev.baton.dispatcher.ActivityRequest.RetryOptions;
+import dev.baton.dispatcher.DispatchClient;
+import dev.baton.dispatcher.Outcome;
+import dev.baton.events.ActivityTask;
+import dev.baton.events.HistoryEvent;
+import dev.baton.events.HistoryKind;
+import dev.baton.events.Payload;
+import dev.baton.events.WorkerEvent;
+import dev.baton.events.WorkerEventKind;
+import dev.baton.schemas.EventSerde;
+import dev.baton.schemas.SiteKey;
+import dev.baton.schemas.registry.SchemaRegistry;
+import dev.baton.topics.BatonTopics;
+import dev.baton.worker.WorkerOptions;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/** Worker crash, drain, retries, unserved queues and cancellation on the embedded broker, workers in their own JVMs. */
+class FailureSemanticsIT {
+
+    private static LocalCluster cluster;
+    private static DispatchClient client;
+    private static final CountDownLatch observedCancel = new CountDownLatch(1);
+
+    @BeforeAll
+    static void start() {
+        cluster = LocalCluster.start(3, List.of("crash", "drain", "flaky", "lonely", "cancel"));
+        client = cluster.client("failures", o -> { });
+        WorkerOptions.Builder inProcess = WorkerOptions.builder().workerId("in-process").queues("flaky", "cancel").maxConcurrent(4)
+                .handler("watch", (ctx, input) -> {
+                    while (!ctx.isCancelled()) {
+                        try {
+                            Thread.sleep(10);
+                        } catch (InterruptedException e) {
+                            break; // the stop also interrupts
+                        }
+                    }
+                    observedCancel.countDown();
+                    return new byte[0];
+                });
+        DemoHandlers.all().forEach(inProcess::handler);
+        cluster.worker(inProcess);
+    }
+
+    @AfterAll
+    static void stop() {
+        try {
+            InvariantChecker.Report report = InvariantChecker.check(cluster.bootstrapServers());
+            assertThat(report.violations()).as(report.toString()).isEmpty();
+        } finally {
+            cluster.close();
+        }
+    }
+
+    private static ActivityRequest.Builder request(String workflow, String queue, String type, String input) {
+        return ActivityRequest.builder().site("failures", workflow, "1").queue(queue).activityType(type).input(input.getBytes(UTF_8), "text/plain");
+    }
+
+    @Test
+    void shouldFinishAnActivityOnAnotherWorkerWhenItsWorkerIsKilledMidActivity() throws Exception {
+        ActivityRequest req = request("crash", "crash", "long", "8000").heartbeat(Duration.ofMillis(1_500)).build();
+        try (WorkerProcess a = WorkerProcess.start(cluster.bootstrapServers(), "crash-a", "crash", 1_000);
+             WorkerProcess b = WorkerProcess.start(cluster.bootstrapServers(), "crash-b", "crash", 1_000)) {
+            CompletableFuture<Outcome> outcome = client.dispatch(req);
+            String holder = awaitLeaseHolder(req.site());
+            WorkerProcess victim = holder.equals("crash-a") ? a : b;
+            String survivor = holder.equals("crash-a") ? "crash-b" : "crash-a";
+            ActivityTask firstGeneration = task("crash", req.site(), 1);
+
+            victim.kill9();
+            awaitHistory(req.site(), HistoryKind.TRANSPORT_LOST, null);
+            zombieCompletion(firstGeneration, holder); // the dead worker "answers" late with its revoked token
+            awaitHistory(req.site(), HistoryKind.COMPLETION_REFUSED, holder);
+
+            Outcome o = outcome.get(90, TimeUnit.SECONDS);
+            assertThat(o.completed()).as(o.toString()).isTrue();
+            assertThat(o.attempt()).as("worker loss consumes no attempt").isEqualTo(1);
+            assertThat(o.workerId()).isEqualTo(survivor);
+            assertThat(history(req.site())).extracting(HistoryEvent::getKind)
+                    .contains(HistoryKind.TRANSPORT_LOST).doesNotContain(HistoryKind.FAILED);
+        }
+    }
+
+    @Test
+    void shouldParkADrainingWorkersActivitiesAndFinishThemElsewhereWithoutAFailure() throws Exception {
+        List<ActivityRequest> reqs = new ArrayList<>();
+        List<CompletableFuture<Outcome>> outcomes = new ArrayList<>();
+        try (WorkerProcess a = WorkerProcess.start(cluster.bootstrapServers(), "drain-a", "drain", 300);
+             WorkerProcess b = WorkerProcess.start(cluster.bootstrapServers(), "drain-b", "drain", 300)) {
+            for (int i = 0; i < 4; i++) {
+                ActivityRequest req = ActivityRequest.builder().site("failures", "drain", Integer.toString(i)).queue("drain").activityType("long")
+                        .input("15000".getBytes(UTF_8), "text/plain").heartbeat(Duration.ofSeconds(5)).build();
+                reqs.add(req);
+                outcomes.add(client.dispatch(req));
+            }
+            List<String> holders = new ArrayList<>();
+            for (ActivityRequest req : reqs) {
+                holders.add(awaitLeaseHolder(req.site()));
+            }
+            String drained = holders.get(0);
+            (drained.equals("drain-a") ? a : b).drain();
+
+            for (int i = 0; i < reqs.size(); i++) {
+                Outcome o = outcomes.get(i).get(90, TimeUnit.SECONDS);
+                assertThat(o.completed()).as(o.toString()).isTrue();
+                assertThat(o.attempt()).as("a park consumes no attempt").isEqualTo(1);
+                List<HistoryKind> kinds = history(reqs.get(i).site()).stream().map(HistoryEvent::getKind).toList();
+                assertThat(kinds).doesNotContain(HistoryKind.FAILED, HistoryKind.TRANSPORT_LOST);
+                if (holders.get(i).equals(drained)) {
+                    assertThat(o.workerId()).as("finished elsewhere; drained worker said " + (drained.equals("drain-a") ? a : b).output())
+                            .isNotEqualTo(drained);
+                    assertThat(kinds).contains(HistoryKind.PARKED);
+                }
+            }
+        }
+    }
+
+    private static String awaitLeaseHolder(SiteKey site) {
+        String[] holder = new String[1];
+        await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(200)).until(() -> history(site).stream()
+                .filter(e -> e.getKind() == HistoryKind.LEASED).findFirst().map(e -> holder[0] = e.getWorkerId()).isPresent());
+        return holder[0];
+    }
+
+    @Test
+    void shouldSucceedAtTheThirdAttemptAfterTwoRetryableFailuresWithBackoffGapsFromThePolicy() throws Exception {
+        ActivityRequest req = request("flaky", "flaky", "flaky", "x")
+                .retry(new RetryOptions(Duration.ofMillis(300), 2.0, Duration.ofSeconds(5), 5, List.of())).build();
+
+        Outcome o = client.dispatch(req).get(60, TimeUnit.SECONDS);
+
+        assertThat(o.completed()).isTrue();
+        assertThat(o.attempt()).isEqualTo(3);
+        List<HistoryEvent> site = history(req.site());
+        assertThat(gap(site, 1)).as("backoff before attempt 2").isGreaterThanOrEqualTo(300);
+        assertThat(gap(site, 2)).as("backoff before attempt 3").isGreaterThanOrEqualTo(600);
+        assertThat(site.stream().filter(e -> e.getKind() == HistoryKind.COMPLETED)).hasSize(1);
+    }
+
+    @Test
+    void shouldFailUnavailableUnservedAfterScheduleToStartOnAQueueWithNoWorkers() throws Exception {
+        ActivityRequest req = request("lonely", "lonely", "echo", "x").scheduleToStart(Duration.ofSeconds(1)).build();
+
+        Outcome o = client.dispatch(req).get(60, TimeUnit.SECONDS);
+
+        assertThat(o.completed()).isFalse();
+        assertThat(o.reason()).startsWith("unavailable: unserved: no live worker serves queue 'lonely'");
+    }
+
+    @Test
+    void shouldCancelALongActivityAndLetItsHandlerSeeIt() throws Exception {
+        ActivityRequest req = request("cancel", "cancel", "watch", "x").build();
+        CompletableFuture<Outcome> outcome = client.dispatch(req);
+        awaitHistory(req.site(), HistoryKind.LEASED, "in-process");
+
+        client.cancel(req.site()).get(10, TimeUnit.SECONDS);
+
+        assertThat(outcome.get(30, TimeUnit.SECONDS).reason()).startsWith("cancelled:");
+        assertThat(observedCancel.await(30, TimeUnit.SECONDS)).as("handler observed isCancelled()").isTrue();
+    }
+
+    private static long gap(List<HistoryEvent> site, int failedAttempt) {
+        long failedAt = site.stream().filter(e -> e.getKind() == HistoryKind.FAILED && e.getAttempt() == failedAttempt)
+                .findFirst().orElseThrow().getAtMillis();
+        long nextAt = site.stream().filter(e -> e.getKind() == HistoryKind.DISPATCHED && e.getAttempt() == failedAttempt + 1)
+                .findFirst().orElseThrow().getAtMillis();
+        return nextAt - failedAt;
+    }
+
+    private static void awaitHistory(SiteKey site, HistoryKind kind, String workerId) {
+        await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(200)).until(() -> history(site).stream()
+                .anyMatch(e -> e.getKind() == kind && (workerId == null || workerId.equals(e.getWorkerId()))));
+    }
+
+    private static List<HistoryEvent> history(SiteKey site) {
+        try (SchemaRegistry registry = SchemaRegistry.forUrl("kafka://" + cluster.bootstrapServers(), Map.of())) {
+            EventSerde<HistoryEvent> serde = EventSerde.of(HistoryEvent.class, registry);
+            return TopicReader.readAll(cluster.bootstrapServers(), BatonTopics.HISTORY).stream().map(serde::decode)
+                    .filter(e -> SiteKey.of(e.getSite()).equals(site)).toList();
+        }
+    }
+
+    private static ActivityTask task(String queue, SiteKey site, int generation) {
+        try (SchemaRegistry registry = SchemaRegistry.forUrl("kafka://" + cluster.bootstrapServers(), Map.of())) {
+            EventSerde<ActivityTask> serde = EventSerde.of(ActivityTask.class, registry);
+            for (ConsumerRecord<byte[], byte[]> r : TopicReader.readAll(cluster.bootstrapServers(), BatonTopics.tasks(queue))) {
+                ActivityTask t = serde.decode(r);
+                if (SiteKey.of(t.getSite()).equals(site) && t.getGeneration() == generation) {
+                    return t;
+                }
+            }
+        }
+        throw new IllegalStateException("no task of generation " + generation + " for " + site);
+    }
+
+    private static void zombieCompletion(ActivityTask task, String workerId) throws Exception {
+        try (SchemaRegistry registry = SchemaRegistry.forUrl("kafka://" + cluster.bootstrapServers(), Map.of());
+             KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(cluster.clientConfig(), new ByteArraySerializer(), new ByteArraySerializer())) {
+            WorkerEvent e = WorkerEvent.newBuilder().setKind(WorkerEventKind.COMPLETED).setSite(task.getSite()).setAttempt(task.getAttempt())
+                    .setGeneration(task.getGeneration()).setToken(task.getToken()).setWorkerId(workerId)
+                    .setOutput(new Payload(java.nio.ByteBuffer.wrap("zombie".getBytes(UTF_8)), "text/plain")).setAtMillis(0L).build();
+            producer.send(new ProducerRecord<>(BatonTopics.WORKER_EVENTS, SiteKey.of(task.getSite()).toBytes(),
+                    EventSerde.of(WorkerEvent.class, registry).encode(BatonTopics.WORKER_EVENTS, e))).get();
+        }
+    }
+}
