@@ -12,6 +12,7 @@ import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
+import dev.baton.cli.local.InvariantChecker;
 import dev.baton.cli.local.LocalCluster;
 import dev.baton.dispatcher.ActivityRequest;
 import dev.baton.dispatcher.ActivityRequest.RetryOptions;
@@ -47,7 +48,12 @@ public final class DemoCommand implements Callable<Integer> {
             description = "Streams commit interval: lower favours latency at low rates, higher favours throughput (default ${DEFAULT-VALUE})")
     long commitIntervalMs;
 
+    @Option(names = "--inject-breach", hidden = true,
+            description = "Publish one forged extra outcome before the audit, to prove the audit can fail")
+    boolean injectBreach;
+
     private final PrintStream out = System.out;
+    private String firstRequestId;
 
     @Override
     public Integer call() throws Exception {
@@ -64,6 +70,13 @@ public final class DemoCommand implements Callable<Integer> {
             }
             out.println("workers   worker-1 [payments], worker-2 [payments, mail], worker-3 [mail]");
             int workloadFailures = runWorkload(cluster);
+            if (injectBreach) {
+                injectDuplicateOutcome(cluster);
+            }
+            InvariantChecker.Report audit = InvariantChecker.check(cluster.bootstrapServers());
+            out.printf("history   %s%n", audit.byKind());
+            out.printf("audit     %s%n", audit);
+            workloadFailures += audit.ok() ? 0 : 1;
             out.printf("%s    %d ms in all%n", schemaFailures + workloadFailures == 0 ? "ok  " : "FAIL", millisSince(started));
             return schemaFailures + workloadFailures == 0 ? 0 : 1;
         }
@@ -91,6 +104,9 @@ public final class DemoCommand implements Callable<Integer> {
             int violations = 0;
             for (int i = 0; i < futures.size(); i++) {
                 Outcome o = futures.get(i).get();
+                if (i == 0) {
+                    firstRequestId = o.requestId();
+                }
                 String kind = o.completed() ? (o.attempt() > 1 ? "completed after retries" : "completed") : o.reasonPrefix();
                 byKind.merge(kind, 1, Integer::sum);
                 boolean ok = switch (expected.get(i)) {
@@ -108,6 +124,21 @@ public final class DemoCommand implements Callable<Integer> {
             out.printf("check     every request got exactly one outcome of the expected kind: %s%n",
                     violations == 0 ? "yes" : "NO, " + violations + " did not");
             return violations;
+        }
+    }
+
+    /** Publishes a second outcome for an answered request, as a buggy or forged writer could. */
+    private void injectDuplicateOutcome(LocalCluster cluster) throws Exception {
+        try (SchemaRegistry registry = SchemaRegistry.forUrl("kafka://" + cluster.bootstrapServers(), Map.of());
+             org.apache.kafka.clients.producer.KafkaProducer<byte[], byte[]> producer = new org.apache.kafka.clients.producer.KafkaProducer<>(
+                     cluster.clientConfig(), new org.apache.kafka.common.serialization.ByteArraySerializer(),
+                     new org.apache.kafka.common.serialization.ByteArraySerializer())) {
+            dev.baton.events.Outcome forged = dev.baton.events.Outcome.newBuilder().setStatus(dev.baton.events.OutcomeStatus.COMPLETED)
+                    .setSite(new dev.baton.events.SiteRef("demo", "order-0", "charge")).setRequestId(firstRequestId)
+                    .setReplyKey("demo").setAttempt(1).setAtMillis(0L).build();
+            producer.send(new org.apache.kafka.clients.producer.ProducerRecord<>(dev.baton.topics.BatonTopics.RESULTS, "demo".getBytes(StandardCharsets.UTF_8),
+                    EventSerde.of(dev.baton.events.Outcome.class, registry).encode(dev.baton.topics.BatonTopics.RESULTS, forged))).get();
+            out.println("injected  a forged second outcome for request " + firstRequestId);
         }
     }
 

@@ -10,20 +10,33 @@ import org.junit.jupiter.api.Test;
 
 class DemoCommandIT {
 
-    @Test
-    void shouldRunTheWorkloadAndReportEveryRequestAnsweredOnce() {
+    private record Run(int exit, String output) {
+    }
+
+    private static Run demo(String... args) {
         PrintStream original = System.out;
         ByteArrayOutputStream captured = new ByteArrayOutputStream();
-        int exit;
         try {
             System.setOut(new PrintStream(captured, true, StandardCharsets.UTF_8));
-            exit = BatonCommand.run("demo", "--activities", "300", "--partitions", "3");
+            int exit = BatonCommand.run(args);
+            return new Run(exit, captured.toString(StandardCharsets.UTF_8));
         } finally {
             System.setOut(original);
         }
-        String output = captured.toString(StandardCharsets.UTF_8);
-        assertThat(exit).as(output).isZero();
-        assertThat(output).contains("8 event types registered", "0 failed", "exactly one outcome of the expected kind: yes")
-                .contains("completed after retries", "terminal:");
+    }
+
+    @Test
+    void shouldRunTheWorkloadAndPassTheAudit() {
+        Run run = demo("demo", "--activities", "300", "--partitions", "3");
+        assertThat(run.exit()).as(run.output()).isZero();
+        assertThat(run.output()).contains("8 event types registered", "exactly one outcome of the expected kind: yes",
+                "completed after retries", "terminal:", "all invariants hold");
+    }
+
+    @Test
+    void shouldExitNonZeroWhenTheAuditFindsABreach() {
+        Run run = demo("demo", "--activities", "50", "--partitions", "3", "--inject-breach");
+        assertThat(run.exit()).as(run.output()).isEqualTo(1);
+        assertThat(run.output()).contains("got 2 outcomes, expected exactly 1");
     }
 }

@@ -64,7 +64,12 @@ class CoreLoopIT {
 
     @AfterAll
     static void stop() {
-        cluster.close();
+        try {
+            dev.baton.cli.local.InvariantChecker.Report report = dev.baton.cli.local.InvariantChecker.check(cluster.bootstrapServers());
+            assertThat(report.violations()).as(report.toString()).isEmpty();
+        } finally {
+            cluster.close();
+        }
     }
 
     private static WorkerOptions.Builder options(String id, String... queues) {
