@@ -1,0 +1,117 @@
+package dev.baton.morsel.operator;
+
+import java.util.Arrays;
+
+/**
+ * A hash aggregate's partial table: long group key → {@code slots} long accumulators, open
+ * addressing with linear probing. One per worker (thread-local partials, no locks); partials are
+ * merged at the pipeline barrier. Sums of fixed-point longs are exact and associative, so the
+ * merged result does not depend on how rows were split among workers.
+ */
+public final class LongAggTable {
+
+    private static final long EMPTY = Long.MIN_VALUE;
+
+    private final int slots;
+    private long[] keys;
+    private long[] values;
+    private int size;
+    private int mask;
+
+    public LongAggTable(int slots, int expectedGroups) {
+        if (slots < 1) {
+            throw new IllegalArgumentException("slots must be >= 1, was " + slots);
+        }
+        this.slots = slots;
+        int capacity = Integer.highestOneBit(Math.max(16, expectedGroups * 2 - 1)) << 1;
+        allocate(capacity);
+    }
+
+    private void allocate(int capacity) {
+        keys = new long[capacity];
+        Arrays.fill(keys, EMPTY);
+        values = new long[capacity * slots];
+        mask = capacity - 1;
+        size = 0;
+    }
+
+    /** The row index of {@code key}, inserting it with zeroed accumulators if new. {@code Long.MIN_VALUE} is reserved. */
+    public int slotBase(long key) {
+        int i = (int) (mix(key) & mask);
+        while (true) {
+            long k = keys[i];
+            if (k == key) {
+                return i * slots;
+            }
+            if (k == EMPTY) {
+                if (size + 1 > (mask + 1) * 3 / 4) {
+                    grow();
+                    return slotBase(key);
+                }
+                keys[i] = key;
+                size++;
+                return i * slots;
+            }
+            i = (i + 1) & mask;
+        }
+    }
+
+    public void add(int base, int slot, long value) {
+        values[base + slot] += value;
+    }
+
+    public long[] values() {
+        return values;
+    }
+
+    public int size() {
+        return size;
+    }
+
+    /** Adds every group of {@code other} into this table. */
+    public void mergeFrom(LongAggTable other) {
+        for (int i = 0; i < other.keys.length; i++) {
+            if (other.keys[i] != EMPTY) {
+                int base = slotBase(other.keys[i]);
+                for (int s = 0; s < slots; s++) {
+                    values[base + s] += other.values[i * slots + s];
+                }
+            }
+        }
+    }
+
+    /** Group keys in ascending order with their accumulators: a deterministic result whatever the worker count. */
+    public long[][] sortedRows() {
+        long[][] rows = new long[size][];
+        int n = 0;
+        for (int i = 0; i < keys.length; i++) {
+            if (keys[i] != EMPTY) {
+                long[] row = new long[slots + 1];
+                row[0] = keys[i];
+                System.arraycopy(values, i * slots, row, 1, slots);
+                rows[n++] = row;
+            }
+        }
+        Arrays.sort(rows, (a, b) -> Long.compare(a[0], b[0]));
+        return rows;
+    }
+
+    private void grow() {
+        long[] oldKeys = keys;
+        long[] oldValues = values;
+        allocate((mask + 1) * 2);
+        for (int i = 0; i < oldKeys.length; i++) {
+            if (oldKeys[i] != EMPTY) {
+                int base = slotBase(oldKeys[i]);
+                System.arraycopy(oldValues, i * slots, values, base, slots);
+            }
+        }
+    }
+
+    static long mix(long k) {
+        k ^= k >>> 33;
+        k *= 0xff51afd7ed558ccdL;
+        k ^= k >>> 33;
+        return k;
+    }
+}

@@ -1,0 +1,179 @@
+package dev.baton.morsel.scheduler;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ConcurrentLinkedDeque;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+
+import dev.baton.morsel.MorselMetrics;
+import dev.baton.morsel.morsel.Morsel;
+
+/**
+ * Runs pipelines on a fixed set of worker threads with work stealing.
+ *
+ * <p>Each pipeline's morsels are dealt to per-worker deques, round-robin among the workers of the
+ * morsel's preferred NUMA node. A worker takes from the front of its own deque and, when empty,
+ * steals from the back of a peer's, so a slow worker's backlog is finished by the others.
+ * {@link #run(Pipeline)} returns only when every task finished — that is the barrier between
+ * waves. When a task throws, the first failure is kept, every worker stops taking tasks and running
+ * tasks see {@link TaskContext#isCancelled()}; the call then throws {@link PipelineFailedException}.
+ *
+ * <p>Hand-rolled deques rather than a ForkJoinPool: tasks are flat (no fork/join inside a morsel),
+ * and owning the deal lets the scheduler honour NUMA preference and report per-worker counts.
+ * One pipeline runs at a time per scheduler.
+ */
+public final class MorselScheduler implements AutoCloseable {
+
+    private final int workers;
+    private final int numaNodes;
+    private final ExecutorService threads;
+    private final MorselMetrics metrics;
+
+    public MorselScheduler(int workers, int numaNodes, MorselMetrics metrics) {
+        if (workers < 1) {
+            throw new IllegalArgumentException("workers must be >= 1, was " + workers);
+        }
+        if (numaNodes < 1) {
+            throw new IllegalArgumentException("numaNodes must be >= 1, was " + numaNodes);
+        }
+        this.workers = workers;
+        this.numaNodes = numaNodes;
+        this.metrics = metrics;
+        AtomicInteger n = new AtomicInteger();
+        this.threads = Executors.newFixedThreadPool(workers, r -> {
+            Thread t = new Thread(r, "baton-morsel-" + n.incrementAndGet());
+            t.setDaemon(true);
+            return t;
+        });
+    }
+
+    public int workers() {
+        return workers;
+    }
+
+    /** The NUMA node of each worker: workers are spread round-robin over the nodes. */
+    public int numaNodeOf(int worker) {
+        return worker % numaNodes;
+    }
+
+    /** Runs the waves in order, each a barrier for the next. */
+    public List<PipelineReport> runWaves(List<Pipeline> waves) {
+        List<PipelineReport> reports = new ArrayList<>();
+        for (Pipeline p : waves) {
+            reports.add(run(p));
+        }
+        return reports;
+    }
+
+    public PipelineReport run(Pipeline pipeline) {
+        long start = System.nanoTime();
+        List<ConcurrentLinkedDeque<Morsel>> deques = deal(pipeline.morsels());
+        AtomicReference<PipelineFailedException> failure = new AtomicReference<>();
+        int[] perWorker = new int[workers];
+        AtomicInteger stolen = new AtomicInteger();
+        CountDownLatch done = new CountDownLatch(workers);
+        TaskContext context = () -> failure.get() != null;
+        List<Thread> running = java.util.Collections.synchronizedList(new ArrayList<>());
+        for (int w = 0; w < workers; w++) {
+            int worker = w;
+            threads.execute(() -> {
+                running.add(Thread.currentThread());
+                metrics.workerStarted();
+                try {
+                    Morsel m;
+                    while (failure.get() == null && (m = take(deques, worker, stolen)) != null) {
+                        try {
+                            pipeline.task().run(worker, m, context);
+                            perWorker[worker]++;
+                            metrics.morselDone(m);
+                        } catch (Throwable e) {
+                            if (failure.compareAndSet(null, new PipelineFailedException(pipeline.name(), m.id(), e))) {
+                                interruptOthers(running);
+                            }
+                        }
+                    }
+                } finally {
+                    metrics.workerStopped();
+                    running.remove(Thread.currentThread());
+                    Thread.interrupted();
+                    done.countDown();
+                }
+            });
+        }
+        awaitUninterruptibly(done);
+        if (failure.get() != null) {
+            throw failure.get();
+        }
+        List<Integer> counts = new ArrayList<>();
+        int total = 0;
+        for (int c : perWorker) {
+            counts.add(c);
+            total += c;
+        }
+        return new PipelineReport(pipeline.name(), total, counts, stolen.get(), System.nanoTime() - start);
+    }
+
+    private List<ConcurrentLinkedDeque<Morsel>> deal(List<Morsel> morsels) {
+        List<ConcurrentLinkedDeque<Morsel>> deques = new ArrayList<>();
+        for (int w = 0; w < workers; w++) {
+            deques.add(new ConcurrentLinkedDeque<>());
+        }
+        int[] nextByNode = new int[numaNodes];
+        for (Morsel m : morsels) {
+            int node = m.preferredNumaNode() % numaNodes;
+            int nodeWorkers = (workers - node + numaNodes - 1) / numaNodes; // workers w with w % numaNodes == node
+            int worker = nodeWorkers == 0 ? m.id() % workers : node + numaNodes * (nextByNode[node]++ % nodeWorkers);
+            deques.get(worker).addLast(m);
+        }
+        return deques;
+    }
+
+    private Morsel take(List<ConcurrentLinkedDeque<Morsel>> deques, int worker, AtomicInteger stolen) {
+        Morsel own = deques.get(worker).pollFirst();
+        if (own != null) {
+            return own;
+        }
+        for (int i = 1; i < workers; i++) {
+            Morsel m = deques.get((worker + i) % workers).pollLast();
+            if (m != null) {
+                stolen.incrementAndGet();
+                return m;
+            }
+        }
+        return null;
+    }
+
+    private static void interruptOthers(List<Thread> running) {
+        synchronized (running) {
+            for (Thread t : running) {
+                if (t != Thread.currentThread()) {
+                    t.interrupt();
+                }
+            }
+        }
+    }
+
+    private static void awaitUninterruptibly(CountDownLatch latch) {
+        boolean interrupted = false;
+        while (true) {
+            try {
+                latch.await();
+                break;
+            } catch (InterruptedException e) {
+                interrupted = true;
+            }
+        }
+        if (interrupted) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    @Override
+    public void close() {
+        threads.shutdownNow();
+    }
+}

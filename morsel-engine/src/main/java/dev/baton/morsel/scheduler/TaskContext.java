@@ -1,0 +1,7 @@
+package dev.baton.morsel.scheduler;
+
+/** What a running task can ask its scheduler: long tasks check {@link #isCancelled()} between pages. */
+public interface TaskContext {
+
+    boolean isCancelled();
+}
