@@ -71,6 +71,14 @@ class TpchQueriesTest {
     }
 
     @Test
+    void shouldMatchTheHandFusedLoops() {
+        assertThat(Results.difference(dev.baton.morsel.tpch.FusedQueries.q1(lineitem), engine(2, q -> q.q1(lineitem)))).isEmpty();
+        assertThat(Results.difference(dev.baton.morsel.tpch.FusedQueries.q6(lineitem), engine(2, q -> q.q6(lineitem)))).isEmpty();
+        assertThat(Results.difference(dev.baton.morsel.tpch.FusedQueries.q14(lineitem, part), engine(2, q -> q.q14(lineitem, part)))).isEmpty();
+        assertThat(Results.difference(dev.baton.morsel.tpch.FusedQueries.groupByOrderKey(lineitem), engine(2, q -> q.groupByOrderKey(lineitem)))).isEmpty();
+    }
+
+    @Test
     void shouldDetectADifferenceInTheComparison() {
         List<List<Object>> expected = duckdb.query(TpchQueries.Q6_SQL);
         List<List<Object>> wrong = List.of(List.of(new java.math.BigDecimal("1.0001")));
