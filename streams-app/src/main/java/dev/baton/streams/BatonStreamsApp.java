@@ -43,7 +43,8 @@ public final class BatonStreamsApp implements AutoCloseable {
         this.queueService = new QueueService(meters);
         SiteProcessorSupplier supplier = new SiteProcessorSupplier(new SiteProcessorSupplier.Settings(serdes,
                 new SiteMetrics(meters), queues, queueService, config.workerStaleMs(), config.defaultRetryPolicy(), config.heartbeatWindowMs(), config.dedupeWindowMs(),
-                config.timerResolutionMs(), config.maxPayloadBytes(), config.transportLossBudget()));
+                config.timerResolutionMs(), config.maxPayloadBytes(), config.transportLossBudget(),
+                dev.baton.streams.config.QueueTimeouts.from(configs)));
         Topology topology = BatonTopology.build(supplier, serdes.workerStatus());
         this.streams = new KafkaStreams(topology, config.streamsProperties());
         streams.setUncaughtExceptionHandler(e -> {

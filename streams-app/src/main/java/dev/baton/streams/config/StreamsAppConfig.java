@@ -106,6 +106,7 @@ public final class StreamsAppConfig extends AbstractConfig {
     public Properties streamsProperties() {
         Map<String, Object> p = new HashMap<>(originals());
         p.keySet().removeAll(CONFIG.names());
+        p.keySet().removeIf(k -> k.startsWith(QueueTimeouts.PREFIX));
         p.put(APPLICATION_ID_CONFIG, getString(APPLICATION_ID_CONFIG));
         p.put(BOOTSTRAP_SERVERS_CONFIG, getString(BOOTSTRAP_SERVERS_CONFIG));
         p.put(STATE_DIR_CONFIG, getString(STATE_DIR_CONFIG));

@@ -45,10 +45,12 @@ final class SiteLifecycle {
     private final RetryPolicies retries;
     private final WorkerCensus census;
     private final QueueService queueService;
+    private final dev.baton.streams.config.QueueTimeouts queueTimeouts;
 
     SiteLifecycle(SiteStore sites, FenceStore fences, DeadlineIndex deadlines, Emitter emit, SiteMetrics metrics,
                   long defaultHeartbeatWindowMs, long dedupeWindowMs, RetryPolicies retries, WorkerCensus census,
-                  QueueService queueService) {
+                  QueueService queueService, dev.baton.streams.config.QueueTimeouts queueTimeouts) {
+        this.queueTimeouts = queueTimeouts;
         this.retries = retries;
         this.census = census;
         this.queueService = queueService;
@@ -68,7 +70,8 @@ final class SiteLifecycle {
                 .setState(SiteStatus.PENDING).setAttempt(cmd.getAttempt()).setGeneration(1)
                 .setRequestId(cmd.getRequestId()).setReplyKey(cmd.getReplyKey()).setRunId(cmd.getRunId())
                 .setIdempotencyKey(cmd.getIdempotencyKey()).setQueue(cmd.getQueue()).setActivityType(cmd.getActivityType())
-                .setNode(cmd.getNode()).setInput(cmd.getInput()).setRetryPolicy(cmd.getRetryPolicy()).setTimeouts(cmd.getTimeouts())
+                .setNode(cmd.getNode()).setInput(cmd.getInput()).setRetryPolicy(cmd.getRetryPolicy())
+                .setTimeouts(queueTimeouts.resolve(cmd.getQueue(), cmd.getTimeouts()))
                 .setCreatedAtMillis(now).setFirstRequestedAtMillis(firstRequestedAtMillis).setDeadlines(new HashMap<>())
                 .setWaiters(new ArrayList<>())
                 .build();

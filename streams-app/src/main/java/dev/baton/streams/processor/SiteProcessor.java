@@ -65,7 +65,8 @@ public final class SiteProcessor implements Processor<byte[], byte[], byte[], by
         WorkerCensus census = new StoreWorkerCensus(context.getStateStore(TopologyNames.WORKERS_STORE), serdes.workerStatus(),
                 context::currentSystemTimeMs, settings.workerStaleMs());
         SiteLifecycle lifecycle = new SiteLifecycle(sites, fences, deadlines, emit, settings.metrics(), settings.heartbeatWindowMs(),
-                settings.dedupeWindowMs(), new RetryPolicies(settings.defaultRetryPolicy()), census, settings.queueService());
+                settings.dedupeWindowMs(), new RetryPolicies(settings.defaultRetryPolicy()), census, settings.queueService(),
+                settings.queueTimeouts());
         validator = new InputValidator(settings.maxPayloadBytes());
         dispatchRules = new DispatchRules(sites, lifecycle, emit, settings.queues());
         workerEventRules = new WorkerEventRules(sites, fences, lifecycle, emit, settings.metrics());

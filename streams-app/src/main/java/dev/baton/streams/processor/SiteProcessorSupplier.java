@@ -19,7 +19,7 @@ public final class SiteProcessorSupplier implements ProcessorSupplier<byte[], by
     /** Everything a processor needs besides its context. */
     public record Settings(Serdes serdes, SiteMetrics metrics, QueueDirectory queues, QueueService queueService,
                            long workerStaleMs, RetryPolicy defaultRetryPolicy, long heartbeatWindowMs, long dedupeWindowMs, long timerResolutionMs,
-                           int maxPayloadBytes, int transportLossBudget) {
+                           int maxPayloadBytes, int transportLossBudget, dev.baton.streams.config.QueueTimeouts queueTimeouts) {
     }
 
     private final Settings settings;

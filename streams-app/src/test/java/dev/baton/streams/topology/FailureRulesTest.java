@@ -188,6 +188,29 @@ class FailureRulesTest {
     }
 
     @Test
+    void shouldApplyTheQueuesDefaultTimeoutWhenTheActivitySetsNone() {
+        h.send(request(site, 1, "r1").setQueue("mail").build());
+        h.advance(Duration.ofMillis(1_100));
+
+        assertThat(h.results()).singleElement().satisfies(o -> assertThat(o.getReason()).startsWith("unavailable: unserved"));
+    }
+
+    @Test
+    void shouldLetTheActivitysOwnTimeoutWinOverItsQueuesDefault() {
+        h.send(request(site, 1, "r1").setQueue("mail").setTimeouts(timeouts(5_000L, null, null, null)).build());
+        h.advance(Duration.ofMillis(1_100));
+        assertThat(h.results()).isEmpty();
+        h.advance(Duration.ofMillis(4_000));
+        assertThat(h.results()).hasSize(1);
+    }
+
+    @Test
+    void shouldRefuseAnUnreadablePerQueueKeyByName() {
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> dev.baton.streams.config.QueueTimeouts.from(
+                java.util.Map.of("queue.mail.schedule.to.start.ms", "soon"))).hasMessageContaining("queue.mail.schedule.to.start.ms must be a number");
+    }
+
+    @Test
     void shouldFailUnavailableSaturatedWhenWorkersAreLiveButNoneTookTheTask() {
         h.registerWorker("w1", false, "payments");
         h.send(request(site, 1, "r1").setTimeouts(timeouts(1_000L, null, null, null)).build());

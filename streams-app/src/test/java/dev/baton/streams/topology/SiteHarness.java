@@ -71,7 +71,8 @@ public final class SiteHarness implements AutoCloseable {
         serdes = Serdes.of(registry);
         SiteProcessorSupplier supplier = new SiteProcessorSupplier(new SiteProcessorSupplier.Settings(serdes, new SiteMetrics(meters),
                 QueueDirectory.of(Set.of(QUEUE, "mail")), new QueueService(meters), 15_000L, new RetryPolicy(1_000L, 2.0, 10_000L, 3, List.of()),
-                30_000L, 60_000L, 100L, 1024, transportLossBudget));
+                30_000L, 60_000L, 100L, 1024, transportLossBudget,
+                dev.baton.streams.config.QueueTimeouts.from(Map.of("queue.mail.schedule.to.start.ms", "1000"))));
         Properties props = new Properties();
         props.put(StreamsConfig.APPLICATION_ID_CONFIG, "baton-test");
         props.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, "unused:9092");
