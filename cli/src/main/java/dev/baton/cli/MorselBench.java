@@ -45,6 +45,10 @@ public final class MorselBench implements Callable<Integer> {
     @Option(names = "--page-bytes", defaultValue = "65536", description = "Page size of the converted files (default ${DEFAULT-VALUE})")
     int pageBytes;
 
+    @Option(names = "--queries", defaultValue = "Q1,Q6,Q14,GROUP BY l_orderkey", split = ",",
+            description = "Queries to run (default: ${DEFAULT-VALUE})")
+    List<String> only;
+
     @Option(names = "--data-dir", defaultValue = ".baton/tpch", description = "Where converted data is cached (default ${DEFAULT-VALUE})")
     Path dataDir;
 
@@ -73,7 +77,7 @@ public final class MorselBench implements Callable<Integer> {
                             () -> FusedQueries.groupByOrderKey(li)));
             out.printf("%n%-20s %7s %11s %11s %11s %15s %12s %12s  %s%n", "query", "threads", "engine ms", "duckdb ms", "fused ms",
                     "engine rows/s/core", "engine/duckdb", "engine/fused", "answer");
-            for (Query q : queries) {
+            for (Query q : queries.stream().filter(x -> only.contains(x.name())).toList()) {
                 double oneThread = 0;
                 for (int n : threads) {
                     double[] m = measure(q, n, li, duckdb);

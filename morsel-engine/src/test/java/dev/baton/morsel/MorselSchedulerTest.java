@@ -72,6 +72,18 @@ class MorselSchedulerTest {
     }
 
     @Test
+    void shouldPublishMorselAndThroughputMeters() {
+        io.micrometer.core.instrument.simple.SimpleMeterRegistry registry = new io.micrometer.core.instrument.simple.SimpleMeterRegistry();
+        try (MorselScheduler s = new MorselScheduler(2, 1, new MorselMetrics(registry))) {
+            s.run(new Pipeline("metered", morsels, 1_000_000, (w, m, ctx) -> busy(10_000)));
+        }
+        assertThat(registry.get("baton_morsel_morsels").counter().count()).isEqualTo(400.0);
+        assertThat(registry.get("baton_morsel_rows").counter().count()).isEqualTo(1_000_000.0);
+        assertThat(registry.get("baton_morsel_throughput_rows_per_second").gauge().value()).isPositive();
+        assertThat(registry.get("baton_morsel_workers_active").gauge().value()).isZero();
+    }
+
+    @Test
     void shouldNameBadWorkerCounts() {
         assertThatThrownBy(() -> new MorselScheduler(0, 1, MorselMetrics.noop())).hasMessage("workers must be >= 1, was 0");
     }

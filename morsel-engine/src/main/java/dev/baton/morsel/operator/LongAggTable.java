@@ -17,12 +17,16 @@ public final class LongAggTable {
     private long[] values;
     private int size;
     private int mask;
+    /** Small non-negative keys skip hashing: their slot base is remembered here (-1 = not yet seen). */
+    private final int[] dense = new int[DENSE_KEYS];
+    private static final int DENSE_KEYS = 1 << 16;
 
     public LongAggTable(int slots, int expectedGroups) {
         if (slots < 1) {
             throw new IllegalArgumentException("slots must be >= 1, was " + slots);
         }
         this.slots = slots;
+        java.util.Arrays.fill(dense, -1);
         int capacity = Integer.highestOneBit(Math.max(16, expectedGroups * 2 - 1)) << 1;
         allocate(capacity);
     }
@@ -37,6 +41,19 @@ public final class LongAggTable {
 
     /** The row index of {@code key}, inserting it with zeroed accumulators if new. {@code Long.MIN_VALUE} is reserved. */
     public int slotBase(long key) {
+        if (key >= 0 && key < DENSE_KEYS) {
+            int base = dense[(int) key];
+            if (base >= 0 && keys[base / slots] == key) {
+                return base;
+            }
+            base = probe(key);
+            dense[(int) key] = base;
+            return base;
+        }
+        return probe(key);
+    }
+
+    private int probe(long key) {
         int i = (int) (mix(key) & mask);
         while (true) {
             long k = keys[i];
@@ -46,7 +63,7 @@ public final class LongAggTable {
             if (k == EMPTY) {
                 if (size + 1 > (mask + 1) * 3 / 4) {
                     grow();
-                    return slotBase(key);
+                    return probe(key);
                 }
                 keys[i] = key;
                 size++;
@@ -97,12 +114,13 @@ public final class LongAggTable {
     }
 
     private void grow() {
+        java.util.Arrays.fill(dense, -1); // slot bases move when the table grows
         long[] oldKeys = keys;
         long[] oldValues = values;
         allocate((mask + 1) * 2);
         for (int i = 0; i < oldKeys.length; i++) {
             if (oldKeys[i] != EMPTY) {
-                int base = slotBase(oldKeys[i]);
+                int base = probe(oldKeys[i]);
                 System.arraycopy(oldValues, i * slots, values, base, slots);
             }
         }

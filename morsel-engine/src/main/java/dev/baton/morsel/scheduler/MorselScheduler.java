@@ -114,7 +114,12 @@ public final class MorselScheduler implements AutoCloseable {
             counts.add(c);
             total += c;
         }
-        return new PipelineReport(pipeline.name(), total, counts, stolen.get(), System.nanoTime() - start);
+        long nanos = System.nanoTime() - start;
+        if (pipeline.rows() > 0) {
+            metrics.rowsScanned(pipeline.rows());
+            metrics.queryDone(pipeline.rows(), nanos);
+        }
+        return new PipelineReport(pipeline.name(), total, counts, stolen.get(), nanos);
     }
 
     private List<ConcurrentLinkedDeque<Morsel>> deal(List<Morsel> morsels) {

@@ -124,12 +124,18 @@ public final class FusedQueries {
 
     public static List<List<Object>> groupByOrderKey(PageSource li) {
         LongAggTable t = new LongAggTable(2, (int) Math.min(1 << 22, li.rowCount() / 4 + 16));
+        long lastKey = Long.MIN_VALUE;
+        int b = 0;
         for (int p = 0; p < li.pageCount(); p++) {
             LongBuffer ok = li.page(p, ORDERKEY);
             LongBuffer q = li.page(p, QUANTITY);
             int n = li.rowsIn(p);
             for (int i = 0; i < n; i++) {
-                int b = t.slotBase(ok.get(i));
+                long key = ok.get(i);
+                if (key != lastKey) {
+                    b = t.slotBase(key);
+                    lastKey = key;
+                }
                 long[] v = t.values();
                 v[b]++;
                 v[b + 1] += q.get(i);

@@ -83,7 +83,7 @@ public final class TpchQueries {
 
     public List<List<Object>> q1(PageSource li) {
         LongAggTable[] partials = partials(6, 8);
-        scheduler.run(new Pipeline("q1-scan", morsels(li), (w, m, ctx) -> {
+        scheduler.run(new Pipeline("q1-scan", morsels(li), li.rowCount(), (w, m, ctx) -> {
             LongAggTable t = partials[w];
             long[] v = t.values();
             for (int p = m.startPage(); p < m.endPage() && !ctx.isCancelled(); p++) {
@@ -128,7 +128,7 @@ public final class TpchQueries {
 
     public List<List<Object>> q6(PageSource li) {
         long[] partial = new long[scheduler.workers()];
-        scheduler.run(new Pipeline("q6-scan", morsels(li), (w, m, ctx) -> {
+        scheduler.run(new Pipeline("q6-scan", morsels(li), li.rowCount(), (w, m, ctx) -> {
             long sum = 0;
             for (int p = m.startPage(); p < m.endPage() && !ctx.isCancelled(); p++) {
                 LongBuffer sd = li.page(p, SHIPDATE);
@@ -158,7 +158,7 @@ public final class TpchQueries {
         for (int i = 0; i < builds.length; i++) {
             builds[i] = new LongLongJoinTable((int) (part.rowCount() / builds.length) + 16);
         }
-        scheduler.run(new Pipeline("q14-build", morsels(part), (w, m, ctx) -> {
+        scheduler.run(new Pipeline("q14-build", morsels(part), part.rowCount(), (w, m, ctx) -> {
             for (int p = m.startPage(); p < m.endPage(); p++) {
                 LongBuffer key = part.page(p, 0);
                 LongBuffer promo = part.page(p, 1);
@@ -173,7 +173,7 @@ public final class TpchQueries {
         }
         LongLongJoinTable parts = builds[0];
         long[][] sums = new long[scheduler.workers()][2];
-        scheduler.run(new Pipeline("q14-probe", morsels(li), (w, m, ctx) -> {
+        scheduler.run(new Pipeline("q14-probe", morsels(li), li.rowCount(), (w, m, ctx) -> {
             long promoSum = 0;
             long allSum = 0;
             for (int p = m.startPage(); p < m.endPage() && !ctx.isCancelled(); p++) {
@@ -208,14 +208,20 @@ public final class TpchQueries {
 
     public List<List<Object>> groupByOrderKey(PageSource li) {
         LongAggTable[] partials = partials(2, (int) Math.min(1 << 22, li.rowCount() / 4 / scheduler.workers() + 16));
-        scheduler.run(new Pipeline("orderkey-scan", morsels(li), (w, m, ctx) -> {
+        scheduler.run(new Pipeline("orderkey-scan", morsels(li), li.rowCount(), (w, m, ctx) -> {
             LongAggTable t = partials[w];
+            long lastKey = Long.MIN_VALUE;
+            int b = 0;
             for (int p = m.startPage(); p < m.endPage() && !ctx.isCancelled(); p++) {
                 LongBuffer ok = li.page(p, ORDERKEY);
                 LongBuffer q = li.page(p, QUANTITY);
                 int n = li.rowsIn(p);
                 for (int i = 0; i < n; i++) {
-                    int b = t.slotBase(ok.get(i));
+                    long key = ok.get(i);
+                    if (key != lastKey) { // runs of one key (lineitem is clustered by order) probe once
+                        b = t.slotBase(key);
+                        lastKey = key;
+                    }
                     long[] v = t.values();
                     v[b]++;
                     v[b + 1] += q.get(i);
