@@ -49,6 +49,9 @@ public final class MorselBench implements Callable<Integer> {
             description = "Queries to run (default: ${DEFAULT-VALUE})")
     List<String> only;
 
+    @Option(names = "--scheduler", defaultValue = "DEQUES", description = "DEQUES (Baton's work-stealing deques) or FORK_JOIN")
+    MorselScheduler.Mode mode;
+
     @Option(names = "--data-dir", defaultValue = ".baton/tpch", description = "Where converted data is cached (default ${DEFAULT-VALUE})")
     Path dataDir;
 
@@ -65,8 +68,8 @@ public final class MorselBench implements Callable<Integer> {
         PageFile part = PageFile.open(TpchData.part(dataDir, scaleFactor, pageBytes));
         out.printf("data      lineitem %,d rows, part %,d rows, %d-byte pages, SF %s (%d ms incl. generation if not cached)%n",
                 li.rowCount(), part.rowCount(), pageBytes, scaleFactor, (System.nanoTime() - t0) / 1_000_000);
-        out.printf("machine   %d cores, L2 %d KiB -> %d pages per morsel%n", Runtime.getRuntime().availableProcessors(),
-                Morsels.l2Bytes() / 1024, Morsels.autoTunedPagesPerMorsel(Morsels.l2Bytes(), pageBytes));
+        out.printf("machine   %d cores, L2 %d KiB -> %d pages per morsel, scheduler %s%n", Runtime.getRuntime().availableProcessors(),
+                Morsels.l2Bytes() / 1024, Morsels.autoTunedPagesPerMorsel(Morsels.l2Bytes(), pageBytes), mode);
         int failures = 0;
         try (DuckDbPeer duckdb = new DuckDbPeer(li, scaleFactor, dataDir)) {
             List<Query> queries = List.of(
@@ -105,7 +108,7 @@ public final class MorselBench implements Callable<Integer> {
     private double[] measure(Query q, int workers, PageFile li, DuckDbPeer duckdb) {
         duckdb.threads(workers);
         double[][] ms = new double[3][runs];
-        try (MorselScheduler scheduler = new MorselScheduler(workers, 1, MorselMetrics.noop())) {
+        try (MorselScheduler scheduler = new MorselScheduler(workers, 1, MorselMetrics.noop(), mode)) {
             TpchQueries engine = TpchQueries.autoTuned(scheduler, pageBytes);
             for (int i = -warmups; i < runs; i++) {
                 long a = System.nanoTime();

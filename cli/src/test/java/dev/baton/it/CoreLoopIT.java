@@ -222,7 +222,7 @@ class CoreLoopIT {
         EventSerde<ActivityTask> serde = EventSerde.of(ActivityTask.class, registry);
         ActivityTask[] found = new ActivityTask[1];
         await().atMost(Duration.ofSeconds(30)).until(() -> {
-            for (ConsumerRecord<byte[], byte[]> r : TopicReader.readAll(cluster.bootstrapServers(), BatonTopics.tasks("nobody"))) {
+            for (ConsumerRecord<byte[], byte[]> r : dev.baton.cli.local.TopicScan.readAll(cluster.bootstrapServers(), BatonTopics.tasks("nobody"))) {
                 ActivityTask t = serde.decode(r);
                 if (SiteKey.of(t.getSite()).equals(site) && t.getAttempt() == attempt) {
                     found[0] = t;
@@ -237,7 +237,7 @@ class CoreLoopIT {
     private static List<HistoryEvent> history() {
         try (SchemaRegistry registry = SchemaRegistry.forUrl("kafka://" + cluster.bootstrapServers(), Map.of())) {
             EventSerde<HistoryEvent> serde = EventSerde.of(HistoryEvent.class, registry);
-            return TopicReader.readAll(cluster.bootstrapServers(), BatonTopics.HISTORY).stream().map(serde::decode).toList();
+            return dev.baton.cli.local.TopicScan.readAll(cluster.bootstrapServers(), BatonTopics.HISTORY).stream().map(serde::decode).toList();
         }
     }
 }

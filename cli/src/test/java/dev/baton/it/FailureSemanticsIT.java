@@ -198,7 +198,7 @@ class FailureSemanticsIT {
     private static List<HistoryEvent> history(SiteKey site) {
         try (SchemaRegistry registry = SchemaRegistry.forUrl("kafka://" + cluster.bootstrapServers(), Map.of())) {
             EventSerde<HistoryEvent> serde = EventSerde.of(HistoryEvent.class, registry);
-            return TopicReader.readAll(cluster.bootstrapServers(), BatonTopics.HISTORY).stream().map(serde::decode)
+            return dev.baton.cli.local.TopicScan.readAll(cluster.bootstrapServers(), BatonTopics.HISTORY).stream().map(serde::decode)
                     .filter(e -> SiteKey.of(e.getSite()).equals(site)).toList();
         }
     }
@@ -206,7 +206,7 @@ class FailureSemanticsIT {
     private static ActivityTask task(String queue, SiteKey site, int generation) {
         try (SchemaRegistry registry = SchemaRegistry.forUrl("kafka://" + cluster.bootstrapServers(), Map.of())) {
             EventSerde<ActivityTask> serde = EventSerde.of(ActivityTask.class, registry);
-            for (ConsumerRecord<byte[], byte[]> r : TopicReader.readAll(cluster.bootstrapServers(), BatonTopics.tasks(queue))) {
+            for (ConsumerRecord<byte[], byte[]> r : dev.baton.cli.local.TopicScan.readAll(cluster.bootstrapServers(), BatonTopics.tasks(queue))) {
                 ActivityTask t = serde.decode(r);
                 if (SiteKey.of(t.getSite()).equals(site) && t.getGeneration() == generation) {
                     return t;

@@ -71,6 +71,15 @@ class TpchQueriesTest {
     }
 
     @Test
+    void shouldGiveTheSameAnswersOnTheForkJoinScheduler() {
+        try (MorselScheduler s = new MorselScheduler(2, 1, MorselMetrics.noop(), MorselScheduler.Mode.FORK_JOIN)) {
+            TpchQueries q = new TpchQueries(s, 8);
+            assertThat(q.q1(lineitem)).isEqualTo(engine(1, x -> x.q1(lineitem)));
+            assertThat(q.groupByOrderKey(lineitem)).isEqualTo(engine(1, x -> x.groupByOrderKey(lineitem)));
+        }
+    }
+
+    @Test
     void shouldMatchTheHandFusedLoops() {
         assertThat(Results.difference(dev.baton.morsel.tpch.FusedQueries.q1(lineitem), engine(2, q -> q.q1(lineitem)))).isEmpty();
         assertThat(Results.difference(dev.baton.morsel.tpch.FusedQueries.q6(lineitem), engine(2, q -> q.q6(lineitem)))).isEmpty();

@@ -1,6 +1,5 @@
 package dev.baton.cli.local;
 
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -16,10 +15,6 @@ import dev.baton.schemas.EventSerde;
 import dev.baton.schemas.SiteKey;
 import dev.baton.schemas.registry.SchemaRegistry;
 import dev.baton.topics.BatonTopics;
-import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.clients.consumer.KafkaConsumer;
-import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 
 /**
  * Audits a cluster from its logs alone: {@code baton.history} and {@code baton.results}.
@@ -58,8 +53,8 @@ public final class InvariantChecker {
         try (SchemaRegistry registry = SchemaRegistry.forUrl("kafka://" + bootstrapServers, Map.of())) {
             EventSerde<HistoryEvent> historySerde = EventSerde.of(HistoryEvent.class, registry);
             EventSerde<Outcome> outcomeSerde = EventSerde.of(Outcome.class, registry);
-            List<HistoryEvent> history = readAll(bootstrapServers, BatonTopics.HISTORY).stream().map(historySerde::decode).toList();
-            List<Outcome> outcomes = readAll(bootstrapServers, BatonTopics.RESULTS).stream().map(outcomeSerde::decode).toList();
+            List<HistoryEvent> history = TopicScan.readAll(bootstrapServers, BatonTopics.HISTORY).stream().map(historySerde::decode).toList();
+            List<Outcome> outcomes = TopicScan.readAll(bootstrapServers, BatonTopics.RESULTS).stream().map(outcomeSerde::decode).toList();
             return check(history, outcomes);
         }
     }
@@ -125,25 +120,5 @@ public final class InvariantChecker {
         }
         outcomes.stream().filter(o -> o.getReason() != null && o.getReason().contains("parked"))
                 .forEach(o -> violations.add("outcome caused by a park: " + o.getRequestId() + " " + o.getReason()));
-    }
-
-    static List<ConsumerRecord<byte[], byte[]>> readAll(String bootstrap, String topic) {
-        Map<String, Object> config = Map.of("bootstrap.servers", bootstrap, "isolation.level", "read_committed");
-        try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(config, new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
-            List<TopicPartition> partitions = consumer.partitionsFor(topic, Duration.ofSeconds(10)).stream()
-                    .map(p -> new TopicPartition(topic, p.partition())).collect(Collectors.toList());
-            consumer.assign(partitions);
-            consumer.seekToBeginning(partitions);
-            Map<TopicPartition, Long> end = consumer.endOffsets(partitions);
-            List<ConsumerRecord<byte[], byte[]>> out = new ArrayList<>();
-            long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
-            while (partitions.stream().anyMatch(tp -> consumer.position(tp) < end.get(tp))) {
-                if (System.nanoTime() > deadline) {
-                    throw new IllegalStateException("could not read " + topic + " to its end within 60 s");
-                }
-                consumer.poll(Duration.ofMillis(200)).forEach(out::add);
-            }
-            return out;
-        }
     }
 }

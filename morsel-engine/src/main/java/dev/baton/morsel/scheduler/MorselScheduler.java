@@ -28,12 +28,21 @@ import dev.baton.morsel.morsel.Morsel;
  */
 public final class MorselScheduler implements AutoCloseable {
 
+    /** How tasks reach workers: Baton's own deques, or a ForkJoinPool (kept to measure against). */
+    public enum Mode { DEQUES, FORK_JOIN }
+
+    private final Mode mode;
+    private final java.util.concurrent.ForkJoinPool forkJoin;
     private final int workers;
     private final int numaNodes;
     private final ExecutorService threads;
     private final MorselMetrics metrics;
 
     public MorselScheduler(int workers, int numaNodes, MorselMetrics metrics) {
+        this(workers, numaNodes, metrics, Mode.DEQUES);
+    }
+
+    public MorselScheduler(int workers, int numaNodes, MorselMetrics metrics, Mode mode) {
         if (workers < 1) {
             throw new IllegalArgumentException("workers must be >= 1, was " + workers);
         }
@@ -43,6 +52,10 @@ public final class MorselScheduler implements AutoCloseable {
         this.workers = workers;
         this.numaNodes = numaNodes;
         this.metrics = metrics;
+        this.mode = mode;
+        this.forkJoin = mode == Mode.FORK_JOIN ? new java.util.concurrent.ForkJoinPool(workers,
+                java.util.concurrent.ForkJoinPool.defaultForkJoinWorkerThreadFactory, null, false, workers, workers, 1,
+                pool -> true, 60, java.util.concurrent.TimeUnit.SECONDS) : null;
         AtomicInteger n = new AtomicInteger();
         this.threads = Executors.newFixedThreadPool(workers, r -> {
             Thread t = new Thread(r, "baton-morsel-" + n.incrementAndGet());
@@ -70,6 +83,9 @@ public final class MorselScheduler implements AutoCloseable {
     }
 
     public PipelineReport run(Pipeline pipeline) {
+        if (mode == Mode.FORK_JOIN) {
+            return runForkJoin(pipeline);
+        }
         long start = System.nanoTime();
         List<ConcurrentLinkedDeque<Morsel>> deques = deal(pipeline.morsels());
         AtomicReference<PipelineFailedException> failure = new AtomicReference<>();
@@ -120,6 +136,57 @@ public final class MorselScheduler implements AutoCloseable {
             metrics.queryDone(pipeline.rows(), nanos);
         }
         return new PipelineReport(pipeline.name(), total, counts, stolen.get(), nanos);
+    }
+
+    /** The same contract on a ForkJoinPool: one task per morsel, first failure cancels the rest. */
+    private PipelineReport runForkJoin(Pipeline pipeline) {
+        long start = System.nanoTime();
+        long steals = forkJoin.getStealCount();
+        AtomicReference<PipelineFailedException> failure = new AtomicReference<>();
+        java.util.concurrent.atomic.AtomicIntegerArray perWorker = new java.util.concurrent.atomic.AtomicIntegerArray(workers);
+        TaskContext context = () -> failure.get() != null;
+        List<java.util.concurrent.Callable<Void>> tasks = new ArrayList<>();
+        for (Morsel m : pipeline.morsels()) {
+            tasks.add(() -> {
+                if (failure.get() != null) {
+                    return null;
+                }
+                int worker = java.util.concurrent.ForkJoinTask.getPool() == forkJoin
+                        ? ((java.util.concurrent.ForkJoinWorkerThread) Thread.currentThread()).getPoolIndex() : -1;
+                try {
+                    if (worker < 0 || worker >= workers) {
+                        throw new IllegalStateException("fork-join worker index " + worker + " outside 0.." + (workers - 1));
+                    }
+                    pipeline.task().run(worker, m, context);
+                    perWorker.incrementAndGet(worker);
+                    metrics.morselDone(m);
+                } catch (Throwable e) {
+                    failure.compareAndSet(null, new PipelineFailedException(pipeline.name(), m.id(), e));
+                }
+                return null;
+            });
+        }
+        metrics.workerStarted();
+        try {
+            forkJoin.invokeAll(tasks);
+        } finally {
+            metrics.workerStopped();
+        }
+        if (failure.get() != null) {
+            throw failure.get();
+        }
+        List<Integer> counts = new ArrayList<>();
+        int total = 0;
+        for (int w = 0; w < workers; w++) {
+            counts.add(perWorker.get(w));
+            total += perWorker.get(w);
+        }
+        long nanos = System.nanoTime() - start;
+        if (pipeline.rows() > 0) {
+            metrics.rowsScanned(pipeline.rows());
+            metrics.queryDone(pipeline.rows(), nanos);
+        }
+        return new PipelineReport(pipeline.name(), total, counts, (int) (forkJoin.getStealCount() - steals), nanos);
     }
 
     private List<ConcurrentLinkedDeque<Morsel>> deal(List<Morsel> morsels) {
@@ -180,5 +247,8 @@ public final class MorselScheduler implements AutoCloseable {
     @Override
     public void close() {
         threads.shutdownNow();
+        if (forkJoin != null) {
+            forkJoin.shutdownNow();
+        }
     }
 }

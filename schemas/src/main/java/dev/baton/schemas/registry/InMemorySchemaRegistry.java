@@ -33,12 +33,7 @@ final class InMemorySchemaRegistry implements SchemaRegistry {
 
     @Override
     public synchronized boolean isCompatible(String subject, Schema schema) {
-        try {
-            log.requireCompatible(subject, schema);
-            return true;
-        } catch (IncompatibleSchemaException e) {
-            return false;
-        }
+        return log.isCompatible(subject, schema);
     }
 
     @Override

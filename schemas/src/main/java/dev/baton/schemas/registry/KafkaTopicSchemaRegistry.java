@@ -98,12 +98,7 @@ final class KafkaTopicSchemaRegistry implements SchemaRegistry {
     @Override
     public synchronized boolean isCompatible(String subject, Schema schema) {
         catchUp(-1);
-        try {
-            log.requireCompatible(subject, schema);
-            return true;
-        } catch (IncompatibleSchemaException e) {
-            return false;
-        }
+        return log.isCompatible(subject, schema);
     }
 
     @Override

@@ -65,6 +65,15 @@ final class RegistrationLog {
         return Optional.of(new RegisteredSchema(subject, id, versions.size(), schemaById.get(id)));
     }
 
+    boolean isCompatible(String subject, Schema schema) {
+        try {
+            requireCompatible(subject, schema);
+            return true;
+        } catch (IncompatibleSchemaException e) {
+            return false;
+        }
+    }
+
     /** Throws {@link IncompatibleSchemaException} if {@code schema} cannot read the subject's latest. */
     void requireCompatible(String subject, Schema schema) {
         latest(subject).ifPresent(latest -> SchemaEvolution.backwardIncompatibilities(schema, latest.schema())

@@ -1,4 +1,4 @@
-package dev.baton.it;
+package dev.baton.cli.local;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -12,9 +12,9 @@ import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 
 /** Reads a whole topic, every partition, up to the end offsets of the moment (committed records only). */
-public final class TopicReader {
+public final class TopicScan {
 
-    private TopicReader() {
+    private TopicScan() {
     }
 
     public static List<ConsumerRecord<byte[], byte[]>> readAll(String bootstrap, String topic) {
@@ -27,7 +27,10 @@ public final class TopicReader {
             Map<TopicPartition, Long> end = consumer.endOffsets(partitions);
             List<ConsumerRecord<byte[], byte[]>> out = new ArrayList<>();
             long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
-            while (partitions.stream().anyMatch(tp -> consumer.position(tp) < end.get(tp)) && System.nanoTime() < deadline) {
+            while (partitions.stream().anyMatch(tp -> consumer.position(tp) < end.get(tp))) {
+                if (System.nanoTime() > deadline) {
+                    throw new IllegalStateException("could not read " + topic + " to its end within 60 s");
+                }
                 consumer.poll(Duration.ofMillis(200)).forEach(out::add);
             }
             return out;
