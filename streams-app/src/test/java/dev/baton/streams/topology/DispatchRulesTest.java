@@ -185,6 +185,19 @@ class DispatchRulesTest {
     }
 
     @Test
+    void shouldDeadLetterARecordThatMakesTheProcessorThrowAndKeepGoing() {
+        h.send(request(site("x"), 1, "r-bug").setQueue("explode").build());
+        h.send(request(site, 1, "r1").build());
+
+        assertThat(h.deadLetters()).singleElement().satisfies(d -> {
+            assertThat(d.getReason()).contains("processing failed", "boom: a processor bug");
+            assertThat(d.getSourceTopic()).isEqualTo("baton.dispatch");
+            assertThat(d.getValue()).isNotNull();
+        });
+        assertThat(h.tasks()).as("the next record is processed").hasSize(1);
+    }
+
+    @Test
     void shouldCancelALiveSiteStoppingItsWorker() {
         h.send(request(site, 1, "r1").build());
         h.report(h.tasks().get(0), WorkerEventKind.LEASED, "w1");

@@ -67,16 +67,19 @@ public final class SiteHarness implements AutoCloseable {
     }
 
     public SiteHarness(int transportLossBudget) {
-        SchemaRegistry registry = SchemaRegistry.forUrl("mem://" + UUID.randomUUID(), Map.of());
+        String registryUrl = "mem://" + UUID.randomUUID();
+        SchemaRegistry registry = SchemaRegistry.forUrl(registryUrl, Map.of());
         serdes = Serdes.of(registry);
         SiteProcessorSupplier supplier = new SiteProcessorSupplier(new SiteProcessorSupplier.Settings(serdes, new SiteMetrics(meters),
-                QueueDirectory.of(Set.of(QUEUE, "mail")), new QueueService(meters), 15_000L, new RetryPolicy(1_000L, 2.0, 10_000L, 3, List.of()),
+                SiteHarness::declared, new QueueService(meters), 15_000L, new RetryPolicy(1_000L, 2.0, 10_000L, 3, List.of()),
                 30_000L, 60_000L, 100L, 1024, transportLossBudget,
                 dev.baton.streams.config.QueueTimeouts.from(Map.of("queue.mail.schedule.to.start.ms", "1000"))));
         Properties props = new Properties();
         props.put(StreamsConfig.APPLICATION_ID_CONFIG, "baton-test");
         props.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, "unused:9092");
         props.put(StreamsConfig.PROCESSING_GUARANTEE_CONFIG, StreamsConfig.EXACTLY_ONCE_V2);
+        props.put(StreamsConfig.PROCESSING_EXCEPTION_HANDLER_CLASS_CONFIG, dev.baton.streams.config.DeadLetterProcessingHandler.class);
+        props.put("schema.registry.url", registryUrl);
         try {
             props.put(StreamsConfig.STATE_DIR_CONFIG, Files.createTempDirectory("baton-ttd").toString());
         } catch (java.io.IOException e) {
@@ -106,6 +109,14 @@ public final class SiteHarness implements AutoCloseable {
     /** A worker's clean-exit tombstone. */
     public void withdrawWorker(String workerId) {
         workers.pipeInput(workerId.getBytes(StandardCharsets.UTF_8), (byte[]) null);
+    }
+
+    /** Declared queues; the queue "explode" makes the processor throw, standing in for a bug. */
+    private static boolean declared(String queue) {
+        if ("explode".equals(queue)) {
+            throw new IllegalStateException("boom: a processor bug");
+        }
+        return Set.of(QUEUE, "mail").contains(queue);
     }
 
     public static SiteKey site(String activityId) {
