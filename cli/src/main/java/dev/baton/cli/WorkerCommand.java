@@ -60,7 +60,7 @@ public final class WorkerCommand implements Callable<Integer> {
         }
         CountDownLatch stopped = new CountDownLatch(1);
         try (MetricsEndpoint metrics = new MetricsEndpoint(process.metricsPort)) {
-            Worker worker = Worker.start(options.build());
+            Worker worker = Worker.start(options.meters(metrics.registry()).build());
             Runtime.getRuntime().addShutdownHook(new Thread(() -> {
                 worker.close();
                 stopped.countDown();

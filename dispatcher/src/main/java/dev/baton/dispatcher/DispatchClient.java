@@ -55,10 +55,14 @@ public final class DispatchClient implements AutoCloseable {
     private final Clock clock;
     private volatile boolean closed;
 
-    private DispatchClient(DispatchClientConfig config, UnmatchedResultHandler unmatched, Clock clock) {
+    private final io.micrometer.core.instrument.Timer latency;
+
+    private DispatchClient(DispatchClientConfig config, UnmatchedResultHandler unmatched, Clock clock,
+                           io.micrometer.core.instrument.MeterRegistry meters) {
         this.config = config;
         this.clientId = config.clientId();
         this.clock = clock;
+        this.latency = dev.baton.metrics.BatonMetric.DISPATCH_LATENCY.timer(meters, "client", config.clientId());
         this.registry = SchemaRegistry.forUrl(config.getString(DispatchClientConfig.SCHEMA_REGISTRY_URL_CONFIG), config.kafkaConfig());
         this.commands = EventSerde.of(DispatchCommand.class, registry);
         Map<String, Object> producerConfig = new HashMap<>(config.kafkaConfig());
@@ -83,7 +87,13 @@ public final class DispatchClient implements AutoCloseable {
 
     /** Creates a started client; {@code configs} must name {@code baton.client.id}. */
     public static DispatchClient create(Map<String, ?> configs, UnmatchedResultHandler unmatched) {
-        return new DispatchClient(new DispatchClientConfig(configs), unmatched, Clock.systemUTC());
+        return create(configs, unmatched, new io.micrometer.core.instrument.simple.SimpleMeterRegistry());
+    }
+
+    /** As {@link #create(Map, UnmatchedResultHandler)}, registering the dispatch-to-outcome timer in {@code meters}. */
+    public static DispatchClient create(Map<String, ?> configs, UnmatchedResultHandler unmatched,
+                                        io.micrometer.core.instrument.MeterRegistry meters) {
+        return new DispatchClient(new DispatchClientConfig(configs), unmatched, Clock.systemUTC(), meters);
     }
 
     public String clientId() {
@@ -99,6 +109,8 @@ public final class DispatchClient implements AutoCloseable {
         requireOpen();
         DispatchCommand cmd = command(request);
         CompletableFuture<Outcome> future = pending.register(cmd.getRequestId());
+        long sentAt = System.nanoTime();
+        future.thenRun(() -> latency.record(System.nanoTime() - sentAt, TimeUnit.NANOSECONDS));
         long timeoutMs = config.getLong(DispatchClientConfig.REQUEST_TIMEOUT_MS_CONFIG);
         if (timeoutMs > 0) {
             future.orTimeout(timeoutMs, TimeUnit.MILLISECONDS);

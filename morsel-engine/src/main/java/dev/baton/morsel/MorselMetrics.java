@@ -5,7 +5,7 @@ import java.util.concurrent.atomic.AtomicLong;
 
 import dev.baton.morsel.morsel.Morsel;
 import io.micrometer.core.instrument.Counter;
-import io.micrometer.core.instrument.Gauge;
+import dev.baton.metrics.BatonMetric;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.binder.MeterBinder;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
@@ -31,12 +31,10 @@ public final class MorselMetrics implements MeterBinder {
 
     @Override
     public void bindTo(MeterRegistry registry) {
-        Gauge.builder("baton_morsel_workers_active", active, AtomicInteger::get)
-                .description("Morsel workers running a pipeline now").register(registry);
-        Gauge.builder("baton_morsel_throughput_rows_per_second", lastRowsPerSecond, AtomicLong::get)
-                .description("Rows per second of the last completed query").register(registry);
-        morsels = Counter.builder("baton_morsel_morsels").description("Morsels processed").register(registry);
-        rows = Counter.builder("baton_morsel_rows").description("Rows scanned by morsel tasks").register(registry);
+        BatonMetric.MORSEL_WORKERS_ACTIVE.gauge(registry, active, AtomicInteger::get);
+        BatonMetric.MORSEL_THROUGHPUT.gauge(registry, lastRowsPerSecond, AtomicLong::get);
+        morsels = BatonMetric.MORSEL_MORSELS.counter(registry);
+        rows = BatonMetric.MORSEL_ROWS.counter(registry);
     }
 
     public void workerStarted() {

@@ -11,6 +11,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import dev.baton.events.ActivityTask;
+import dev.baton.metrics.BatonMetric;
 import dev.baton.events.DeadLetter;
 import dev.baton.events.WorkerControl;
 import dev.baton.events.WorkerEvent;
@@ -74,13 +75,15 @@ public final class Worker implements AutoCloseable {
                 r -> daemon(r, "baton-activity-" + options.workerId() + "-" + threadCount.incrementAndGet()));
         this.housekeeping = Executors.newSingleThreadScheduledExecutor(r -> daemon(r, "baton-housekeeping-" + options.workerId()));
         this.heartbeater = new Heartbeater(executions, events, clock);
+        BatonMetric.WORKER_IN_FLIGHT.gauge(options.meters(), executions, Executions::size, "worker", options.workerId());
+        io.micrometer.core.instrument.Counter leases = BatonMetric.WORKER_LEASES.counter(options.meters(), "worker", options.workerId());
         ActivityRunner runner = new ActivityRunner(options.handlers(), pool, executions, events);
         DeadLetters deadLetters = new DeadLetters(EventSerde.of(DeadLetter.class, registry), "worker " + options.workerId(), clock);
         for (String queue : options.queues()) {
             List<String> topics = new ArrayList<>(List.of(BatonTopics.tasks(queue)));
             options.nodeLabels().forEach(label -> topics.add(BatonTopics.tasks(queue, label)));
             runners.add(new QueueRunner(queue, options.workerId(), topics, options.kafkaConfig(), EventSerde.of(ActivityTask.class, registry),
-                    events, deadLetters, runner, executions::size, options.maxConcurrent(), clock));
+                    events, deadLetters, runner, executions::size, options.maxConcurrent(), clock, leases::increment));
         }
     }
 

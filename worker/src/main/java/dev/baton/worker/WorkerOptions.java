@@ -19,10 +19,11 @@ import dev.baton.topics.BatonTopics;
  * @param nodeLabels labels of this node: tasks pinned to a label arrive on {@code baton.tasks.<queue>.<label>}
  * @param drainTimeout how long {@link Worker#close()} lets running activities finish before parking them
  * @param registrationInterval how often the worker refreshes its {@code baton.workers} registration
+ * @param meters where the worker registers its meters
  */
 public record WorkerOptions(Map<String, Object> kafkaConfig, String workerId, String schemaRegistryUrl, List<String> queues,
                             Map<String, ActivityHandler> handlers, int maxConcurrent, List<String> nodeLabels, Duration drainTimeout,
-                            Duration registrationInterval) {
+                            Duration registrationInterval, io.micrometer.core.instrument.MeterRegistry meters) {
 
     public WorkerOptions {
         kafkaConfig = Map.copyOf(kafkaConfig);
@@ -70,6 +71,13 @@ public record WorkerOptions(Map<String, Object> kafkaConfig, String workerId, St
         private List<String> nodeLabels = List.of();
         private Duration drainTimeout = Duration.ofSeconds(30);
         private Duration registrationInterval = Duration.ofSeconds(5);
+        private io.micrometer.core.instrument.MeterRegistry meters = new io.micrometer.core.instrument.simple.SimpleMeterRegistry();
+
+        /** Where the worker's meters go (its in-flight gauge and lease counter); a private registry by default. */
+        public Builder meters(io.micrometer.core.instrument.MeterRegistry registry) {
+            this.meters = registry;
+            return this;
+        }
 
         public Builder bootstrapServers(String servers) {
             kafkaConfig.put("bootstrap.servers", servers);
@@ -128,7 +136,7 @@ public record WorkerOptions(Map<String, Object> kafkaConfig, String workerId, St
 
         public WorkerOptions build() {
             return new WorkerOptions(kafkaConfig, workerId, schemaRegistryUrl, queues, handlers, maxConcurrent, nodeLabels,
-                    drainTimeout, registrationInterval);
+                    drainTimeout, registrationInterval, meters);
         }
     }
 }

@@ -66,6 +66,12 @@ public final class LocalCluster implements AutoCloseable {
         return new LocalCluster(kafka, partitions, queues, streamsOverrides, new SimpleMeterRegistry());
     }
 
+    /** As {@link #start(int, List, Map)}, with every component's meters in {@code meters}. */
+    public static LocalCluster start(int partitions, List<String> queues, Map<String, Object> streamsOverrides, MeterRegistry meters) {
+        EmbeddedKafka kafka = EmbeddedKafka.builder().build().start();
+        return new LocalCluster(kafka, partitions, queues, streamsOverrides, meters);
+    }
+
     public static LocalCluster start(int partitions, List<String> queues) {
         return start(partitions, queues, Map.of());
     }
@@ -88,7 +94,7 @@ public final class LocalCluster implements AutoCloseable {
 
     /** Starts a worker from options pre-filled with this cluster's bootstrap servers. */
     public Worker worker(WorkerOptions.Builder options) {
-        Worker w = Worker.start(options.kafkaConfig(clientConfig()).build());
+        Worker w = Worker.start(options.kafkaConfig(clientConfig()).meters(meters).build());
         started.add(w::close);
         return w;
     }
@@ -101,7 +107,7 @@ public final class LocalCluster implements AutoCloseable {
         Map<String, Object> config = new HashMap<>(clientConfig());
         config.put("baton.client.id", clientId);
         config.putAll(overrides);
-        DispatchClient c = DispatchClient.create(config, unmatched);
+        DispatchClient c = DispatchClient.create(config, unmatched, meters);
         started.add(c);
         return c;
     }

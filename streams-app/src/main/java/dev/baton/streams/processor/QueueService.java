@@ -3,7 +3,7 @@ package dev.baton.streams.processor;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
-import io.micrometer.core.instrument.Gauge;
+import dev.baton.metrics.BatonMetric;
 import io.micrometer.core.instrument.MeterRegistry;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -20,8 +20,7 @@ public final class QueueService {
     private final Map<String, Boolean> unserved = new ConcurrentHashMap<>();
 
     public QueueService(MeterRegistry meters) {
-        Gauge.builder("baton_unserved_queues", unserved, m -> m.values().stream().filter(b -> b).count())
-                .description("Queues with dispatched work and no live worker").register(meters);
+        BatonMetric.UNSERVED_QUEUES.gauge(meters, unserved, m -> m.values().stream().filter(b -> b).count());
     }
 
     /** Records what the census says about the queue now; returns whether it is served. */

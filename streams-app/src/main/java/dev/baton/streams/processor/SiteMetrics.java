@@ -1,6 +1,7 @@
 package dev.baton.streams.processor;
 
 import dev.baton.events.OutcomeStatus;
+import dev.baton.metrics.BatonMetric;
 import dev.baton.schemas.Reasons;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -18,12 +19,12 @@ public final class SiteMetrics {
 
     public SiteMetrics(MeterRegistry registry) {
         this.registry = registry;
-        this.dispatched = Counter.builder("baton_dispatches").description("Attempts started by the streams app").register(registry);
-        this.refused = Counter.builder("baton_refused_completions").description("Worker events refused for a token that is not current").register(registry);
-        this.unmatched = Counter.builder("baton_unmatched_completions").description("Completions for unknown or resolved sites, sent to the outbox").register(registry);
-        this.deadLettered = Counter.builder("baton_dead_letters").description("Records sent to baton.dlq").tag("component", "streams-app").register(registry);
-        this.transportLosses = Counter.builder("baton_transport_losses").description("Leases whose heartbeat deadline passed").register(registry);
-        this.parks = Counter.builder("baton_parks").description("Generations given back by draining workers").register(registry);
+        this.dispatched = BatonMetric.DISPATCHES.counter(registry);
+        this.refused = BatonMetric.REFUSED_COMPLETIONS.counter(registry);
+        this.unmatched = BatonMetric.UNMATCHED_COMPLETIONS.counter(registry);
+        this.deadLettered = BatonMetric.DEAD_LETTERS.counter(registry, "component", "streams-app");
+        this.transportLosses = BatonMetric.TRANSPORT_LOSSES.counter(registry);
+        this.parks = BatonMetric.PARKS.counter(registry);
     }
 
     void dispatched() {
@@ -32,8 +33,7 @@ public final class SiteMetrics {
 
     void resolved(OutcomeStatus status, String reason) {
         String prefix = status == OutcomeStatus.COMPLETED ? "completed" : Reasons.prefixOf(reason).replace(":", "");
-        Counter.builder("baton_outcomes").description("Outcomes published, by reason prefix")
-                .tag("kind", prefix.isEmpty() ? "other" : prefix).register(registry).increment();
+        BatonMetric.OUTCOMES.counter(registry, "kind", prefix.isEmpty() ? "other" : prefix).increment();
     }
 
     void refused() {

@@ -53,12 +53,14 @@ public final class QueueRunner implements Runnable {
     private final IntSupplier inFlight;
     private final int maxConcurrent;
     private final Clock clock;
+    private final Runnable leaseCounted;
     private final CountDownLatch stopped = new CountDownLatch(1);
     private volatile boolean running = true;
 
     public QueueRunner(String queue, String workerId, List<String> topics, Map<String, Object> kafkaConfig, EventSerde<ActivityTask> tasks,
                        EventSender events, DeadLetters deadLetters, ActivityRunner runner, IntSupplier inFlight, int maxConcurrent,
-                       Clock clock) {
+                       Clock clock, Runnable leaseCounted) {
+        this.leaseCounted = leaseCounted;
         this.queue = queue;
         this.workerId = workerId;
         this.topics = topics;
@@ -103,6 +105,7 @@ public final class QueueRunner implements Runnable {
                 ConsumerRecords<byte[], byte[]> records = consumer.poll(Duration.ofMillis(50));
                 if (!records.isEmpty()) {
                     for (Execution e : lease(records)) {
+                        leaseCounted.run();
                         runner.submit(e);
                     }
                 }

@@ -1,0 +1,103 @@
+package dev.baton.metrics;
+
+import java.util.List;
+import java.util.function.ToDoubleFunction;
+
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
+
+/**
+ * The catalog of every {@code baton_*} meter: name, description, type and tag keys. Components
+ * register meters only through it, and a test checks that what a running cluster registers and
+ * what this catalog lists are the same set.
+ */
+public enum BatonMetric {
+
+    DISPATCHES("baton_dispatches", Type.COUNTER, "Attempts started by the streams app"),
+    OUTCOMES("baton_outcomes", Type.COUNTER, "Outcomes published, by kind: completed or the reason prefix", "kind"),
+    REFUSED_COMPLETIONS("baton_refused_completions", Type.COUNTER, "Worker events refused because their token was not current"),
+    UNMATCHED_COMPLETIONS("baton_unmatched_completions", Type.COUNTER, "Completions for unknown or resolved sites, sent to the outbox"),
+    TRANSPORT_LOSSES("baton_transport_losses", Type.COUNTER, "Leases whose heartbeat deadline passed"),
+    PARKS("baton_parks", Type.COUNTER, "Generations given back by draining workers"),
+    DEAD_LETTERS("baton_dead_letters", Type.COUNTER, "Records sent to baton.dlq", "component"),
+    UNSERVED_QUEUES("baton_unserved_queues", Type.GAUGE, "Queues with dispatched work and no live worker"),
+    WORKER_IN_FLIGHT("baton_worker_in_flight", Type.GAUGE, "Executions a worker holds (leased, queued or running)", "worker"),
+    WORKER_LEASES("baton_worker_leases", Type.COUNTER, "Tasks a worker leased", "worker"),
+    DISPATCH_LATENCY("baton_dispatch_latency", Type.TIMER, "Time from dispatch to outcome, seen by the dispatcher", "client"),
+    MORSEL_WORKERS_ACTIVE("baton_morsel_workers_active", Type.GAUGE, "Morsel workers running a pipeline now"),
+    MORSEL_THROUGHPUT("baton_morsel_throughput_rows_per_second", Type.GAUGE, "Rows per second of the last completed pipeline"),
+    MORSEL_MORSELS("baton_morsel_morsels", Type.COUNTER, "Morsels processed"),
+    MORSEL_ROWS("baton_morsel_rows", Type.COUNTER, "Rows scanned by morsel tasks");
+
+    /** Micrometer meter type of a catalog entry. */
+    public enum Type { COUNTER, GAUGE, TIMER }
+
+    private final String meterName;
+    private final Type type;
+    private final String description;
+    private final List<String> tagKeys;
+
+    BatonMetric(String meterName, Type type, String description, String... tagKeys) {
+        this.meterName = meterName;
+        this.type = type;
+        this.description = description;
+        this.tagKeys = List.of(tagKeys);
+    }
+
+    public String meterName() {
+        return meterName;
+    }
+
+    public Type type() {
+        return type;
+    }
+
+    public String description() {
+        return description;
+    }
+
+    public List<String> tagKeys() {
+        return tagKeys;
+    }
+
+    /** Registers (or finds) this counter; {@code tags} are key/value pairs of {@link #tagKeys()}. */
+    public Counter counter(MeterRegistry registry, String... tags) {
+        require(Type.COUNTER, tags);
+        return Counter.builder(meterName).description(description).tags(tags).register(registry);
+    }
+
+    public <T> Gauge gauge(MeterRegistry registry, T state, ToDoubleFunction<T> value, String... tags) {
+        require(Type.GAUGE, tags);
+        return Gauge.builder(meterName, state, value).description(description).tags(tags).register(registry);
+    }
+
+    public Timer timer(MeterRegistry registry, String... tags) {
+        require(Type.TIMER, tags);
+        return Timer.builder(meterName).description(description).tags(tags).publishPercentiles(0.5, 0.99, 0.999).register(registry);
+    }
+
+    public static BatonMetric byMeterName(String name) {
+        for (BatonMetric m : values()) {
+            if (m.meterName.equals(name)) {
+                return m;
+            }
+        }
+        throw new IllegalArgumentException("no catalog entry for meter '" + name + "'");
+    }
+
+    private void require(Type expected, String[] tags) {
+        if (type != expected) {
+            throw new IllegalStateException(meterName + " is a " + type + ", not a " + expected);
+        }
+        if (tags.length != tagKeys.size() * 2) {
+            throw new IllegalArgumentException(meterName + " takes tags " + tagKeys + ", got " + tags.length / 2 + " pairs");
+        }
+        for (int i = 0; i < tags.length; i += 2) {
+            if (!tagKeys.contains(tags[i])) {
+                throw new IllegalArgumentException(meterName + " takes tags " + tagKeys + ", not '" + tags[i] + "'");
+            }
+        }
+    }
+}
