@@ -8,6 +8,7 @@ import java.util.concurrent.CountDownLatch;
 
 import dev.baton.worker.ActivityHandler;
 import dev.baton.worker.Worker;
+import dev.baton.worker.WorkerConfig;
 import dev.baton.worker.WorkerOptions;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -32,22 +33,24 @@ public final class WorkerCommand implements Callable<Integer> {
     @Option(names = "--worker-id", description = "Stable worker id (default: random)")
     String workerId;
 
-    @Option(names = "--max-concurrent", defaultValue = "16", description = "Activities running at once (default ${DEFAULT-VALUE})")
-    int maxConcurrent;
+    @Option(names = "--max-concurrent", description = "Activities running at once (default: worker.max.concurrent, 16)")
+    Integer maxConcurrent;
 
     @Option(names = "--node-label", description = "Node label for pinned tasks (repeatable)")
     List<String> labels = List.of();
 
-    @Option(names = "--drain-timeout-ms", defaultValue = "30000", description = "Drain timeout on SIGTERM (default ${DEFAULT-VALUE})")
-    long drainTimeoutMs;
+    @Option(names = "--drain-timeout-ms", description = "Drain timeout on SIGTERM (default: worker.drain.timeout.ms, 30000)")
+    Long drainTimeoutMs;
 
     @Override
     public Integer call() throws Exception {
-        WorkerOptions.Builder options = WorkerOptions.builder().kafkaConfig(process.client.clientConfig()).queues(queues)
-                .maxConcurrent(maxConcurrent).nodeLabels(labels.toArray(String[]::new)).drainTimeout(Duration.ofMillis(drainTimeoutMs));
-        Object registryUrl = process.client.clientConfig().get("schema.registry.url");
-        if (registryUrl != null) {
-            options.schemaRegistryUrl(registryUrl.toString());
+        WorkerOptions.Builder options = new WorkerConfig(process.client.clientConfig()).toOptions().queues(queues)
+                .nodeLabels(labels.toArray(String[]::new));
+        if (maxConcurrent != null) {
+            options.maxConcurrent(maxConcurrent);
+        }
+        if (drainTimeoutMs != null) {
+            options.drainTimeout(Duration.ofMillis(drainTimeoutMs));
         }
         if (workerId != null) {
             options.workerId(workerId);
