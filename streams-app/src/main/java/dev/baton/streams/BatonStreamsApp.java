@@ -34,12 +34,14 @@ public final class BatonStreamsApp implements AutoCloseable {
     private final AdminQueueDirectory queues;
     private final KafkaStreams streams;
     private final QueueService queueService;
+    private final Serdes serdes;
+    private dev.baton.streams.status.StatusServer status;
 
     public BatonStreamsApp(Map<String, ?> configs, MeterRegistry meters) {
         this.config = new StreamsAppConfig(configs);
         this.registry = SchemaRegistry.forUrl(config.schemaRegistryUrl(), config.clientConfig());
         this.queues = new AdminQueueDirectory(Admin.create(config.clientConfig()), config.queueRefreshMs());
-        Serdes serdes = Serdes.of(registry);
+        this.serdes = Serdes.of(registry);
         this.queueService = new QueueService(meters);
         SiteProcessorSupplier supplier = new SiteProcessorSupplier(new SiteProcessorSupplier.Settings(serdes,
                 new SiteMetrics(meters), queues, queueService, config.workerStaleMs(), config.defaultRetryPolicy(), config.heartbeatWindowMs(), config.dedupeWindowMs(),
@@ -60,7 +62,27 @@ public final class BatonStreamsApp implements AutoCloseable {
 
     public BatonStreamsApp start() {
         streams.start();
+        if (config.statusPort() > 0) {
+            status = new dev.baton.streams.status.StatusServer(config.statusPort(), report());
+        }
         return this;
+    }
+
+    /** The JSON that {@code GET /status} serves (whether or not the port is on). */
+    public com.fasterxml.jackson.databind.node.ObjectNode status() {
+        try (dev.baton.streams.status.StatusReport report = report()) {
+            return report.snapshot();
+        }
+    }
+
+    private dev.baton.streams.status.StatusReport report() {
+        return new dev.baton.streams.status.StatusReport(streams, serdes.siteState(), serdes.workerStatus(),
+                Admin.create(config.clientConfig()), queueService::unservedQueues);
+    }
+
+    /** The port serving {@code GET /status}, or -1 when status.port is 0. */
+    public int statusPort() {
+        return status == null ? -1 : status.port();
     }
 
     public KafkaStreams.State state() {
@@ -77,6 +99,9 @@ public final class BatonStreamsApp implements AutoCloseable {
 
     @Override
     public void close() {
+        if (status != null) {
+            status.close();
+        }
         streams.close(CloseOptions.timeout(Duration.ofSeconds(30)));
         queues.close();
         registry.close();

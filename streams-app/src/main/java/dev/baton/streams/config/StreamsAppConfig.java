@@ -62,6 +62,9 @@ public final class StreamsAppConfig extends AbstractConfig {
     public static final String RETRY_MAX_ATTEMPTS_CONFIG = "retry.max.attempts";
     public static final String RETRY_NON_RETRYABLE_PREFIXES_CONFIG = "retry.non.retryable.prefixes";
 
+    public static final String STATUS_PORT_CONFIG = "status.port";
+    private static final String STATUS_PORT_DOC = "Serve GET /status (JSON: sites by state and queue, unserved queues, workers, lag) on this port; 0 = off.";
+
     public static final String QUEUE_REFRESH_MS_CONFIG = "queue.refresh.ms";
     private static final String QUEUE_REFRESH_MS_DOC = "How often the list of declared queues (task topics) is refreshed.";
 
@@ -94,6 +97,7 @@ public final class StreamsAppConfig extends AbstractConfig {
                     "Default retry policy: attempts in all, the first included (0 = unlimited). Worker loss and parks never count.")
             .define(RETRY_NON_RETRYABLE_PREFIXES_CONFIG, Type.LIST, "", Importance.LOW,
                     "Default retry policy: failure reasons (after 'retryable: ') starting with any of these are not retried.")
+            .define(STATUS_PORT_CONFIG, Type.INT, 0, Range.between(0, 65535), Importance.LOW, STATUS_PORT_DOC)
             .define(QUEUE_REFRESH_MS_CONFIG, Type.LONG, 5_000L, Range.atLeast(100), Importance.LOW, QUEUE_REFRESH_MS_DOC)
             .define(ROCKSDB_BLOCK_CACHE_BYTES_CONFIG, Type.LONG, 64L * 1024 * 1024, Range.atLeast(1024 * 1024), Importance.LOW, ROCKSDB_BLOCK_CACHE_BYTES_DOC)
             .define(ROCKSDB_WRITE_BUFFER_BYTES_CONFIG, Type.LONG, 32L * 1024 * 1024, Range.atLeast(1024 * 1024), Importance.LOW, ROCKSDB_WRITE_BUFFER_BYTES_DOC);
@@ -157,6 +161,10 @@ public final class StreamsAppConfig extends AbstractConfig {
 
     public int transportLossBudget() {
         return getInt(TRANSPORT_LOSS_BUDGET_CONFIG);
+    }
+
+    public int statusPort() {
+        return getInt(STATUS_PORT_CONFIG);
     }
 
     public long workerStaleMs() {
