@@ -48,11 +48,15 @@ public final class DemoCommand implements Callable<Integer> {
             description = "Streams commit interval: lower favours latency at low rates, higher favours throughput (default ${DEFAULT-VALUE})")
     long commitIntervalMs;
 
+    @Option(names = "--no-faults", description = "Do not kill one worker and drain another part-way")
+    boolean noFaults;
+
     @Option(names = "--inject-breach", hidden = true,
             description = "Publish one forged extra outcome before the audit, to prove the audit can fail")
     boolean injectBreach;
 
     private final PrintStream out = System.out;
+    private final List<dev.baton.worker.Worker> workers = new ArrayList<>();
     private String firstRequestId;
 
     @Override
@@ -63,10 +67,12 @@ public final class DemoCommand implements Callable<Integer> {
                 Map.of("commit.interval.ms", commitIntervalMs))) {
             out.printf("cluster   broker %s, streams app RUNNING (%d ms)%n", cluster.bootstrapServers(), millisSince(started));
             int schemaFailures = roundTripEveryEvent(cluster);
+            workers.clear();
             for (String[] w : new String[][] {{"worker-1", "payments"}, {"worker-2", "payments,mail"}, {"worker-3", "mail"}}) {
-                WorkerOptions.Builder options = WorkerOptions.builder().workerId(w[0]).queues(List.of(w[1].split(","))).maxConcurrent(32);
+                WorkerOptions.Builder options = WorkerOptions.builder().workerId(w[0]).queues(List.of(w[1].split(","))).maxConcurrent(32)
+                        .drainTimeout(Duration.ofMillis(300));
                 DemoHandlers.all().forEach(options::handler);
-                cluster.worker(options);
+                workers.add(cluster.worker(options));
             }
             out.println("workers   worker-1 [payments], worker-2 [payments, mail], worker-3 [mail]");
             int workloadFailures = runWorkload(cluster);
@@ -74,7 +80,13 @@ public final class DemoCommand implements Callable<Integer> {
                 injectDuplicateOutcome(cluster);
             }
             InvariantChecker.Report audit = InvariantChecker.check(cluster.bootstrapServers());
-            out.printf("history   %s%n", audit.byKind());
+            Map<dev.baton.events.HistoryKind, Long> kinds = audit.byKind();
+            out.printf("faults    retries %d, transport losses %d, parks %d, refused stale completions %d%n",
+                    kinds.getOrDefault(dev.baton.events.HistoryKind.RETRY_SCHEDULED, 0L),
+                    kinds.getOrDefault(dev.baton.events.HistoryKind.TRANSPORT_LOST, 0L),
+                    kinds.getOrDefault(dev.baton.events.HistoryKind.PARKED, 0L),
+                    kinds.getOrDefault(dev.baton.events.HistoryKind.COMPLETION_REFUSED, 0L));
+            out.printf("history   %s%n", kinds);
             out.printf("audit     %s%n", audit);
             workloadFailures += audit.ok() ? 0 : 1;
             out.printf("%s    %d ms in all%n", schemaFailures + workloadFailures == 0 ? "ok  " : "FAIL", millisSince(started));
@@ -90,16 +102,22 @@ public final class DemoCommand implements Callable<Integer> {
         try (DispatchClient client = cluster.client("demo", o -> byKind.merge("unmatched", 1, Integer::sum))) {
             long start = System.nanoTime();
             for (int i = 0; i < activities; i++) {
-                String type = i % 20 == 0 ? "flaky" : i % 50 == 1 ? "terminal" : "echo";
-                String input = "order-" + i;
+                String type = i % 20 == 0 ? "flaky" : i % 50 == 1 ? "terminal" : i % 10 == 3 ? "long" : "echo";
+                String input = type.equals("long") ? "1500" : "order-" + i;
                 expected.add(type);
                 long sent = System.nanoTime();
                 futures.add(client.dispatch(ActivityRequest.builder().site("demo", "order-" + i, "charge").queue(i % 2 == 0 ? "payments" : "mail")
                         .activityType(type).input(input.getBytes(StandardCharsets.UTF_8), "text/plain")
-                        .retry(new RetryOptions(Duration.ofMillis(100), 2.0, Duration.ofSeconds(2), 5, List.of())).build())
+                        .retry(new RetryOptions(Duration.ofMillis(100), 2.0, Duration.ofSeconds(2), 5, List.of()))
+                        .heartbeat(Duration.ofSeconds(2)).build())
                         .whenComplete((o, e) -> latencyMicros.recordValue(Math.max(1, (System.nanoTime() - sent) / 1_000))));
             }
+            Progress progress = new Progress(out, futures, start);
+            if (!noFaults) {
+                injectFaults(futures);
+            }
             CompletableFuture.allOf(futures.toArray(CompletableFuture[]::new)).get(LocalCluster.PATIENCE.toSeconds() * 5, TimeUnit.SECONDS);
+            progress.close();
             double seconds = (System.nanoTime() - start) / 1e9;
             int violations = 0;
             for (int i = 0; i < futures.size(); i++) {
@@ -112,6 +130,7 @@ public final class DemoCommand implements Callable<Integer> {
                 boolean ok = switch (expected.get(i)) {
                     case "flaky" -> o.completed() && o.attempt() == 3;
                     case "terminal" -> !o.completed() && Objects.equals(o.reasonPrefix(), "terminal:");
+                    case "long" -> o.completed() && o.attempt() == 1;
                     default -> o.completed() && o.outputAsString().equals("order-" + i);
                 };
                 violations += ok ? 0 : 1;
@@ -124,6 +143,35 @@ public final class DemoCommand implements Callable<Integer> {
             out.printf("check     every request got exactly one outcome of the expected kind: %s%n",
                     violations == 0 ? "yes" : "NO, " + violations + " did not");
             return violations;
+        }
+    }
+
+    /**
+     * Kills worker-1 (no drain, no park, no tombstone: Baton must notice the silence) once a quarter of
+     * the work is resolved, and drains worker-3 at half (its running activities are parked).
+     */
+    private void injectFaults(List<CompletableFuture<Outcome>> futures) throws InterruptedException {
+        awaitResolved(futures, futures.size() / 4);
+        awaitBusy(workers.get(0));
+        workers.get(0).kill();
+        out.println("fault     worker-1 killed abruptly (its leases will be lost and re-delivered)");
+        awaitResolved(futures, futures.size() / 2);
+        awaitBusy(workers.get(2));
+        workers.get(2).close();
+        out.println("fault     worker-3 drained part-way (its running activities are parked)");
+    }
+
+    /** Waits (up to 10 s) until the worker holds something, so the fault has work to lose. */
+    private static void awaitBusy(dev.baton.worker.Worker worker) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (worker.inFlight() == 0 && System.nanoTime() < deadline) {
+            Thread.sleep(5);
+        }
+    }
+
+    private static void awaitResolved(List<CompletableFuture<Outcome>> futures, int n) throws InterruptedException {
+        while (futures.stream().filter(CompletableFuture::isDone).count() < n) {
+            Thread.sleep(20); // polling progress counters for the demo's narrative, not waiting for one event
         }
     }
 
