@@ -1,0 +1,282 @@
+package dev.baton.cli;
+
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.ByteBuffer;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+import dev.baton.cli.local.LocalCluster;
+import dev.baton.dispatcher.ActivityRequest;
+import dev.baton.dispatcher.DispatchClient;
+import dev.baton.worker.WorkerOptions;
+import org.HdrHistogram.Histogram;
+import org.HdrHistogram.SynchronizedHistogram;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.admin.OffsetSpec;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/**
+ * {@code baton bench dispatch}: in one process on the embedded broker, (a) a raw-Kafka three-hop echo
+ * (dispatch → tasks → completions with plain consumer/producer stages, the same partitions and
+ * record size: the floor of any Kafka-based dispatcher here) and (b) Baton end to end with no-op
+ * activities. For each it measures max sustained throughput and latency at fixed rates from the
+ * intended send time (no coordinated omission), prints both and the ratios, the records Baton
+ * writes per activity, and the CPU other processes used during the run.
+ */
+@Command(name = "dispatch", mixinStandardHelpOptions = true, description = "Baton vs a raw Kafka three-hop echo, same broker, same run.")
+public final class DispatchBench implements Callable<Integer> {
+
+    @Option(names = "--rates", defaultValue = "200,500", split = ",", description = "Fixed rates per second (default ${DEFAULT-VALUE})")
+    int[] rates;
+
+    @Option(names = "--seconds", defaultValue = "10", description = "Duration of each fixed-rate run (default ${DEFAULT-VALUE})")
+    int seconds;
+
+    @Option(names = "--burst", defaultValue = "5000", description = "Activities sent at once to measure max throughput (default ${DEFAULT-VALUE})")
+    int burst;
+
+    @Option(names = "--partitions", defaultValue = "6")
+    int partitions;
+
+    @Option(names = "--payload-bytes", defaultValue = "100")
+    int payloadBytes;
+
+    @Option(names = "--commit-interval-ms", defaultValue = "5", description = "Streams commit interval of the Baton side (default ${DEFAULT-VALUE})")
+    long commitIntervalMs;
+
+    private final PrintStream out = System.out;
+
+    /** Something that echoes a payload through Kafka and calls back with the key when it comes back. */
+    private interface Echo extends AutoCloseable {
+        CompletableFuture<Void> send(long id);
+    }
+
+    @Override
+    public Integer call() throws Exception {
+        long cpuStart = OtherCpu.othersJiffies();
+        long wallStart = System.nanoTime();
+        try (LocalCluster cluster = LocalCluster.start(partitions, List.of("bench"), Map.of("commit.interval.ms", commitIntervalMs))) {
+            WorkerOptions.Builder worker = WorkerOptions.builder().workerId("bench-worker").queues("bench").maxConcurrent(256)
+                    .handler("noop", (ctx, input) -> input);
+            cluster.worker(worker);
+            long[] raw;
+            long[] baton;
+            try (RawEcho echo = new RawEcho(cluster.bootstrapServers(), partitions, payloadBytes)) {
+                raw = measure("raw three-hop", echo);
+            }
+            long before = totalRecords(cluster.bootstrapServers());
+            try (BatonEcho echo = new BatonEcho(cluster, payloadBytes)) {
+                baton = measure("baton", echo);
+            }
+            long written = totalRecords(cluster.bootstrapServers()) - before;
+            long activities = baton[0];
+            out.printf("%nthroughput  raw %d/s, baton %d/s, baton/raw %.2f%n", raw[1], baton[1], (double) baton[1] / Math.max(1, raw[1]));
+            out.printf("records     baton wrote %.1f records per activity (all topics incl. changelogs, schemas and history)%n",
+                    (double) written / Math.max(1, activities));
+        }
+        double wall = (System.nanoTime() - wallStart) / 1e9;
+        out.printf("noise       other processes used %.1f%% of one core during the run%n",
+                100.0 * (OtherCpu.othersJiffies() - cpuStart) / OtherCpu.HZ / wall);
+        return 0;
+    }
+
+    /** Runs the burst and every fixed rate; returns {activities sent, max throughput per second}. */
+    private long[] measure(String name, Echo echo) throws Exception {
+        warmUp(echo);
+        long start = System.nanoTime();
+        List<CompletableFuture<Void>> all = new ArrayList<>();
+        for (long i = 0; i < burst; i++) {
+            all.add(echo.send(i));
+        }
+        CompletableFuture.allOf(all.toArray(CompletableFuture[]::new)).get(10, TimeUnit.MINUTES);
+        long throughput = (long) (burst / ((System.nanoTime() - start) / 1e9));
+        out.printf("%-14s max sustained: %d activities in %.1f s = %d/s%n", name, burst, (System.nanoTime() - start) / 1e9, throughput);
+        long sent = burst + 200;
+        for (int rate : rates) {
+            Histogram h = fixedRate(echo, rate, seconds);
+            sent += h.getTotalCount();
+            out.printf("%-14s at %5d/s: p50 %7.1f ms  p99 %7.1f ms  p99.9 %7.1f ms  (n=%d, from intended send time)%n", name, rate,
+                    h.getValueAtPercentile(50) / 1000.0, h.getValueAtPercentile(99) / 1000.0, h.getValueAtPercentile(99.9) / 1000.0,
+                    h.getTotalCount());
+        }
+        return new long[] {sent, throughput};
+    }
+
+    private static void warmUp(Echo echo) throws Exception {
+        List<CompletableFuture<Void>> w = new ArrayList<>();
+        for (long i = 0; i < 200; i++) {
+            w.add(echo.send(-1 - i));
+        }
+        CompletableFuture.allOf(w.toArray(CompletableFuture[]::new)).get(5, TimeUnit.MINUTES);
+    }
+
+    /** Sends at the intended times and measures from them, so a stall counts against every request it delays. */
+    private static Histogram fixedRate(Echo echo, int rate, int seconds) throws Exception {
+        Histogram h = new SynchronizedHistogram(3);
+        long intervalNanos = 1_000_000_000L / rate;
+        long n = (long) rate * seconds;
+        long start = System.nanoTime();
+        List<CompletableFuture<Void>> all = new ArrayList<>();
+        for (long i = 0; i < n; i++) {
+            long intended = start + i * intervalNanos;
+            long wait = intended - System.nanoTime();
+            if (wait > 0) {
+                TimeUnit.NANOSECONDS.sleep(wait); // pacing the sender to its schedule
+            }
+            all.add(echo.send(1_000_000_000L + i).thenRun(() -> h.recordValue(Math.max(1, (System.nanoTime() - intended) / 1_000))));
+        }
+        CompletableFuture.allOf(all.toArray(CompletableFuture[]::new)).get(10, TimeUnit.MINUTES);
+        return h;
+    }
+
+    private static long totalRecords(String bootstrap) throws Exception {
+        try (Admin admin = Admin.create(Map.of("bootstrap.servers", bootstrap))) {
+            Set<String> topics = admin.listTopics().names().get();
+            Map<TopicPartition, OffsetSpec> latest = new java.util.HashMap<>();
+            for (var d : admin.describeTopics(topics).allTopicNames().get().values()) {
+                if (d.name().startsWith("bench.raw") || d.name().startsWith("__")) {
+                    continue;
+                }
+                d.partitions().forEach(p -> latest.put(new TopicPartition(d.name(), p.partition()), OffsetSpec.latest()));
+            }
+            return admin.listOffsets(latest).all().get().values().stream().mapToLong(o -> o.offset()).sum();
+        }
+    }
+
+    /** Baton end to end: DispatchClient → streams app → worker (no-op) → outcome. */
+    private static final class BatonEcho implements Echo {
+        private final DispatchClient client;
+        private final byte[] payload;
+
+        BatonEcho(LocalCluster cluster, int payloadBytes) {
+            this.client = cluster.client("bench-client", o -> { }, Map.of("max.pending", 1_000_000));
+            this.payload = new byte[payloadBytes];
+        }
+
+        @Override
+        public CompletableFuture<Void> send(long id) {
+            return client.dispatch(ActivityRequest.builder().site("bench", "w" + id, "1").queue("bench").activityType("noop")
+                    .input(payload, "application/octet-stream").build()).thenApply(o -> null);
+        }
+
+        @Override
+        public void close() {
+            client.close();
+        }
+    }
+
+    /** Plain consumer/producer stages: dispatch → tasks → completions, keyed like Baton's sites. */
+    private static final class RawEcho implements Echo {
+        private final KafkaProducer<byte[], byte[]> producer;
+        private final Map<Long, CompletableFuture<Void>> pending = new java.util.concurrent.ConcurrentHashMap<>();
+        private final AtomicBoolean running = new AtomicBoolean(true);
+        private final List<Thread> threads = new ArrayList<>();
+        private final byte[] payload;
+
+        RawEcho(String bootstrap, int partitions, int payloadBytes) throws Exception {
+            this.payload = new byte[payloadBytes];
+            try (Admin admin = Admin.create(Map.of("bootstrap.servers", bootstrap))) {
+                admin.createTopics(List.of(new NewTopic("bench.raw.dispatch", partitions, (short) 1),
+                        new NewTopic("bench.raw.tasks", partitions, (short) 1), new NewTopic("bench.raw.completions", partitions, (short) 1))).all().get();
+            }
+            Map<String, Object> p = Map.of("bootstrap.servers", bootstrap, "linger.ms", 1, "acks", "all");
+            producer = new KafkaProducer<>(p, new ByteArraySerializer(), new ByteArraySerializer());
+            CountDownLatch ready = new CountDownLatch(3);
+            stage(bootstrap, "bench.raw.dispatch", "bench.raw.tasks", ready);
+            stage(bootstrap, "bench.raw.tasks", "bench.raw.completions", ready);
+            stage(bootstrap, "bench.raw.completions", null, ready);
+            if (!ready.await(60, TimeUnit.SECONDS)) {
+                throw new IllegalStateException("raw echo stages did not start");
+            }
+        }
+
+        private void stage(String bootstrap, String from, String to, CountDownLatch ready) {
+            Thread t = new Thread(() -> {
+                Map<String, Object> c = Map.of("bootstrap.servers", bootstrap, "group.id", "bench-" + from, "auto.offset.reset", "latest",
+                        "fetch.max.wait.ms", 10);
+                try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(c, new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
+                    consumer.subscribe(List.of(from));
+                    while (consumer.assignment().isEmpty()) {
+                        consumer.poll(Duration.ofMillis(50));
+                    }
+                    consumer.assignment().forEach(tp -> consumer.position(tp));
+                    ready.countDown();
+                    while (running.get()) {
+                        for (ConsumerRecord<byte[], byte[]> r : consumer.poll(Duration.ofMillis(50))) {
+                            if (to != null) {
+                                producer.send(new ProducerRecord<>(to, r.key(), r.value()));
+                            } else {
+                                CompletableFuture<Void> f = pending.remove(ByteBuffer.wrap(r.value()).getLong());
+                                if (f != null) {
+                                    f.complete(null);
+                                }
+                            }
+                        }
+                    }
+                }
+            }, "raw-" + from);
+            t.setDaemon(true);
+            t.start();
+            threads.add(t);
+        }
+
+        @Override
+        public CompletableFuture<Void> send(long id) {
+            CompletableFuture<Void> f = new CompletableFuture<>();
+            pending.put(id, f);
+            byte[] value = payload.clone();
+            ByteBuffer.wrap(value).putLong(id);
+            producer.send(new ProducerRecord<>("bench.raw.dispatch", ("bench/w" + id + "/1").getBytes(), value));
+            return f;
+        }
+
+        @Override
+        public void close() throws InterruptedException {
+            running.set(false);
+            for (Thread t : threads) {
+                t.join(10_000);
+            }
+            producer.close(Duration.ofSeconds(5));
+        }
+    }
+
+    /** CPU used by every process but this one, from /proc (Linux); 0 elsewhere. */
+    static final class OtherCpu {
+        static final long HZ = 100;
+
+        static long othersJiffies() {
+            try {
+                String[] cpu = Files.readAllLines(Path.of("/proc/stat")).get(0).trim().split("\\s+");
+                long busy = 0;
+                for (int i : new int[] {1, 2, 3, 6, 7, 8}) { // user nice system irq softirq steal
+                    busy += Long.parseLong(cpu[i]);
+                }
+                String[] self = Files.readString(Path.of("/proc/self/stat")).replaceAll("^.*\\) ", "").split(" ");
+                long own = Long.parseLong(self[11]) + Long.parseLong(self[12]);
+                return busy - own;
+            } catch (IOException | RuntimeException e) {
+                return 0;
+            }
+        }
+    }
+}
