@@ -2,9 +2,7 @@ package dev.baton.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
+import java.util.List;
 
 import dev.baton.dispatcher.DispatchClientConfig;
 import dev.baton.streams.config.StreamsAppConfig;
@@ -15,22 +13,13 @@ class ConfigCommandTest {
 
     @Test
     void shouldPrintEveryKeyOfEveryProcess() {
-        PrintStream original = System.out;
-        ByteArrayOutputStream captured = new ByteArrayOutputStream();
-        int exit;
-        try {
-            System.setOut(new PrintStream(captured, true, StandardCharsets.UTF_8));
-            exit = BatonCommand.run("config", "docs");
-        } finally {
-            System.setOut(original);
-        }
-        String out = captured.toString(StandardCharsets.UTF_8);
-        assertThat(exit).isZero();
-        for (var def : java.util.List.of(StreamsAppConfig.CONFIG, WorkerConfig.CONFIG, DispatchClientConfig.CONFIG)) {
+        CliRun run = CliRun.of("config", "docs");
+        assertThat(run.exit()).isZero();
+        for (var def : List.of(StreamsAppConfig.CONFIG, WorkerConfig.CONFIG, DispatchClientConfig.CONFIG)) {
             for (String key : def.names()) {
-                assertThat(out).as(key).contains(key);
+                assertThat(run.output()).as(key).contains(key);
             }
         }
-        assertThat(out).contains("transport.loss.budget", "long", "default 3");
+        assertThat(run.output()).contains("transport.loss.budget", "long", "default 3");
     }
 }

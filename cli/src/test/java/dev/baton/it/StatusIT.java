@@ -1,10 +1,7 @@
 package dev.baton.it;
 
-import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
 import java.net.ServerSocket;
 import java.util.List;
 import java.util.Map;
@@ -12,7 +9,6 @@ import java.util.concurrent.TimeUnit;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.baton.cli.BatonCommand;
 import dev.baton.cli.DemoHandlers;
 import dev.baton.cli.local.LocalCluster;
 import dev.baton.dispatcher.ActivityRequest;
@@ -21,6 +17,12 @@ import dev.baton.worker.WorkerOptions;
 import org.junit.jupiter.api.Test;
 
 class StatusIT {
+
+    private static String statusJson(int port) {
+        dev.baton.cli.CliRun run = dev.baton.cli.CliRun.of("status", "--status-url", "http://127.0.0.1:" + port + "/status");
+        assertThat(run.exit()).as(run.output()).isZero();
+        return run.output();
+    }
 
     @Test
     void shouldServeSitesWorkersUnservedQueuesAndLagAsJson() throws Exception {
@@ -38,7 +40,7 @@ class StatusIT {
             client.dispatch(ActivityRequest.builder().site("status", "waiting", "1").queue("forgotten").activityType("echo").build());
 
             org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(30)).untilAsserted(() -> {
-                JsonNode status = new ObjectMapper().readTree(run("status", "--status-url", "http://127.0.0.1:" + port + "/status"));
+                JsonNode status = new ObjectMapper().readTree(statusJson(port));
                 assertThat(status.get("state").asText()).isEqualTo("RUNNING");
                 assertThat(status.get("sitesByQueue").get("forgotten").get("UNSERVED").asLong()).isEqualTo(1);
                 assertThat(status.get("sitesByState").get("RESOLVED").asLong()).isEqualTo(1);
@@ -54,17 +56,5 @@ class StatusIT {
                 assertThat(status.get("lagByQueue").get("served").asLong()).isBetween(0L, 3L);
             });
         }
-    }
-
-    private static String run(String... args) {
-        PrintStream original = System.out;
-        ByteArrayOutputStream captured = new ByteArrayOutputStream();
-        try {
-            System.setOut(new PrintStream(captured, true, UTF_8));
-            assertThat(BatonCommand.run(args)).isZero();
-        } finally {
-            System.setOut(original);
-        }
-        return captured.toString(UTF_8);
     }
 }
