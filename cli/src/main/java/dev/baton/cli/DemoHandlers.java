@@ -31,10 +31,10 @@ public final class DemoHandlers {
                 },
                 "long", (ctx, input) -> {
                     long ms = input.length == 0 ? 2000 : Long.parseLong(new String(input, StandardCharsets.UTF_8).trim());
-                    long end = System.currentTimeMillis() + ms;
-                    while (System.currentTimeMillis() < end && !ctx.isCancelled()) {
+                    long end = System.nanoTime() + ms * 1_000_000;
+                    while (System.nanoTime() < end && !ctx.isCancelled()) {
                         ctx.heartbeat(null);
-                        Thread.sleep(Math.min(50, Math.max(1, end - System.currentTimeMillis())));
+                        Thread.sleep(Math.min(50, Math.max(1, (end - System.nanoTime()) / 1_000_000)));
                     }
                     return input;
                 });

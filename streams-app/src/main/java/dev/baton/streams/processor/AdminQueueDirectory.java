@@ -23,7 +23,7 @@ public final class AdminQueueDirectory implements QueueDirectory, AutoCloseable 
     private final Admin admin;
     private final long refreshMs;
     private volatile Set<String> topics = Set.of();
-    private volatile long refreshedAtMs;
+    private volatile long refreshedAtNanos;
 
     public AdminQueueDirectory(Admin admin, long refreshMs) {
         this.admin = admin;
@@ -34,7 +34,7 @@ public final class AdminQueueDirectory implements QueueDirectory, AutoCloseable 
     @Override
     public boolean isDeclared(String queue) {
         String topic = BatonTopics.TASKS_PREFIX + queue;
-        long age = System.currentTimeMillis() - refreshedAtMs;
+        long age = (System.nanoTime() - refreshedAtNanos) / 1_000_000; // elapsed time: monotonic, not wall clock
         if (age > refreshMs || (!topics.contains(topic) && age > MISS_REFRESH_INTERVAL_MS)) {
             refresh();
         }
@@ -48,7 +48,7 @@ public final class AdminQueueDirectory implements QueueDirectory, AutoCloseable 
         } catch (Exception e) {
             log.warn("could not refresh the list of declared queues (keeping {} known topics): {}", topics.size(), e.toString());
         } finally {
-            refreshedAtMs = System.currentTimeMillis();
+            refreshedAtNanos = System.nanoTime();
         }
     }
 
