@@ -51,14 +51,13 @@ class FailureSemanticsIT {
         client = cluster.client("failures", o -> { });
         WorkerOptions.Builder inProcess = WorkerOptions.builder().workerId("in-process").queues("flaky", "cancel").maxConcurrent(4)
                 .handler("watch", (ctx, input) -> {
-                    while (!ctx.isCancelled()) {
-                        try {
-                            Thread.sleep(10);
-                        } catch (InterruptedException e) {
-                            break; // the stop also interrupts
+                    try {
+                        new CountDownLatch(1).await(); // runs until Baton's stop interrupts it
+                    } catch (InterruptedException e) {
+                        if (ctx.isCancelled()) {
+                            observedCancel.countDown();
                         }
                     }
-                    observedCancel.countDown();
                     return new byte[0];
                 });
         DemoHandlers.all().forEach(inProcess::handler);
