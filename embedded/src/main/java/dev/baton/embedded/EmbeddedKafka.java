@@ -9,8 +9,10 @@ import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.stream.Stream;
@@ -48,6 +50,7 @@ public final class EmbeddedKafka implements AutoCloseable {
     private final int brokerPort;
     private final int controllerPort;
     private final Map<String, String> overrides;
+    private final Security security;
     private KafkaRaftServer server;
 
     private EmbeddedKafka(Builder builder) {
@@ -62,6 +65,7 @@ public final class EmbeddedKafka implements AutoCloseable {
         this.brokerPort = builder.brokerPort > 0 ? builder.brokerPort : freePort();
         this.controllerPort = freePort();
         this.overrides = Map.copyOf(builder.overrides);
+        this.security = builder.security;
     }
 
     public static Builder builder() {
@@ -107,6 +111,29 @@ public final class EmbeddedKafka implements AutoCloseable {
         return "127.0.0.1:" + brokerPort;
     }
 
+    /**
+     * Client settings for {@code user} on this broker: bootstrap servers, plus SASL/SCRAM and the
+     * trust store when the broker is secured. Users other than the admin must first be given SCRAM
+     * credentials (Admin#alterUserScramCredentials).
+     */
+    public Map<String, Object> clientConfig(String user, String password) {
+        Map<String, Object> c = new HashMap<>();
+        c.put("bootstrap.servers", bootstrapServers());
+        if (security != null) {
+            c.putAll(security.clientConfig(user, password));
+        }
+        return c;
+    }
+
+    /** Client settings of the super user when secured; just the bootstrap servers otherwise. */
+    public Map<String, Object> adminConfig() {
+        return security == null ? clientConfig(null, null) : clientConfig(security.adminUser, security.adminPassword);
+    }
+
+    public boolean isSecured() {
+        return security != null;
+    }
+
     public Path dataDir() {
         return dataDir;
     }
@@ -150,6 +177,9 @@ public final class EmbeddedKafka implements AutoCloseable {
         p.put("num.partitions", "1");
         p.put("log.flush.interval.messages", String.valueOf(Long.MAX_VALUE));
         p.put("unstable.api.versions.enable", "false");
+        if (security != null) {
+            p.putAll(security.brokerProperties(brokerPort, controllerPort));
+        }
         p.putAll(overrides);
         return p;
     }
@@ -163,7 +193,12 @@ public final class EmbeddedKafka implements AutoCloseable {
         }
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         try (PrintStream ps = new PrintStream(out, true, StandardCharsets.UTF_8)) {
-            StorageTool.execute(new String[] {"format", "-t", clusterId, "-c", config.toString(), "--ignore-formatted"}, ps);
+            List<String> args = new ArrayList<>(List.of("format", "-t", clusterId, "-c", config.toString(), "--ignore-formatted"));
+            if (security != null) {
+                // SCRAM credentials live in the metadata log; the admin's must be there before the first login.
+                args.addAll(List.of("--add-scram", security.adminScramCredential()));
+            }
+            StorageTool.execute(args.toArray(String[]::new), ps);
         } catch (Exception e) {
             throw new IllegalStateException("formatting " + dataDir + " failed: " + out.toString(StandardCharsets.UTF_8), e);
         }
@@ -196,8 +231,27 @@ public final class EmbeddedKafka implements AutoCloseable {
         private String clusterId = Uuid.randomUuid().toString();
         private int brokerPort;
         private final Map<String, String> overrides = new HashMap<>();
+        private Security security;
 
         private Builder() {
+        }
+
+        /**
+         * Secures the client listener: SASL/SCRAM-SHA-512 logins, the {@code StandardAuthorizer}
+         * denying whatever no ACL allows, and {@code adminUser} as the only super user.
+         */
+        public Builder sasl(String adminUser, String adminPassword) {
+            this.security = new Security(adminUser, adminPassword, null, null, null);
+            return this;
+        }
+
+        /**
+         * As {@link #sasl}, over TLS: the client listener becomes SASL_SSL with this PKCS12 key
+         * store; clients get {@code trustStore} in {@link #clientConfig}.
+         */
+        public Builder saslOverTls(String adminUser, String adminPassword, Path keyStore, Path trustStore, String storePassword) {
+            this.security = new Security(adminUser, adminPassword, keyStore, trustStore, storePassword);
+            return this;
         }
 
         /** Keep data here across restarts and JVMs; by default a temp dir deleted on close. */
@@ -229,6 +283,73 @@ public final class EmbeddedKafka implements AutoCloseable {
 
         public EmbeddedKafka build() {
             return new EmbeddedKafka(this);
+        }
+    }
+
+    /**
+     * The secured listener's settings. The controller listener uses SASL/PLAIN with the admin's
+     * password in its JAAS entry: SCRAM cannot guard it, because SCRAM credentials are read from the
+     * metadata log the controller itself serves.
+     */
+    private record Security(String adminUser, String adminPassword, Path keyStore, Path trustStore, String storePassword) {
+
+        private Security {
+            if (adminUser == null || adminUser.isBlank() || adminPassword == null || adminPassword.isBlank()) {
+                throw new IllegalArgumentException("a secured broker needs an admin user and password");
+            }
+        }
+
+        boolean tls() {
+            return keyStore != null;
+        }
+
+        String adminScramCredential() {
+            return "SCRAM-SHA-512=[name=" + adminUser + ",password=" + adminPassword + "]";
+        }
+
+        Map<String, String> brokerProperties(int brokerPort, int controllerPort) {
+            Map<String, String> p = new HashMap<>();
+            p.put("listeners", "SASL://127.0.0.1:" + brokerPort + ",CONTROLLER://127.0.0.1:" + controllerPort);
+            p.put("advertised.listeners", "SASL://127.0.0.1:" + brokerPort);
+            p.put("listener.security.protocol.map", "SASL:" + (tls() ? "SASL_SSL" : "SASL_PLAINTEXT") + ",CONTROLLER:SASL_PLAINTEXT");
+            p.put("inter.broker.listener.name", "SASL");
+            p.put("sasl.mechanism.inter.broker.protocol", "SCRAM-SHA-512");
+            p.put("listener.name.sasl.sasl.enabled.mechanisms", "SCRAM-SHA-512");
+            p.put("listener.name.sasl.scram-sha-512.sasl.jaas.config", jaas("org.apache.kafka.common.security.scram.ScramLoginModule", adminUser, adminPassword));
+            p.put("sasl.mechanism.controller.protocol", "PLAIN");
+            p.put("listener.name.controller.sasl.enabled.mechanisms", "PLAIN");
+            p.put("listener.name.controller.plain.sasl.jaas.config",
+                    jaas("org.apache.kafka.common.security.plain.PlainLoginModule", adminUser, adminPassword)
+                            .replace(";", " user_" + adminUser + "=\"" + adminPassword + "\";"));
+            p.put("authorizer.class.name", "org.apache.kafka.metadata.authorizer.StandardAuthorizer");
+            p.put("super.users", "User:" + adminUser);
+            p.put("allow.everyone.if.no.acl.found", "false");
+            if (tls()) {
+                p.put("listener.name.sasl.ssl.keystore.location", keyStore.toString());
+                p.put("listener.name.sasl.ssl.keystore.password", storePassword);
+                p.put("listener.name.sasl.ssl.keystore.type", "PKCS12");
+                p.put("listener.name.sasl.ssl.truststore.location", trustStore.toString());
+                p.put("listener.name.sasl.ssl.truststore.password", storePassword);
+                p.put("listener.name.sasl.ssl.truststore.type", "PKCS12");
+            }
+            return p;
+        }
+
+        Map<String, Object> clientConfig(String user, String password) {
+            Map<String, Object> c = new HashMap<>();
+            c.put("security.protocol", tls() ? "SASL_SSL" : "SASL_PLAINTEXT");
+            c.put("sasl.mechanism", "SCRAM-SHA-512");
+            c.put("sasl.jaas.config", jaas("org.apache.kafka.common.security.scram.ScramLoginModule", user, password));
+            if (tls()) {
+                c.put("ssl.truststore.location", trustStore.toString());
+                c.put("ssl.truststore.password", storePassword);
+                c.put("ssl.truststore.type", "PKCS12");
+            }
+            return c;
+        }
+
+        private static String jaas(String module, String user, String password) {
+            return module + " required username=\"" + user + "\" password=\"" + password + "\";";
         }
     }
 }

@@ -14,6 +14,7 @@ import dev.baton.dispatcher.UnmatchedResultHandler;
 import dev.baton.schemas.EventSerde;
 import dev.baton.schemas.UndecodableRecordException;
 import dev.baton.topics.BatonTopics;
+import dev.baton.topics.ClientIds;
 import org.apache.kafka.clients.consumer.CloseOptions;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -53,7 +54,7 @@ public final class ResultListener implements Runnable, AutoCloseable {
         this.pending = pending;
         this.unmatched = unmatched;
         Map<String, Object> config = new HashMap<>(kafkaConfig);
-        config.put(ConsumerConfig.GROUP_ID_CONFIG, "baton-dispatcher-" + clientId);
+        config.put(ConsumerConfig.GROUP_ID_CONFIG, ClientIds.dispatcherGroup(clientId));
         config.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
         config.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
         config.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "latest");

@@ -25,6 +25,7 @@ import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.TopicExistsException;
+import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 
@@ -145,6 +146,10 @@ final class KafkaTopicSchemaRegistry implements SchemaRegistry {
         Map<String, Object> adminConfig = new HashMap<>(clientConfig);
         adminConfig.keySet().retainAll(org.apache.kafka.clients.admin.AdminClientConfig.configNames());
         try (Admin admin = Admin.create(adminConfig)) {
+            if (exists(admin)) {
+                // Most roles may not create topics (DESIGN §10); only try when it is really missing.
+                return;
+            }
             NewTopic topic = BatonTopics.schemasTopic().toNewTopic();
             admin.createTopics(Set.of(topic)).all().get(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
         } catch (ExecutionException e) {
@@ -156,6 +161,18 @@ final class KafkaTopicSchemaRegistry implements SchemaRegistry {
             throw new SchemaRegistryUnavailableException("interrupted while creating " + BatonTopics.SCHEMAS, e);
         } catch (TimeoutException e) {
             throw new SchemaRegistryUnavailableException("timed out creating " + BatonTopics.SCHEMAS, e);
+        }
+    }
+
+    private static boolean exists(Admin admin) throws InterruptedException, TimeoutException, ExecutionException {
+        try {
+            admin.describeTopics(Set.of(BatonTopics.SCHEMAS)).allTopicNames().get(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+            return true;
+        } catch (ExecutionException e) {
+            if (e.getCause() instanceof UnknownTopicOrPartitionException) {
+                return false;
+            }
+            throw e;
         }
     }
 }

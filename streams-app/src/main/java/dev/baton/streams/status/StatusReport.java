@@ -13,6 +13,7 @@ import dev.baton.events.store.SiteState;
 import dev.baton.schemas.EventSerde;
 import dev.baton.streams.topology.TopologyNames;
 import dev.baton.topics.BatonTopics;
+import dev.baton.topics.ClientIds;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
@@ -104,7 +105,7 @@ public final class StatusReport implements AutoCloseable {
                     continue;
                 }
                 String queue = topic.substring(BatonTopics.TASKS_PREFIX.length());
-                Map<TopicPartition, OffsetAndMetadata> committed = admin.listConsumerGroupOffsets("baton-worker-" + queue)
+                Map<TopicPartition, OffsetAndMetadata> committed = admin.listConsumerGroupOffsets(ClientIds.workerGroup(queue))
                         .partitionsToOffsetAndMetadata().get(5, TimeUnit.SECONDS);
                 int partitions = admin.describeTopics(Set.of(topic)).allTopicNames().get(5, TimeUnit.SECONDS).get(topic).partitions().size();
                 Map<TopicPartition, OffsetSpec> latest = new java.util.HashMap<>();

@@ -14,6 +14,7 @@ import dev.baton.events.ActivityTask;
 import dev.baton.schemas.DeadLetters;
 import dev.baton.schemas.EventSerde;
 import dev.baton.schemas.UndecodableRecordException;
+import dev.baton.topics.ClientIds;
 import org.apache.kafka.clients.consumer.CloseOptions;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -72,7 +73,7 @@ public final class QueueRunner implements Runnable {
         this.maxConcurrent = maxConcurrent;
         this.clock = clock;
         Map<String, Object> c = new HashMap<>(kafkaConfig);
-        c.put(ConsumerConfig.GROUP_ID_CONFIG, "baton-worker-" + queue);
+        c.put(ConsumerConfig.GROUP_ID_CONFIG, ClientIds.workerGroup(queue));
         c.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
         c.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
         c.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
@@ -86,7 +87,7 @@ public final class QueueRunner implements Runnable {
         c.keySet().retainAll(ConsumerConfig.configNames());
         this.consumer = new KafkaConsumer<>(c, new ByteArrayDeserializer(), new ByteArrayDeserializer());
         Map<String, Object> p = new HashMap<>(kafkaConfig);
-        p.put(ProducerConfig.TRANSACTIONAL_ID_CONFIG, "baton-worker-" + workerId + "-" + queue);
+        p.put(ProducerConfig.TRANSACTIONAL_ID_CONFIG, ClientIds.workerTransactionalId(queue, workerId));
         p.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
         p.put(ProducerConfig.ACKS_CONFIG, "all");
         p.putIfAbsent(ProducerConfig.LINGER_MS_CONFIG, 0);
