@@ -38,8 +38,21 @@ import picocli.CommandLine.Option;
         description = "Run Baton end to end on an embedded Kafka broker and print a summary.")
 public final class DemoCommand implements Callable<Integer> {
 
-    @Option(names = "--activities", defaultValue = "2000", description = "Activities to dispatch (default ${DEFAULT-VALUE})")
+    @Option(names = "--activities", defaultValue = "20000", description = "Activities to dispatch (default ${DEFAULT-VALUE})")
     int activities;
+
+    @Option(names = "--workers", defaultValue = "3",
+            description = "Workers: worker-1, 4, 7... serve payments, 2, 5, 8... both queues, 3, 6, 9... mail (default ${DEFAULT-VALUE})")
+    int workerCount;
+
+    @Option(names = "--data-dir", description = "Keep the broker's data here (e.g. ./.baton); default: a temp dir deleted on exit")
+    java.nio.file.Path dataDir;
+
+    @Option(names = "--keep-running", description = "After the summary, keep everything up for the other commands until Ctrl-C")
+    boolean keepRunning;
+
+    @Option(names = "--status-port", defaultValue = "9402", description = "With --keep-running: the streams app's GET /status port (default ${DEFAULT-VALUE})")
+    int statusPort;
 
     @Option(names = "--partitions", defaultValue = "6", description = "Partitions per topic (default ${DEFAULT-VALUE})")
     int partitions;
@@ -58,23 +71,41 @@ public final class DemoCommand implements Callable<Integer> {
     private final PrintStream out = System.out;
     private final List<dev.baton.worker.Worker> workers = new ArrayList<>();
     private String firstRequestId;
+    /** One namespace per run, so runs on a kept --data-dir never collide on site ids. */
+    private final String namespace = "demo-" + Long.toString(System.currentTimeMillis(), 36);
 
     @Override
     public Integer call() throws Exception {
+        if (!noFaults && workerCount < 3) {
+            throw new picocli.CommandLine.ParameterException(new picocli.CommandLine(this),
+                    "--workers must be at least 3 with faults on (worker-1 is killed, worker-3 drained); was " + workerCount + "; or add --no-faults");
+        }
+        if (workerCount < 1) {
+            throw new picocli.CommandLine.ParameterException(new picocli.CommandLine(this), "--workers must be at least 1, was " + workerCount);
+        }
         long started = System.nanoTime();
         out.println("starting an embedded Kafka broker, Baton's topics and the streams app ...");
-        try (LocalCluster cluster = LocalCluster.start(partitions, List.of("payments", "mail"),
-                Map.of("commit.interval.ms", commitIntervalMs))) {
+        Map<String, Object> streams = keepRunning
+                ? Map.of("commit.interval.ms", commitIntervalMs, "status.port", statusPort)
+                : Map.of("commit.interval.ms", commitIntervalMs);
+        try (LocalCluster cluster = LocalCluster.start(partitions, List.of("payments", "mail"), streams, dataDir)) {
             out.printf("cluster   broker %s, streams app RUNNING (%d ms)%n", cluster.bootstrapServers(), millisSince(started));
             int schemaFailures = roundTripEveryEvent(cluster);
             workers.clear();
-            for (String[] w : new String[][] {{"worker-1", "payments"}, {"worker-2", "payments,mail"}, {"worker-3", "mail"}}) {
-                WorkerOptions.Builder options = WorkerOptions.builder().workerId(w[0]).queues(List.of(w[1].split(","))).maxConcurrent(32)
+            List<String> roster = new ArrayList<>();
+            for (int i = 1; i <= workerCount; i++) {
+                List<String> queues = switch (i % 3) {
+                    case 1 -> List.of("payments");
+                    case 2 -> List.of("payments", "mail");
+                    default -> List.of("mail");
+                };
+                WorkerOptions.Builder options = WorkerOptions.builder().workerId("worker-" + i).queues(queues).maxConcurrent(32)
                         .drainTimeout(Duration.ofMillis(300));
                 DemoHandlers.all().forEach(options::handler);
                 workers.add(cluster.worker(options));
+                roster.add("worker-" + i + " " + queues);
             }
-            out.println("workers   worker-1 [payments], worker-2 [payments, mail], worker-3 [mail]");
+            out.println("workers   " + String.join(", ", roster));
             int workloadFailures = runWorkload(cluster);
             if (injectBreach) {
                 injectDuplicateOutcome(cluster);
@@ -90,6 +121,9 @@ public final class DemoCommand implements Callable<Integer> {
             out.printf("audit     %s%n", audit);
             workloadFailures += audit.ok() ? 0 : 1;
             out.printf("%s    %d ms in all%n", schemaFailures + workloadFailures == 0 ? "ok  " : "FAIL", millisSince(started));
+            if (keepRunning) {
+                awaitCtrlC(cluster);
+            }
             return schemaFailures + workloadFailures == 0 ? 0 : 1;
         }
     }
@@ -106,7 +140,7 @@ public final class DemoCommand implements Callable<Integer> {
                 String input = type.equals("long") ? "1500" : "order-" + i;
                 expected.add(type);
                 long sent = System.nanoTime();
-                futures.add(client.dispatch(ActivityRequest.builder().site("demo", "order-" + i, "charge").queue(i % 2 == 0 ? "payments" : "mail")
+                futures.add(client.dispatch(ActivityRequest.builder().site(namespace, "order-" + i, "charge").queue(i % 2 == 0 ? "payments" : "mail")
                         .activityType(type).input(input.getBytes(StandardCharsets.UTF_8), "text/plain")
                         .retry(new RetryOptions(Duration.ofMillis(100), 2.0, Duration.ofSeconds(2), 5, List.of()))
                         .heartbeat(Duration.ofSeconds(2)).build())
@@ -182,7 +216,7 @@ public final class DemoCommand implements Callable<Integer> {
                      cluster.clientConfig(), new org.apache.kafka.common.serialization.ByteArraySerializer(),
                      new org.apache.kafka.common.serialization.ByteArraySerializer())) {
             dev.baton.events.Outcome forged = dev.baton.events.Outcome.newBuilder().setStatus(dev.baton.events.OutcomeStatus.COMPLETED)
-                    .setSite(new dev.baton.events.SiteRef("demo", "order-0", "charge")).setRequestId(firstRequestId)
+                    .setSite(new dev.baton.events.SiteRef(namespace, "order-0", "charge")).setRequestId(firstRequestId)
                     .setReplyKey("demo").setAttempt(1).setAtMillis(0L).build();
             producer.send(new org.apache.kafka.clients.producer.ProducerRecord<>(dev.baton.topics.BatonTopics.RESULTS, "demo".getBytes(StandardCharsets.UTF_8),
                     EventSerde.of(dev.baton.events.Outcome.class, registry).encode(dev.baton.topics.BatonTopics.RESULTS, forged))).get();
@@ -204,6 +238,19 @@ public final class DemoCommand implements Callable<Integer> {
         out.printf("schemas   %d event types registered in _baton_schemas and round-tripped, %d failed%n",
                 EventExamples.all().size() - failures, failures);
         return failures;
+    }
+
+    /** Keeps the cluster up for {@code baton status}, {@code dispatch}, more workers, until Ctrl-C. */
+    private void awaitCtrlC(LocalCluster cluster) throws InterruptedException {
+        String bootstrap = cluster.bootstrapServers();
+        out.println();
+        out.println("running   everything stays up until Ctrl-C; try, in another terminal:");
+        out.printf("            ./baton status --status-url http://localhost:%d/status --bootstrap-servers %s%n", statusPort, bootstrap);
+        out.printf("            echo hi | ./baton dispatch --bootstrap-servers %s --queue mail --type echo --input-file -%n", bootstrap);
+        out.printf("            ./baton worker --bootstrap-servers %s --queue payments --demo-handlers%n", bootstrap);
+        java.util.concurrent.CountDownLatch stop = new java.util.concurrent.CountDownLatch(1);
+        Runtime.getRuntime().addShutdownHook(new Thread(stop::countDown, "baton-demo-stop"));
+        stop.await();
     }
 
     private static long millisSince(long nanos) {

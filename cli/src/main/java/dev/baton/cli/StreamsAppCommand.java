@@ -1,5 +1,6 @@
 package dev.baton.cli;
 
+import java.time.Duration;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 
@@ -26,6 +27,8 @@ public final class StreamsAppCommand implements Callable<Integer> {
             }, "baton-streams-shutdown"));
             app.start();
             System.out.println("streams app started against " + process.client.clientConfig().get("bootstrap.servers"));
+            app.awaitRunning(Duration.ofMinutes(5));
+            System.out.println("streams app RUNNING");
             stopped.await();
         }
         return 0;

@@ -13,6 +13,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
 import dev.baton.cli.DemoHandlers;
+import dev.baton.cli.local.BatonProcess;
 import dev.baton.cli.local.InvariantChecker;
 import dev.baton.cli.local.LocalCluster;
 import dev.baton.dispatcher.ActivityRequest;
@@ -81,11 +82,11 @@ class FailureSemanticsIT {
     @Test
     void shouldFinishAnActivityOnAnotherWorkerWhenItsWorkerIsKilledMidActivity() throws Exception {
         ActivityRequest req = request("crash", "crash", "long", "8000").heartbeat(Duration.ofMillis(1_500)).build();
-        try (WorkerProcess a = WorkerProcess.start(cluster.bootstrapServers(), "crash-a", "crash", 1_000);
-             WorkerProcess b = WorkerProcess.start(cluster.bootstrapServers(), "crash-b", "crash", 1_000)) {
+        try (BatonProcess a = BatonProcess.worker(cluster.bootstrapServers(), "crash-a", "crash", 1_000);
+             BatonProcess b = BatonProcess.worker(cluster.bootstrapServers(), "crash-b", "crash", 1_000)) {
             CompletableFuture<Outcome> outcome = client.dispatch(req);
             String holder = awaitLeaseHolder(req.site());
-            WorkerProcess victim = holder.equals("crash-a") ? a : b;
+            BatonProcess victim = holder.equals("crash-a") ? a : b;
             String survivor = holder.equals("crash-a") ? "crash-b" : "crash-a";
             ActivityTask firstGeneration = task("crash", req.site(), 1);
 
@@ -107,8 +108,8 @@ class FailureSemanticsIT {
     void shouldParkADrainingWorkersActivitiesAndFinishThemElsewhereWithoutAFailure() throws Exception {
         List<ActivityRequest> reqs = new ArrayList<>();
         List<CompletableFuture<Outcome>> outcomes = new ArrayList<>();
-        try (WorkerProcess a = WorkerProcess.start(cluster.bootstrapServers(), "drain-a", "drain", 300);
-             WorkerProcess b = WorkerProcess.start(cluster.bootstrapServers(), "drain-b", "drain", 300)) {
+        try (BatonProcess a = BatonProcess.worker(cluster.bootstrapServers(), "drain-a", "drain", 300);
+             BatonProcess b = BatonProcess.worker(cluster.bootstrapServers(), "drain-b", "drain", 300)) {
             for (int i = 0; i < 4; i++) {
                 ActivityRequest req = ActivityRequest.builder().site("failures", "drain", Integer.toString(i)).queue("drain").activityType("long")
                         .input("15000".getBytes(UTF_8), "text/plain").heartbeat(Duration.ofSeconds(5)).build();
@@ -120,7 +121,7 @@ class FailureSemanticsIT {
                 holders.add(awaitLeaseHolder(req.site()));
             }
             String drained = holders.get(0);
-            (drained.equals("drain-a") ? a : b).drain();
+            (drained.equals("drain-a") ? a : b).stop();
 
             for (int i = 0; i < reqs.size(); i++) {
                 Outcome o = outcomes.get(i).get(90, TimeUnit.SECONDS);

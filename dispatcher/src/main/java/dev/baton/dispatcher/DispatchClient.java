@@ -111,7 +111,7 @@ public final class DispatchClient implements AutoCloseable {
         CompletableFuture<Outcome> future = pending.register(cmd.getRequestId());
         long sentAt = System.nanoTime();
         future.thenRun(() -> latency.record(System.nanoTime() - sentAt, TimeUnit.NANOSECONDS));
-        long timeoutMs = config.getLong(DispatchClientConfig.REQUEST_TIMEOUT_MS_CONFIG);
+        long timeoutMs = config.getLong(DispatchClientConfig.DISPATCH_TIMEOUT_MS_CONFIG);
         if (timeoutMs > 0) {
             future.orTimeout(timeoutMs, TimeUnit.MILLISECONDS);
         }

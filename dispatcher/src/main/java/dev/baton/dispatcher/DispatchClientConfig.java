@@ -19,8 +19,8 @@ public final class DispatchClientConfig extends AbstractConfig {
     public static final String MAX_PAYLOAD_BYTES_CONFIG = "max.payload.bytes";
     public static final String MAX_PENDING_CONFIG = "max.pending";
     private static final String MAX_PENDING_DOC = "Most dispatches waiting for an outcome at once; more fail fast with PendingLimitExceededException.";
-    public static final String REQUEST_TIMEOUT_MS_CONFIG = "request.timeout.ms";
-    private static final String REQUEST_TIMEOUT_MS_DOC = "How long a dispatch future waits before failing with a TimeoutException (0 = no limit; activities may run for hours). A later outcome goes to the UnmatchedResultHandler.";
+    public static final String DISPATCH_TIMEOUT_MS_CONFIG = "dispatch.timeout.ms";
+    private static final String DISPATCH_TIMEOUT_MS_DOC = "How long a dispatch future waits before failing with a TimeoutException (0 = no limit; activities may run for hours). A later outcome goes to the UnmatchedResultHandler.";
 
     public static final ConfigDef CONFIG = new ConfigDef()
             .define(BOOTSTRAP_SERVERS_CONFIG, Type.STRING, "localhost:9092", Importance.HIGH, "Kafka bootstrap servers.")
@@ -28,7 +28,7 @@ public final class DispatchClientConfig extends AbstractConfig {
             .define(SCHEMA_REGISTRY_URL_CONFIG, Type.STRING, "kafka://", Importance.HIGH, "Schema registry: http(s)://, kafka:// or mem://.")
             .define(MAX_PAYLOAD_BYTES_CONFIG, Type.INT, 1_048_576, Range.atLeast(0), Importance.MEDIUM, "Largest input accepted.")
             .define(MAX_PENDING_CONFIG, Type.INT, 100_000, Range.atLeast(1), Importance.MEDIUM, MAX_PENDING_DOC)
-            .define(REQUEST_TIMEOUT_MS_CONFIG, Type.LONG, 0L, Range.atLeast(0), Importance.MEDIUM, REQUEST_TIMEOUT_MS_DOC);
+            .define(DISPATCH_TIMEOUT_MS_CONFIG, Type.LONG, 0L, Range.atLeast(0), Importance.MEDIUM, DISPATCH_TIMEOUT_MS_DOC);
 
     public DispatchClientConfig(Map<String, ?> originals) {
         super(CONFIG, originals, false);

@@ -175,6 +175,9 @@ public final class EmbeddedKafka implements AutoCloseable {
         // The cleaner's default 128 MiB dedupe buffer would dominate a test JVM's heap.
         p.put("log.cleaner.dedupe.buffer.size", String.valueOf(2 * 1024 * 1024));
         p.put("num.partitions", "1");
+        // Abort a crashed client's open transaction soon after its timeout (default check: every 10 s),
+        // so read_committed readers behind it are not held up longer than the timeout itself.
+        p.put("transaction.abort.timed.out.transaction.cleanup.interval.ms", "1000");
         p.put("log.flush.interval.messages", String.valueOf(Long.MAX_VALUE));
         p.put("unstable.api.versions.enable", "false");
         if (security != null) {

@@ -36,6 +36,7 @@ public final class BatonStreamsApp implements AutoCloseable {
     private final QueueService queueService;
     private final Serdes serdes;
     private dev.baton.streams.status.StatusServer status;
+    private final Object stateChanged = new Object();
 
     public BatonStreamsApp(Map<String, ?> configs, MeterRegistry meters) {
         this.config = new StreamsAppConfig(configs);
@@ -49,6 +50,11 @@ public final class BatonStreamsApp implements AutoCloseable {
                 dev.baton.streams.config.QueueTimeouts.from(configs)));
         Topology topology = BatonTopology.build(supplier, serdes.workerStatus());
         this.streams = new KafkaStreams(topology, config.streamsProperties());
+        streams.setStateListener((now, before) -> {
+            synchronized (stateChanged) {
+                stateChanged.notifyAll();
+            }
+        });
         streams.setUncaughtExceptionHandler(e -> {
             log.error("stream thread failed; replacing it (its tasks resume from the last commit)", e);
             return StreamThreadExceptionResponse.REPLACE_THREAD;
@@ -91,6 +97,24 @@ public final class BatonStreamsApp implements AutoCloseable {
 
     public boolean isRunning() {
         return streams.state() == KafkaStreams.State.RUNNING;
+    }
+
+    /**
+     * Waits until every stream thread has its tasks and processes: the state is RUNNING.
+     *
+     * @throws IllegalStateException if it is not RUNNING within {@code timeout} (the message names the state)
+     */
+    public void awaitRunning(Duration timeout) throws InterruptedException {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        synchronized (stateChanged) {
+            while (!isRunning()) {
+                long left = deadline - System.nanoTime();
+                if (left <= 0 || !streams.state().isRunningOrRebalancing() && streams.state() != KafkaStreams.State.CREATED) {
+                    throw new IllegalStateException("streams app not RUNNING within " + timeout + " (state " + streams.state() + ")");
+                }
+                stateChanged.wait(Math.max(1, left / 1_000_000));
+            }
+        }
     }
 
     public KafkaStreams streams() {

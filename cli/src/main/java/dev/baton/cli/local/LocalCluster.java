@@ -9,7 +9,6 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 
 import dev.baton.dispatcher.DispatchClient;
 import dev.baton.dispatcher.UnmatchedResultHandler;
@@ -72,6 +71,15 @@ public final class LocalCluster implements AutoCloseable {
         return new LocalCluster(kafka, partitions, queues, streamsOverrides, meters);
     }
 
+    /** As {@link #start(int, List, Map)}, keeping the broker's data in {@code dataDir} (a temp dir when null). */
+    public static LocalCluster start(int partitions, List<String> queues, Map<String, Object> streamsOverrides, Path dataDir) {
+        EmbeddedKafka.Builder broker = EmbeddedKafka.builder();
+        if (dataDir != null) {
+            broker.dataDir(dataDir);
+        }
+        return new LocalCluster(broker.build().start(), partitions, queues, streamsOverrides, new SimpleMeterRegistry());
+    }
+
     public static LocalCluster start(int partitions, List<String> queues) {
         return start(partitions, queues, Map.of());
     }
@@ -113,17 +121,11 @@ public final class LocalCluster implements AutoCloseable {
     }
 
     private void awaitRunning() {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-        while (!streamsApp.isRunning()) {
-            if (System.nanoTime() > deadline) {
-                throw new IllegalStateException("streams app not RUNNING within 60 s (state " + streamsApp.state() + ")");
-            }
-            try {
-                Thread.sleep(20); // polling Streams' state; KafkaStreams offers no future for RUNNING
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new IllegalStateException("interrupted while starting", e);
-            }
+        try {
+            streamsApp.awaitRunning(PATIENCE);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while starting", e);
         }
     }
 

@@ -92,6 +92,10 @@ public final class QueueRunner implements Runnable {
         p.put(ProducerConfig.ACKS_CONFIG, "all");
         p.putIfAbsent(ProducerConfig.LINGER_MS_CONFIG, 0);
         p.putIfAbsent(ProducerConfig.RETRY_BACKOFF_MS_CONFIG, 5);
+        // A worker killed inside a lease transaction leaves it open, and read_committed readers of
+        // worker-events (the streams app) stall on those partitions until the broker aborts it. A
+        // lease transaction lasts milliseconds; the 60 s default would stall every site behind it.
+        p.putIfAbsent(ProducerConfig.TRANSACTION_TIMEOUT_CONFIG, 10_000);
         p.keySet().retainAll(ProducerConfig.configNames());
         this.producer = new KafkaProducer<>(p, new ByteArraySerializer(), new ByteArraySerializer());
     }
