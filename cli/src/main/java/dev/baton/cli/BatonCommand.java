@@ -7,7 +7,7 @@ import picocli.CommandLine.Command;
 @Command(name = "baton", mixinStandardHelpOptions = true, version = "baton 0.1.0-SNAPSHOT",
         description = "Kafka-native activity dispatch: demo, processes and operator tools.",
         subcommands = {DemoCommand.class, StreamsAppCommand.class, WorkerCommand.class, DispatchCommand.class, TopicsCommand.class,
-            BenchCommand.class, ConfigCommand.class, StatusCommand.class, AclCommand.class, SoakCommand.class,
+            BenchCommand.class, ConfigCommand.class, StatusCommand.class, AclCommand.class, SoakCommand.class, ReplayCommand.class, HistoryCommand.class,
             CommandLine.HelpCommand.class})
 public final class BatonCommand implements Runnable {
 
@@ -20,7 +20,7 @@ public final class BatonCommand implements Runnable {
 
     /** Runs the command line and returns its exit code; tests call this instead of {@link #main}. */
     public static int run(String... args) {
-        return new CommandLine(new BatonCommand()).execute(args);
+        return new CommandLine(new BatonCommand()).setCaseInsensitiveEnumValuesAllowed(true).execute(args);
     }
 
     @Override

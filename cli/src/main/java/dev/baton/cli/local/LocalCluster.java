@@ -33,7 +33,8 @@ public final class LocalCluster implements AutoCloseable {
     private final EmbeddedKafka kafka;
     private final Path stateDir;
     private final MeterRegistry meters;
-    private final BatonStreamsApp streamsApp;
+    private final Map<String, Object> streamsConfig;
+    private BatonStreamsApp streamsApp;
     private final List<AutoCloseable> started = new ArrayList<>();
 
     private LocalCluster(EmbeddedKafka kafka, int partitions, List<String> queues, Map<String, Object> streamsOverrides,
@@ -55,6 +56,7 @@ public final class LocalCluster implements AutoCloseable {
         streams.put("state.dir", stateDir.toString());
         streams.put("timer.resolution.ms", 100L);
         streams.putAll(streamsOverrides);
+        this.streamsConfig = Map.copyOf(streams);
         this.streamsApp = new BatonStreamsApp(streams, meters).start();
         awaitRunning();
     }
@@ -118,6 +120,25 @@ public final class LocalCluster implements AutoCloseable {
         DispatchClient c = DispatchClient.create(config, unmatched, meters);
         started.add(c);
         return c;
+    }
+
+    /**
+     * Loses the streams app's state the hard way: stops it, deletes its state directory and its
+     * changelog topics, and starts it again. Its committed input offsets survive, so nothing it
+     * already read is read again: sites it held are simply gone (what {@code baton replay} repairs).
+     */
+    public void wipeStreamsState() throws Exception {
+        streamsApp.close();
+        deleteQuietly(stateDir);
+        Files.createDirectories(stateDir);
+        try (Admin admin = Admin.create(clientConfig())) {
+            String prefix = streamsConfig.getOrDefault("application.id", "baton-streams") + "-";
+            java.util.Set<String> changelogs = new java.util.HashSet<>(admin.listTopics().names().get());
+            changelogs.removeIf(t -> !t.startsWith(prefix) || !t.endsWith("-changelog"));
+            admin.deleteTopics(changelogs).all().get();
+        }
+        streamsApp = new BatonStreamsApp(streamsConfig, meters).start();
+        awaitRunning();
     }
 
     private void awaitRunning() {

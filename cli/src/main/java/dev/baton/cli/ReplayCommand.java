@@ -1,0 +1,79 @@
+package dev.baton.cli;
+
+import java.time.Instant;
+import java.util.concurrent.Callable;
+
+import dev.baton.cli.history.HistoryLog;
+import dev.baton.cli.history.Replay;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+
+/** {@code baton replay}: folds history per site, reports dangling and parked sites, optionally re-dispatches the dangling ones. */
+@Command(name = "replay", mixinStandardHelpOptions = true,
+        description = "Fold baton.history per site; report dangling sites (dispatched, unanswered, no live state) and re-send them with --redispatch.")
+public final class ReplayCommand implements Callable<Integer> {
+
+    @Mixin
+    ClientOptions client;
+
+    @Option(names = "--from", description = "Only history from this instant (ISO-8601, e.g. 2026-11-29T10:00:00Z) or epoch millis")
+    String from;
+
+    @Option(names = "--namespace", description = "Only sites of this namespace")
+    String namespace;
+
+    @Option(names = "--redispatch", description = "Re-send each dangling site's original dispatch command (idempotency keys unchanged)")
+    boolean redispatch;
+
+    @Option(names = "--threads", defaultValue = "2", description = "Engine threads scanning the logs (default ${DEFAULT-VALUE})")
+    int threads;
+
+    @Option(names = "--application-id", defaultValue = "baton-streams", description = "The streams app's application.id (default ${DEFAULT-VALUE})")
+    String applicationId;
+
+    @Option(names = "--schema-registry-url", defaultValue = "kafka://", description = "Schema registry (default ${DEFAULT-VALUE})")
+    String schemaRegistryUrl;
+
+    @Override
+    public Integer call() throws Exception {
+        HistoryLog.Scope scope = new HistoryLog.Scope(from == null ? Long.MIN_VALUE : parseInstant(from), namespace);
+        try (HistoryLog log = new HistoryLog(client.clientConfig(), schemaRegistryUrl, threads)) {
+            Replay.Report r = Replay.analyse(log, scope, applicationId);
+            var scan = log.lastScan();
+            System.out.printf("scan      %,d history records in %d morsels on %d threads: %.2f s, %,.0f records/s%n", scan.records(),
+                    scan.morsels(), threads, scan.nanos() / 1e9, scan.recordsPerSecond());
+            System.out.printf("sites     %d dispatched: %d resolved, %d live in the streams app, %d dangling, %d parked and not resumed%n",
+                    r.sites(), r.resolved(), r.live(), r.dangling().size(), r.parked());
+            r.byOutcome().forEach((k, n) -> System.out.printf("outcome   %-28s %7d%n", k, n));
+            r.dangling().stream().limit(20).forEach(t -> System.out.printf("dangling  %s (attempt %d, queue %s, request %s)%n",
+                    t.siteKey(), t.attempt(), t.queue(), t.requestId()));
+            if (r.dangling().size() > 20) {
+                System.out.printf("dangling  ... and %d more%n", r.dangling().size() - 20);
+            }
+            if (redispatch && !r.dangling().isEmpty()) {
+                Replay.Redispatch d = Replay.redispatch(client.clientConfig(), log, r.dangling());
+                System.out.printf("redispatch re-sent %d dispatch commands (idempotency keys and request ids unchanged)%n", d.sent());
+                if (!d.missing().isEmpty()) {
+                    System.out.printf("redispatch %d sites have no command left in baton.dispatch (retention?): %s%n", d.missing().size(),
+                            d.missing().stream().limit(20).toList());
+                    return 1;
+                }
+            } else if (!r.dangling().isEmpty()) {
+                System.out.println("hint      re-send them with --redispatch");
+            }
+            return 0;
+        }
+    }
+
+    static long parseInstant(String text) {
+        if (text.chars().allMatch(Character::isDigit)) {
+            return Long.parseLong(text);
+        }
+        try {
+            return Instant.parse(text).toEpochMilli();
+        } catch (java.time.format.DateTimeParseException e) {
+            throw new IllegalArgumentException("--from must be ISO-8601 (2026-11-29T10:00:00Z) or epoch millis, was '" + text + "'");
+        }
+    }
+}

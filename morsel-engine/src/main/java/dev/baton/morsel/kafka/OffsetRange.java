@@ -1,0 +1,34 @@
+package dev.baton.morsel.kafka;
+
+/** Offsets {@code [from, to)} of one partition of a topic: the unit a topic scan is split into. */
+public record OffsetRange(String topic, int partition, long from, long to) {
+
+    public OffsetRange {
+        if (partition < 0 || from < 0 || to < from) {
+            throw new IllegalArgumentException("an offset range needs partition >= 0 and 0 <= from <= to, was "
+                    + topic + "-" + partition + " [" + from + ", " + to + ")");
+        }
+    }
+
+    public long offsets() {
+        return to - from;
+    }
+
+    /** {@code topic-partition@from..to}, also the form a scan split travels in as activity input. */
+    @Override
+    public String toString() {
+        return topic + "/" + partition + "/" + from + "/" + to;
+    }
+
+    /** Parses {@link #toString()}. */
+    public static OffsetRange parse(String text) {
+        int c = text.lastIndexOf('/');
+        int b = text.lastIndexOf('/', c - 1);
+        int a = text.lastIndexOf('/', b - 1);
+        if (a <= 0) {
+            throw new IllegalArgumentException("an offset range reads topic/partition/from/to, was '" + text + "'");
+        }
+        return new OffsetRange(text.substring(0, a), Integer.parseInt(text.substring(a + 1, b)),
+                Long.parseLong(text.substring(b + 1, c)), Long.parseLong(text.substring(c + 1)));
+    }
+}
