@@ -14,7 +14,16 @@ public record OffsetRange(String topic, int partition, long from, long to) {
         return to - from;
     }
 
-    /** {@code topic-partition@from..to}, also the form a scan split travels in as activity input. */
+    /** This range cut into consecutive ranges of at most {@code maxOffsets}: the morsels of one split. */
+    public java.util.List<OffsetRange> split(long maxOffsets) {
+        java.util.List<OffsetRange> parts = new java.util.ArrayList<>();
+        for (long f = from; f < to; f += maxOffsets) {
+            parts.add(new OffsetRange(topic, partition, f, Math.min(to, f + maxOffsets)));
+        }
+        return parts;
+    }
+
+    /** {@code topic/partition/from/to}, also the form a scan split travels in as activity input. */
     @Override
     public String toString() {
         return topic + "/" + partition + "/" + from + "/" + to;

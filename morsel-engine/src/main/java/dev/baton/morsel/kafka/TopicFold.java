@@ -42,6 +42,12 @@ public final class TopicFold {
         try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(c, new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
             ranges = TopicSplits.of(consumer, topic, offsetsPerMorsel);
         }
+        return fold(clientConfig, ranges, threads, partial, step, merge);
+    }
+
+    /** As {@link #fold(Map, String, int, long, Supplier, BiConsumer, BinaryOperator)} over given ranges, one morsel each. */
+    public static <P> Result<P> fold(Map<String, Object> clientConfig, List<OffsetRange> ranges, int threads,
+                                     Supplier<P> partial, BiConsumer<P, ConsumerRecord<byte[], byte[]>> step, BinaryOperator<P> merge) {
         List<P> partials = new ArrayList<>();
         for (int w = 0; w < threads; w++) {
             partials.add(partial.get());
@@ -51,7 +57,7 @@ public final class TopicFold {
         try (TopicPageSource source = TopicPageSource.raw(clientConfig, ranges, threads);
              MorselScheduler scheduler = new MorselScheduler(threads, 1, MorselMetrics.noop())) {
             if (!ranges.isEmpty()) {
-                scheduler.run(new Pipeline("fold " + topic, Morsels.partition(0, ranges.size(), 1, 1), (worker, morsel, ctx) -> {
+                scheduler.run(new Pipeline("fold " + ranges.get(0).topic(), Morsels.partition(0, ranges.size(), 1, 1), (worker, morsel, ctx) -> {
                     P mine = partials.get(worker);
                     records.addAndGet(source.scan(worker, morsel.startPage(), r -> step.accept(mine, r)));
                 }));

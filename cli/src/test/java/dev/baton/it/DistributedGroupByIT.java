@@ -1,0 +1,122 @@
+package dev.baton.it;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.ByteBuffer;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+
+import dev.baton.cli.engine.DistributedGroupBy;
+import dev.baton.cli.engine.EngineNode;
+import dev.baton.cli.local.LocalCluster;
+import dev.baton.dispatcher.DispatchClient;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * GROUP BY over a 100,000-record topic by engine nodes that split the work through Baton activities
+ * and a Kafka exchange: one node, two nodes, and two nodes of which one dies after writing partials
+ * all give the answer of a plain Java loop over the same records.
+ */
+class DistributedGroupByIT {
+
+    private static final String SOURCE = "engine-input";
+    private static final int RECORDS = 100_000;
+    private static final int GROUPS = 997;
+    private static LocalCluster cluster;
+    private static DispatchClient client;
+    private static final Map<Long, List<Long>> reference = new TreeMap<>();
+
+    @BeforeAll
+    static void start() throws Exception {
+        cluster = LocalCluster.start(6, List.of(EngineNode.QUEUE));
+        try (Admin admin = Admin.create(cluster.clientConfig())) {
+            admin.createTopics(Set.of(new NewTopic(SOURCE, 4, (short) 1))).all().get(30, TimeUnit.SECONDS);
+        }
+        Map<Long, long[]> sums = new HashMap<>();
+        try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(cluster.clientConfig(), new ByteArraySerializer(), new ByteArraySerializer())) {
+            for (long i = 0; i < RECORDS; i++) {
+                long key = (i * 7919) % GROUPS;
+                long value = i % 1000 - 300;
+                producer.send(new ProducerRecord<>(SOURCE, bytes(key), bytes(value)));
+                long[] acc = sums.computeIfAbsent(key, k -> new long[2]);
+                acc[0] += value;
+                acc[1]++;
+            }
+        }
+        sums.forEach((k, v) -> reference.put(k, List.of(v[0], v[1])));
+        client = cluster.client("engine-jobs", o -> { });
+    }
+
+    @AfterAll
+    static void stop() {
+        cluster.close();
+    }
+
+    @Test
+    void shouldMatchThePlainJavaAnswerOnOneNodeAndOnTwo() throws Exception {
+        try (EngineNode one = EngineNode.start("node-a", cluster.clientConfig(), 2)) {
+            DistributedGroupBy.Result single = job().run("single", SOURCE, 10_000, 3);
+            assertThat(rows(single)).isEqualTo(reference);
+            assertThat(single.splits()).isEqualTo(12);
+            try (EngineNode two = EngineNode.start("node-b", cluster.clientConfig(), 2)) {
+                assertThat(rows(job().run("pair", SOURCE, 10_000, 3))).isEqualTo(reference);
+            }
+        }
+    }
+
+    @Test
+    void shouldStillMatchWhenANodeDiesAfterWritingPartialsMidJob() throws Exception {
+        CountDownLatch victimWrote = new CountDownLatch(1);
+        List<String> zombieExecutions = new CopyOnWriteArrayList<>();
+        EngineNode victim = EngineNode.start("node-victim", cluster.clientConfig(), 1, (node, split, execution) -> {
+            zombieExecutions.add(split + "=" + execution);
+            victimWrote.countDown();
+            new CountDownLatch(1).await(); // hold the split until the crash: its partials are in the exchange, its outcome never sent
+        });
+        try (EngineNode survivor = EngineNode.start("node-survivor", cluster.clientConfig(), 2)) {
+            Thread killer = new Thread(() -> {
+                try {
+                    if (victimWrote.await(120, TimeUnit.SECONDS)) {
+                        victim.kill();
+                    }
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            });
+            killer.start();
+            DistributedGroupBy.Result result = job().run("crash", SOURCE, 5_000, 4);
+            killer.join(10_000);
+
+            assertThat(zombieExecutions).as("the victim wrote partials before it died").isNotEmpty();
+            assertThat(rows(result)).isEqualTo(reference);
+        }
+    }
+
+    private static DistributedGroupBy job() {
+        return new DistributedGroupBy(cluster.clientConfig(), client, Duration.ofMinutes(3));
+    }
+
+    private static Map<Long, List<Long>> rows(DistributedGroupBy.Result r) {
+        Map<Long, List<Long>> out = new TreeMap<>();
+        r.rows().forEach((k, v) -> out.put(k, List.of(v[0], v[1])));
+        return out;
+    }
+
+    private static byte[] bytes(long v) {
+        return ByteBuffer.allocate(8).putLong(v).array();
+    }
+}
