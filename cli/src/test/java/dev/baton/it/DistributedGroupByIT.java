@@ -3,6 +3,7 @@ package dev.baton.it;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.nio.ByteBuffer;
+import java.nio.LongBuffer;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
@@ -17,6 +18,15 @@ import dev.baton.cli.engine.DistributedGroupBy;
 import dev.baton.cli.engine.EngineNode;
 import dev.baton.cli.local.LocalCluster;
 import dev.baton.dispatcher.DispatchClient;
+import dev.baton.morsel.MorselMetrics;
+import dev.baton.morsel.kafka.OffsetRange;
+import dev.baton.morsel.kafka.TopicPageSource;
+import dev.baton.morsel.kafka.TopicSplits;
+import dev.baton.morsel.morsel.Morsels;
+import dev.baton.morsel.scheduler.MorselScheduler;
+import dev.baton.morsel.scheduler.Pipeline;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.producer.KafkaProducer;
@@ -104,6 +114,40 @@ class DistributedGroupByIT {
             assertThat(zombieExecutions).as("the victim wrote partials before it died").isNotEmpty();
             assertThat(rows(result)).isEqualTo(reference);
         }
+    }
+
+    @Test
+    @SuppressWarnings("unchecked")
+    void shouldScanTheTopicAsColumnPagesInParallelMorsels() throws Exception {
+        List<OffsetRange> ranges;
+        try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(cluster.clientConfig(), new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
+            ranges = TopicSplits.of(consumer, SOURCE, 4_096);
+        }
+        Map<Long, long[]>[] partials = new Map[] {new HashMap<>(), new HashMap<>()};
+        try (TopicPageSource pages = new TopicPageSource(cluster.clientConfig(), ranges, 2, List.of("key", "value"), (r, row) -> {
+                 row[0] = ByteBuffer.wrap(r.key()).getLong();
+                 row[1] = ByteBuffer.wrap(r.value()).getLong();
+                 return true;
+             });
+             MorselScheduler scheduler = new MorselScheduler(2, 1, MorselMetrics.noop())) {
+            scheduler.run(new Pipeline("sum by key", Morsels.partition(0, pages.pageCount(), 1, 1), (worker, morsel, ctx) -> {
+                int page = morsel.startPage();
+                int rows = pages.rowsIn(page);
+                LongBuffer keys = pages.page(page, 0);
+                LongBuffer values = pages.page(page, 1);
+                for (int i = 0; i < rows; i++) {
+                    long[] acc = partials[worker].computeIfAbsent(keys.get(i), k -> new long[2]);
+                    acc[0] += values.get(i);
+                    acc[1]++;
+                }
+            }));
+        }
+        Map<Long, List<Long>> merged = new TreeMap<>();
+        for (Map<Long, long[]> p : partials) {
+            p.forEach((k, v) -> merged.merge(k, List.of(v[0], v[1]), (a, b) -> List.of(a.get(0) + b.get(0), a.get(1) + b.get(1))));
+        }
+        assertThat(ranges).hasSizeGreaterThan(20);
+        assertThat(merged).isEqualTo(reference);
     }
 
     private static DistributedGroupBy job() {
