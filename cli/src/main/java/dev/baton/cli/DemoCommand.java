@@ -245,7 +245,7 @@ public final class DemoCommand implements Callable<Integer> {
         String bootstrap = cluster.bootstrapServers();
         out.println();
         out.println("running   everything stays up until Ctrl-C; try, in another terminal:");
-        out.printf("            ./baton status --status-url http://localhost:%d/status --bootstrap-servers %s%n", statusPort, bootstrap);
+        out.printf("            ./baton status --status-url http://localhost:%d/status%n", statusPort);
         out.printf("            echo hi | ./baton dispatch --bootstrap-servers %s --queue mail --type echo --input-file -%n", bootstrap);
         out.printf("            ./baton worker --bootstrap-servers %s --queue payments --demo-handlers%n", bootstrap);
         java.util.concurrent.CountDownLatch stop = new java.util.concurrent.CountDownLatch(1);
