@@ -118,6 +118,7 @@ public final class DemoCommand implements Callable<Integer> {
                     kinds.getOrDefault(dev.baton.events.HistoryKind.PARKED, 0L),
                     kinds.getOrDefault(dev.baton.events.HistoryKind.COMPLETION_REFUSED, 0L));
             out.printf("history   %s%n", kinds);
+            printHistoryStats(cluster);
             out.printf("audit     %s%n", audit);
             workloadFailures += audit.ok() ? 0 : 1;
             out.printf("%s    %d ms in all%n", schemaFailures + workloadFailures == 0 ? "ok  " : "FAIL", millisSince(started));
@@ -238,6 +239,17 @@ public final class DemoCommand implements Callable<Integer> {
         out.printf("schemas   %d event types registered in _baton_schemas and round-tripped, %d failed%n",
                 EventExamples.all().size() - failures, failures);
         return failures;
+    }
+
+    /** The {@code baton history stats --by type} table for this run, computed by the morsel engine over baton.history. */
+    private void printHistoryStats(LocalCluster cluster) {
+        try (dev.baton.cli.history.HistoryLog log = new dev.baton.cli.history.HistoryLog(cluster.clientConfig(), "kafka://", 2)) {
+            Map<String, dev.baton.cli.history.HistoryStats.Group> groups = new TreeMap<>(dev.baton.cli.history.HistoryStats.compute(log,
+                    new dev.baton.cli.history.HistoryLog.Scope(Long.MIN_VALUE, namespace), dev.baton.cli.history.HistoryStats.GroupBy.TYPE));
+            out.printf("stats     %-10s %8s %9s %9s %9s   (baton history stats --by type)%n", "type", "sites", "p50 ms", "p99 ms", "max ms");
+            groups.forEach((type, g) -> out.printf("stats     %-10s %8d %9s %9s %9s%n", type, g.count(), g.percentile(50), g.percentile(99),
+                    g.percentile(100)));
+        }
     }
 
     /** Keeps the cluster up for {@code baton status}, {@code dispatch}, more workers, until Ctrl-C. */

@@ -14,6 +14,9 @@ class DemoCommandIT {
         assertThat(run.output()).contains("8 event types registered", "exactly one outcome of the expected kind: yes",
                 "completed after retries", "terminal:", "all invariants hold", "worker-1 killed abruptly", "worker-3 drained part-way",
                 "progress  dispatched 300");
+        // 300 activities: every 20th flaky (15), every 50th from 1 terminal (6), every 10th from 3 long (30), the rest echo
+        assertThat(run.output()).containsPattern("stats     flaky\\s+15\\s").containsPattern("stats     terminal\\s+6\\s")
+                .containsPattern("stats     long\\s+30\\s").containsPattern("stats     echo\\s+249\\s");
     }
 
     @Test

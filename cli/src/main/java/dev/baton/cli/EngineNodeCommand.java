@@ -1,0 +1,39 @@
+package dev.baton.cli;
+
+import java.util.UUID;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+
+import dev.baton.cli.engine.EngineNode;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+
+/** {@code baton engine-node}: joins the engine worker group (queue {@value EngineNode#QUEUE}) until SIGTERM. */
+@Command(name = "engine-node", mixinStandardHelpOptions = true,
+        description = "Run an engine node: scans and merges of distributed jobs, as Baton activities on queue 'engine'.")
+public final class EngineNodeCommand implements Callable<Integer> {
+
+    @Mixin
+    ProcessOptions process;
+
+    @Option(names = "--node-id", description = "Stable node id (default: random)")
+    String nodeId;
+
+    @Option(names = "--threads", defaultValue = "2", description = "Scan threads (default ${DEFAULT-VALUE})")
+    int threads;
+
+    @Override
+    public Integer call() throws InterruptedException {
+        String id = nodeId != null ? nodeId : "engine-" + UUID.randomUUID().toString().substring(0, 8);
+        CountDownLatch stopped = new CountDownLatch(1);
+        EngineNode node = EngineNode.start(id, process.client.clientConfig(), threads);
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            node.close();
+            stopped.countDown();
+        }, "baton-engine-node-stop"));
+        System.out.println("engine node " + id + " serving queue " + EngineNode.QUEUE + " with " + threads + " scan threads");
+        stopped.await();
+        return 0;
+    }
+}
