@@ -92,6 +92,7 @@ public final class DispatchBench implements Callable<Integer> {
             try (BatonEcho echo = new BatonEcho(cluster, payloadBytes)) {
                 baton = measure("baton", echo);
             }
+            printStreamsLoop(cluster);
             long written = totalRecords(cluster.bootstrapServers()) - before;
             long activities = baton[0];
             out.printf("%nthroughput  raw %d/s, baton %d/s, baton/raw %.2f%n", raw[1], baton[1], (double) baton[1] / Math.max(1, raw[1]));
@@ -103,6 +104,22 @@ public final class DispatchBench implements Callable<Integer> {
         out.printf("noise       other processes used %.1f%% of one core during the run (+-1%%)%n",
                 Math.max(0.0, 100.0 * (OtherCpu.othersJiffies() - cpuStart) / OtherCpu.HZ / wall));
         return 0;
+    }
+
+    /**
+     * Where a Streams hop's time goes: every activity waits for two of the streams app's commits on
+     * its way (task out, result out), so the commit's own latency bounds the end-to-end latency.
+     */
+    private void printStreamsLoop(LocalCluster cluster) {
+        Map<String, Double> m = new java.util.TreeMap<>();
+        cluster.streamsApp().streams().metrics().forEach((name, metric) -> {
+            if (name.group().equals("stream-thread-metrics") && metric.metricValue() instanceof Double d) {
+                m.merge(name.name(), d, Double::sum);
+            }
+        });
+        out.printf("streams     commit %.1f ms avg (max %.1f ms), %.0f commits/s; poll %.1f ms avg, %.1f records per poll; process %.1f records per loop%n",
+                m.getOrDefault("commit-latency-avg", 0.0), m.getOrDefault("commit-latency-max", 0.0), m.getOrDefault("commit-rate", 0.0),
+                m.getOrDefault("poll-latency-avg", 0.0), m.getOrDefault("poll-records-avg", 0.0), m.getOrDefault("process-records-avg", 0.0));
     }
 
     /** Runs the burst and every fixed rate; returns {activities sent, max throughput per second}. */

@@ -57,15 +57,24 @@ class DistributedGroupByIT {
             admin.createTopics(Set.of(new NewTopic(SOURCE, 4, (short) 1))).all().get(30, TimeUnit.SECONDS);
         }
         Map<Long, long[]> sums = new HashMap<>();
-        try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(cluster.clientConfig(), new ByteArraySerializer(), new ByteArraySerializer())) {
+        // One request in flight and every send checked: under CI load the embedded broker has refused
+        // pipelined idempotent batches (OutOfOrderSequenceException), which drops them; the reference
+        // must describe exactly what the topic holds.
+        Map<String, Object> producerConfig = new HashMap<>(cluster.clientConfig());
+        producerConfig.put("max.in.flight.requests.per.connection", 1);
+        List<java.util.concurrent.Future<?>> sends = new java.util.ArrayList<>();
+        try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(producerConfig, new ByteArraySerializer(), new ByteArraySerializer())) {
             for (long i = 0; i < RECORDS; i++) {
                 long key = (i * 7919) % GROUPS;
                 long value = i % 1000 - 300;
-                producer.send(new ProducerRecord<>(SOURCE, bytes(key), bytes(value)));
+                sends.add(producer.send(new ProducerRecord<>(SOURCE, bytes(key), bytes(value))));
                 long[] acc = sums.computeIfAbsent(key, k -> new long[2]);
                 acc[0] += value;
                 acc[1]++;
             }
+        }
+        for (java.util.concurrent.Future<?> f : sends) {
+            f.get(60, TimeUnit.SECONDS);
         }
         sums.forEach((k, v) -> reference.put(k, List.of(v[0], v[1])));
         client = cluster.client("engine-jobs", o -> { });

@@ -42,8 +42,8 @@ class StatusIT {
             org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(30)).untilAsserted(() -> {
                 JsonNode status = new ObjectMapper().readTree(statusJson(port));
                 assertThat(status.get("state").asText()).isEqualTo("RUNNING");
-                assertThat(status.get("sitesByQueue").get("forgotten").get("UNSERVED").asLong()).isEqualTo(1);
-                assertThat(status.get("sitesByState").get("RESOLVED").asLong()).isEqualTo(1);
+                assertThat(status.path("sitesByQueue").path("forgotten").path("UNSERVED").asLong()).isEqualTo(1);
+                assertThat(status.path("sitesByState").path("RESOLVED").asLong()).isEqualTo(1);
                 assertThat(status.get("unservedQueues")).extracting(JsonNode::asText).containsExactly("forgotten");
                 assertThat(status.get("workers")).singleElement().satisfies(w -> {
                     assertThat(w.get("workerId").asText()).isEqualTo("status-worker");
@@ -52,8 +52,8 @@ class StatusIT {
                 });
                 // Lag is in offsets and, as kafka-consumer-groups reports it, counts transaction markers:
                 // at most one per partition once everything is consumed.
-                assertThat(status.get("lagByQueue").get("forgotten").asLong()).as("the unserved task waits").isBetween(1L, 2L);
-                assertThat(status.get("lagByQueue").get("served").asLong()).isBetween(0L, 3L);
+                assertThat(status.path("lagByQueue").path("forgotten").asLong()).as("the unserved task waits").isBetween(1L, 2L);
+                assertThat(status.path("lagByQueue").path("served").asLong()).isBetween(0L, 3L);
             });
         }
     }
