@@ -20,7 +20,7 @@ import picocli.CommandLine.Option;
 public final class HistoryCommand implements Callable<Integer> {
 
     @Mixin
-    ClientOptions client;
+    LogScanOptions logs;
 
     @Option(names = "--workflow", description = "The workflow id whose timeline to print")
     String workflow;
@@ -28,11 +28,7 @@ public final class HistoryCommand implements Callable<Integer> {
     @Option(names = "--namespace", description = "Only this namespace")
     String namespace;
 
-    @Option(names = "--threads", defaultValue = "2", description = "Engine threads scanning history (default ${DEFAULT-VALUE})")
-    int threads;
 
-    @Option(names = "--schema-registry-url", defaultValue = "kafka://", description = "Schema registry (default ${DEFAULT-VALUE})")
-    String schemaRegistryUrl;
 
     @picocli.CommandLine.Spec
     picocli.CommandLine.Model.CommandSpec spec;
@@ -42,7 +38,7 @@ public final class HistoryCommand implements Callable<Integer> {
         if (workflow == null) {
             throw new picocli.CommandLine.ParameterException(spec.commandLine(), "give --workflow W for a timeline, or use `baton history stats`");
         }
-        try (HistoryLog log = new HistoryLog(client.clientConfig(), schemaRegistryUrl, threads)) {
+        try (HistoryLog log = logs.open()) {
             List<HistoryEvent> events = log.workflow(workflow, namespace);
             events.sort(Comparator.comparingLong(HistoryEvent::getAtMillis));
             if (events.isEmpty()) {
@@ -62,7 +58,7 @@ public final class HistoryCommand implements Callable<Integer> {
             description = "Outcome counts and dispatch-to-outcome latency percentiles per group, computed by the morsel engine.")
     static final class Stats implements Callable<Integer> {
         @Mixin
-        ClientOptions client;
+        LogScanOptions logs;
 
         @Option(names = "--by", defaultValue = "outcome", description = "queue, type or outcome (default ${DEFAULT-VALUE})")
         HistoryStats.GroupBy by;
@@ -70,20 +66,16 @@ public final class HistoryCommand implements Callable<Integer> {
         @Option(names = "--namespace", description = "Only this namespace")
         String namespace;
 
-        @Option(names = "--threads", defaultValue = "2", description = "Engine threads (default ${DEFAULT-VALUE})")
-        int threads;
 
-        @Option(names = "--schema-registry-url", defaultValue = "kafka://", description = "Schema registry (default ${DEFAULT-VALUE})")
-        String schemaRegistryUrl;
 
         @Override
         public Integer call() {
-            try (HistoryLog log = new HistoryLog(client.clientConfig(), schemaRegistryUrl, threads)) {
+            try (HistoryLog log = logs.open()) {
                 Map<String, HistoryStats.Group> groups = new TreeMap<>(HistoryStats.compute(log, new HistoryLog.Scope(Long.MIN_VALUE, namespace), by));
                 System.out.printf("%-30s %9s %11s %11s %11s%n", by.name().toLowerCase(), "sites", "p50 ms", "p99 ms", "max ms");
                 groups.forEach((k, g) -> System.out.printf("%-30s %9d %11s %11s %11s%n", k, g.count(), g.percentile(50), g.percentile(99), g.percentile(100)));
                 var scan = log.lastScan();
-                System.out.printf("(%,d history records scanned in %.2f s on %d threads)%n", scan.records(), scan.nanos() / 1e9, threads);
+                System.out.printf("(%,d history records scanned in %.2f s on %d threads)%n", scan.records(), scan.nanos() / 1e9, logs.threads);
                 return 0;
             }
         }

@@ -15,7 +15,7 @@ import picocli.CommandLine.Option;
 public final class ReplayCommand implements Callable<Integer> {
 
     @Mixin
-    ClientOptions client;
+    LogScanOptions logs;
 
     @Option(names = "--from", description = "Only history from this instant (ISO-8601, e.g. 2026-11-29T10:00:00Z) or epoch millis")
     String from;
@@ -26,23 +26,17 @@ public final class ReplayCommand implements Callable<Integer> {
     @Option(names = "--redispatch", description = "Re-send each dangling site's original dispatch command (idempotency keys unchanged)")
     boolean redispatch;
 
-    @Option(names = "--threads", defaultValue = "2", description = "Engine threads scanning the logs (default ${DEFAULT-VALUE})")
-    int threads;
-
     @Option(names = "--application-id", defaultValue = "baton-streams", description = "The streams app's application.id (default ${DEFAULT-VALUE})")
     String applicationId;
-
-    @Option(names = "--schema-registry-url", defaultValue = "kafka://", description = "Schema registry (default ${DEFAULT-VALUE})")
-    String schemaRegistryUrl;
 
     @Override
     public Integer call() throws Exception {
         HistoryLog.Scope scope = new HistoryLog.Scope(from == null ? Long.MIN_VALUE : parseInstant(from), namespace);
-        try (HistoryLog log = new HistoryLog(client.clientConfig(), schemaRegistryUrl, threads)) {
+        try (HistoryLog log = logs.open()) {
             Replay.Report r = Replay.analyse(log, scope, applicationId);
             var scan = log.lastScan();
             System.out.printf("scan      %,d history records in %d morsels on %d threads: %.2f s, %,.0f records/s%n", scan.records(),
-                    scan.morsels(), threads, scan.nanos() / 1e9, scan.recordsPerSecond());
+                    scan.morsels(), logs.threads, scan.nanos() / 1e9, scan.recordsPerSecond());
             System.out.printf("sites     %d dispatched: %d resolved, %d live in the streams app, %d dangling, %d parked and not resumed%n",
                     r.sites(), r.resolved(), r.live(), r.dangling().size(), r.parked());
             r.byOutcome().forEach((k, n) -> System.out.printf("outcome   %-28s %7d%n", k, n));
@@ -52,7 +46,7 @@ public final class ReplayCommand implements Callable<Integer> {
                 System.out.printf("dangling  ... and %d more%n", r.dangling().size() - 20);
             }
             if (redispatch && !r.dangling().isEmpty()) {
-                Replay.Redispatch d = Replay.redispatch(client.clientConfig(), log, r.dangling());
+                Replay.Redispatch d = Replay.redispatch(logs.client.clientConfig(), log, r.dangling());
                 System.out.printf("redispatch re-sent %d dispatch commands (idempotency keys and request ids unchanged)%n", d.sent());
                 if (!d.missing().isEmpty()) {
                     System.out.printf("redispatch %d sites have no command left in baton.dispatch (retention?): %s%n", d.missing().size(),
