@@ -64,6 +64,9 @@ public final class DispatchBench implements Callable<Integer> {
     @Option(names = "--commit-interval-ms", defaultValue = "5", description = "Streams commit interval of the Baton side (default ${DEFAULT-VALUE})")
     long commitIntervalMs;
 
+    @Option(names = "--streams-config", description = "Extra streams-app settings for the Baton side, key=value (repeatable)")
+    Map<String, String> streamsConfig = Map.of();
+
     @Option(names = "--stream-threads", defaultValue = "1", description = "Stream threads of the Baton side (default ${DEFAULT-VALUE})")
     int streamThreads;
 
@@ -78,8 +81,7 @@ public final class DispatchBench implements Callable<Integer> {
     public Integer call() throws Exception {
         long cpuStart = OtherCpu.othersJiffies();
         long wallStart = System.nanoTime();
-        try (LocalCluster cluster = LocalCluster.start(partitions, List.of("bench"),
-                Map.of("commit.interval.ms", commitIntervalMs, "num.stream.threads", streamThreads))) {
+        try (LocalCluster cluster = LocalCluster.start(partitions, List.of("bench"), streamsSettings())) {
             WorkerOptions.Builder worker = WorkerOptions.builder().workerId("bench-worker").queues("bench").maxConcurrent(256)
                     .handler("noop", (ctx, input) -> input);
             cluster.worker(worker);
@@ -104,6 +106,13 @@ public final class DispatchBench implements Callable<Integer> {
         out.printf("noise       other processes used %.1f%% of one core during the run (+-1%%)%n",
                 Math.max(0.0, 100.0 * (OtherCpu.othersJiffies() - cpuStart) / OtherCpu.HZ / wall));
         return 0;
+    }
+
+    private Map<String, Object> streamsSettings() {
+        Map<String, Object> settings = new java.util.HashMap<>(streamsConfig);
+        settings.put("commit.interval.ms", commitIntervalMs);
+        settings.put("num.stream.threads", streamThreads);
+        return settings;
     }
 
     /**
