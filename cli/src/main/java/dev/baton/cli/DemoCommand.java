@@ -72,7 +72,7 @@ public final class DemoCommand implements Callable<Integer> {
     private final List<dev.baton.worker.Worker> workers = new ArrayList<>();
     private String firstRequestId;
     /** One namespace per run, so runs on a kept --data-dir never collide on site ids. */
-    private final String namespace = "demo-" + Long.toString(System.currentTimeMillis(), 36);
+    private final String namespace = "demo-" + java.util.UUID.randomUUID().toString().substring(0, 8);
 
     @Override
     public Integer call() throws Exception {

@@ -88,7 +88,7 @@ public final class TopicPageSource implements PageSource, AutoCloseable {
         consumer.assign(List.of(tp));
         consumer.seek(tp, range.from());
         long seen = 0;
-        long lastProgress = System.currentTimeMillis();
+        long lastProgress = System.nanoTime();
         while (consumer.position(tp) < range.to()) {
             boolean progressed = false;
             for (ConsumerRecord<byte[], byte[]> r : consumer.poll(POLL).records(tp)) {
@@ -100,8 +100,8 @@ public final class TopicPageSource implements PageSource, AutoCloseable {
                 seen++;
             }
             if (progressed) {
-                lastProgress = System.currentTimeMillis();
-            } else if (System.currentTimeMillis() - lastProgress > STALL_MILLIS) {
+                lastProgress = System.nanoTime();
+            } else if (System.nanoTime() - lastProgress > STALL_MILLIS * 1_000_000) {
                 throw new IllegalStateException("no progress reading " + range + " for " + STALL_MILLIS + " ms (at offset "
                         + consumer.position(tp) + "); is an open transaction holding the last stable offset?");
             }
