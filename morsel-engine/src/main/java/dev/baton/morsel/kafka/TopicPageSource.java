@@ -6,6 +6,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
 
 import dev.baton.morsel.data.PageSource;
@@ -26,7 +27,8 @@ import org.apache.kafka.common.serialization.ByteArrayDeserializer;
  * records and transaction markers take offsets but yield no rows, so {@link #rowsIn} is known only
  * after the fetch and {@link #rowCount} is the offset count, an upper bound.
  *
- * <p>Thread use: worker {@code w} uses consumer {@code w}; one page is read by one worker at a time.
+ * <p>Thread use: {@link #scan} callers pass their worker index and use consumer {@code w}; the
+ * column view gives each calling thread its own consumer. Use one way per instance.
  */
 public final class TopicPageSource implements PageSource, AutoCloseable {
 
@@ -44,6 +46,9 @@ public final class TopicPageSource implements PageSource, AutoCloseable {
     private final RowDecoder decoder;
     private final KafkaConsumer<byte[], byte[]>[] consumers;
     private final ThreadLocal<DecodedPage> decoded = new ThreadLocal<>();
+    /** The column view: each scanning thread claims one consumer for its lifetime. */
+    private final ThreadLocal<Integer> claimed = new ThreadLocal<>();
+    private final AtomicInteger nextWorker = new AtomicInteger();
 
     private record DecodedPage(int page, long[][] columns, int rows) {
     }
@@ -164,10 +169,6 @@ public final class TopicPageSource implements PageSource, AutoCloseable {
         decoded.set(d);
         return d;
     }
-
-    /** Each scanning thread claims one consumer for its lifetime. */
-    private final ThreadLocal<Integer> claimed = new ThreadLocal<>();
-    private final java.util.concurrent.atomic.AtomicInteger nextWorker = new java.util.concurrent.atomic.AtomicInteger();
 
     private int workerOfCurrentThread() {
         Integer w = claimed.get();
