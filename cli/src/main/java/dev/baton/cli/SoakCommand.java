@@ -20,6 +20,7 @@ import dev.baton.cli.local.BatonProcess;
 import dev.baton.cli.local.FaultSchedule;
 import dev.baton.cli.local.FaultSchedule.StreamsInstance;
 import dev.baton.cli.local.InvariantChecker;
+import dev.baton.cli.local.TempDirs;
 import dev.baton.dispatcher.ActivityRequest;
 import dev.baton.dispatcher.ActivityRequest.RetryOptions;
 import dev.baton.dispatcher.DispatchClient;
@@ -92,7 +93,7 @@ public final class SoakCommand implements Callable<Integer> {
             for (int i = 1; i <= streamsInstances; i++) {
                 Path stateDir = Files.createDirectories(work.resolve("streams-" + i));
                 String name = "streams-" + i;
-                streams.add(new StreamsInstance(name, () -> streamsApp(kafka.bootstrapServers(), name, stateDir)));
+                streams.add(new StreamsInstance(name, () -> BatonProcess.streamsApp(kafka.bootstrapServers(), name, stateDir)));
             }
             for (int i = 1; i <= workerCount; i++) {
                 workers.add(BatonProcess.worker(kafka.bootstrapServers(), "soak-worker-" + i, QUEUE, 1_000));
@@ -133,7 +134,7 @@ public final class SoakCommand implements Callable<Integer> {
                     // already gone
                 }
             });
-            deleteQuietly(work);
+            TempDirs.deleteQuietly(work);
         }
     }
 
@@ -216,32 +217,5 @@ public final class SoakCommand implements Callable<Integer> {
     private void progress(long start, int dispatched, int resolved, int workers) {
         out.printf("soak   %6.1f s  dispatched %d, resolved %d, in flight %d, %d workers%n", (System.nanoTime() - start) / 1e9,
                 dispatched, resolved, dispatched - resolved, workers);
-    }
-
-    private static BatonProcess streamsApp(String bootstrap, String name, Path stateDir) {
-        String config = String.join("\n",
-                "state.dir=" + stateDir,
-                "num.standby.replicas=1",
-                "commit.interval.ms=100",
-                // A crashed instance's tasks move after the session timeout; the broker's minimum keeps that short.
-                "session.timeout.ms=6000",
-                "heartbeat.interval.ms=1000",
-                "");
-        Path file;
-        try {
-            file = Files.writeString(stateDir.resolveSibling(name + ".properties"), config);
-        } catch (java.io.IOException e) {
-            throw new java.io.UncheckedIOException(e);
-        }
-        return BatonProcess.start(name, "streams app RUNNING", Duration.ofMinutes(3),
-                List.of("streams-app", "--bootstrap-servers", bootstrap, "--config", file.toString()));
-    }
-
-    private static void deleteQuietly(Path dir) {
-        try (var paths = Files.walk(dir)) {
-            paths.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
-        } catch (java.io.IOException e) {
-            // a temp dir left behind is harmless
-        }
     }
 }

@@ -69,6 +69,17 @@ public final class BatonProcess implements AutoCloseable {
                 "--max-concurrent", "8", "--drain-timeout-ms", Long.toString(drainTimeoutMs)));
     }
 
+    /**
+     * {@code baton streams-app} with its own state dir and a standby replica. Its consumer uses the
+     * broker's minimum session timeout, so a crashed instance's tasks move within seconds.
+     */
+    public static BatonProcess streamsApp(String bootstrap, String name, Path stateDir) {
+        Path config = ProcessConfig.write(name, String.join("\n", "state.dir=" + stateDir, "num.standby.replicas=1",
+                "commit.interval.ms=100", "session.timeout.ms=6000", "heartbeat.interval.ms=1000", ""));
+        return start(name, "streams app RUNNING", Duration.ofMinutes(3),
+                List.of("streams-app", "--bootstrap-servers", bootstrap, "--config", config.toString()));
+    }
+
     public String name() {
         return name;
     }

@@ -129,7 +129,7 @@ public final class LocalCluster implements AutoCloseable {
      */
     public void wipeStreamsState() throws Exception {
         streamsApp.close();
-        deleteQuietly(stateDir);
+        TempDirs.deleteQuietly(stateDir);
         Files.createDirectories(stateDir);
         try (Admin admin = Admin.create(clientConfig())) {
             String prefix = streamsConfig.getOrDefault("application.id", "baton-streams") + "-";
@@ -161,15 +161,7 @@ public final class LocalCluster implements AutoCloseable {
         }
         streamsApp.close();
         kafka.close();
-        deleteQuietly(stateDir);
-    }
-
-    private static void deleteQuietly(Path dir) {
-        try (var paths = Files.walk(dir)) {
-            paths.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
-        } catch (IOException e) {
-            // a temp dir left behind is harmless
-        }
+        TempDirs.deleteQuietly(stateDir);
     }
 
     /** How long to wait for a whole cluster operation in tests and the demo. */
