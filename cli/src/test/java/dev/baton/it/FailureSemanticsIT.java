@@ -104,6 +104,33 @@ class FailureSemanticsIT {
         }
     }
 
+    /**
+     * The heartbeat deadline lives in an in-memory index rebuilt from the site rows when a task
+     * starts. The worker dies while the streams app is up, the app reads all it sent, then the app
+     * moves to an empty disk before the deadline passes: nothing after the restart re-arms the
+     * deadline, so only the rebuild can find the loss.
+     */
+    @Test
+    void shouldFindALostWorkerWhoseDeadlineWasArmedBeforeTheStreamsAppMovedHost() throws Exception {
+        ActivityRequest req = request("crash-before-move", "crash", "long", "4000").heartbeat(Duration.ofSeconds(20)).build();
+        CompletableFuture<Outcome> outcome;
+        try (BatonProcess a = BatonProcess.worker(cluster.bootstrapServers(), "move-a", "crash", 1_000)) {
+            outcome = client.dispatch(req);
+            awaitLeaseHolder(req.site());
+            a.kill9();
+        }
+        await().atMost(Duration.ofSeconds(10)).until(() -> cluster.streamsAppCaughtUp(BatonTopics.WORKER_EVENTS));
+        cluster.restartStreamsAppOnEmptyDisk(() -> { });
+        assertThat(history(req.site())).extracting(HistoryEvent::getKind).as("the loss must be found after the move")
+                .doesNotContain(HistoryKind.TRANSPORT_LOST);
+        try (BatonProcess b = BatonProcess.worker(cluster.bootstrapServers(), "move-b", "crash", 1_000)) {
+            Outcome o = outcome.get(90, TimeUnit.SECONDS);
+            assertThat(o.completed()).as(o.toString()).isTrue();
+            assertThat(o.workerId()).isEqualTo("move-b");
+            assertThat(history(req.site())).extracting(HistoryEvent::getKind).contains(HistoryKind.TRANSPORT_LOST);
+        }
+    }
+
     @Test
     void shouldParkADrainingWorkersActivitiesAndFinishThemElsewhereWithoutAFailure() throws Exception {
         List<ActivityRequest> reqs = new ArrayList<>();

@@ -47,7 +47,7 @@ public final class AvroTrust {
         ClassSecurityValidator.Builder builder = ClassSecurityValidator.builder();
         EVENT_TYPES.forEach(builder::add);
         List.of(SiteRef.class, Payload.class, RetryPolicy.class, Timeouts.class,
-                dev.baton.events.store.SiteState.class, dev.baton.events.store.SiteStatus.class, dev.baton.events.store.Fence.class, dev.baton.events.store.Waiter.class,
+                dev.baton.events.store.SiteState.class, dev.baton.events.store.SiteStatus.class, dev.baton.events.store.Waiter.class,
                 DispatchKind.class, WorkerEventKind.class, WorkerControlKind.class, OutcomeStatus.class, HistoryKind.class)
                 .forEach(builder::add);
         for (Class<?> c : extra) {

@@ -15,6 +15,7 @@ import io.micrometer.core.instrument.MeterRegistry;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.streams.KafkaStreams;
 import org.apache.kafka.streams.CloseOptions;
+import org.apache.kafka.streams.CloseOptions.GroupMembershipOperation;
 import org.apache.kafka.streams.Topology;
 import org.apache.kafka.streams.errors.StreamsUncaughtExceptionHandler.StreamThreadExceptionResponse;
 import org.slf4j.Logger;
@@ -126,7 +127,9 @@ public final class BatonStreamsApp implements AutoCloseable {
         if (status != null) {
             status.close();
         }
-        streams.close(CloseOptions.timeout(Duration.ofSeconds(30)));
+        // Leave the group: Streams by default stays in it, so its tasks (and every site on them)
+        // would wait out the session timeout before another instance, or this one restarted, took over.
+        streams.close(CloseOptions.timeout(Duration.ofSeconds(30)).withGroupMembershipOperation(GroupMembershipOperation.LEAVE_GROUP));
         queues.close();
         registry.close();
     }

@@ -141,6 +141,40 @@ public final class LocalCluster implements AutoCloseable {
         awaitRunning();
     }
 
+    /**
+     * Stops the streams app and starts it again on an empty state directory, as on a new host: its
+     * stores come back from their changelogs, and whatever it keeps in memory is rebuilt from them.
+     * {@code whileDown} runs between the two.
+     */
+    public void restartStreamsAppOnEmptyDisk(Runnable whileDown) throws Exception {
+        streamsApp.close();
+        TempDirs.deleteQuietly(stateDir);
+        Files.createDirectories(stateDir);
+        whileDown.run();
+        streamsApp = new BatonStreamsApp(streamsConfig, meters).start();
+        awaitRunning();
+    }
+
+    /** Whether the streams app has committed its way to the end of every partition of {@code topic}. */
+    public boolean streamsAppCaughtUp(String topic) throws Exception {
+        String group = String.valueOf(streamsConfig.getOrDefault("application.id", "baton-streams"));
+        try (Admin admin = Admin.create(clientConfig())) {
+            Map<org.apache.kafka.common.TopicPartition, org.apache.kafka.clients.consumer.OffsetAndMetadata> committed =
+                    admin.listConsumerGroupOffsets(group).partitionsToOffsetAndMetadata().get();
+            Map<org.apache.kafka.common.TopicPartition, org.apache.kafka.clients.admin.OffsetSpec> ends = new java.util.HashMap<>();
+            for (var p : admin.describeTopics(List.of(topic)).allTopicNames().get().get(topic).partitions()) {
+                ends.put(new org.apache.kafka.common.TopicPartition(topic, p.partition()), org.apache.kafka.clients.admin.OffsetSpec.latest());
+            }
+            for (var end : admin.listOffsets(ends).all().get().entrySet()) {
+                var c = committed.get(end.getKey());
+                if (end.getValue().offset() > (c == null ? 0 : c.offset())) {
+                    return false;
+                }
+            }
+            return true;
+        }
+    }
+
     private void awaitRunning() {
         try {
             streamsApp.awaitRunning(PATIENCE);

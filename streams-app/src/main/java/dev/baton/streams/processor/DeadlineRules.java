@@ -11,24 +11,21 @@ import dev.baton.schemas.SiteKey;
 import dev.baton.streams.state.DeadlineIndex;
 import dev.baton.streams.state.DeadlineIndex.Due;
 import dev.baton.streams.state.DeadlineKind;
-import dev.baton.streams.state.FenceStore;
 import dev.baton.streams.state.SiteStore;
 
 /** What happens when a deadline passes: transport loss, timeouts, retry, expiry of the dedupe window. */
 final class DeadlineRules {
 
     private final SiteStore sites;
-    private final FenceStore fences;
     private final DeadlineIndex deadlines;
     private final SiteLifecycle lifecycle;
     private final SiteMetrics metrics;
     private final WorkerCensus census;
     private final int transportLossBudget;
 
-    DeadlineRules(SiteStore sites, FenceStore fences, DeadlineIndex deadlines, SiteLifecycle lifecycle, SiteMetrics metrics,
+    DeadlineRules(SiteStore sites, DeadlineIndex deadlines, SiteLifecycle lifecycle, SiteMetrics metrics,
                   WorkerCensus census, int transportLossBudget) {
         this.sites = sites;
-        this.fences = fences;
         this.deadlines = deadlines;
         this.lifecycle = lifecycle;
         this.metrics = metrics;
@@ -75,7 +72,6 @@ final class DeadlineRules {
     private void expire(SiteKey site, SiteState state) {
         if (state.getState() == SiteStatus.RESOLVED) {
             sites.delete(site);
-            fences.revoke(site);
         } else {
             sites.put(site, state);
         }

@@ -7,7 +7,6 @@ import dev.baton.events.HistoryEvent;
 import dev.baton.events.Outcome;
 import dev.baton.events.WorkerControl;
 import dev.baton.events.WorkerEvent;
-import dev.baton.events.store.Fence;
 import dev.baton.events.store.SiteState;
 import dev.baton.schemas.EventSerde;
 import dev.baton.schemas.registry.SchemaRegistry;
@@ -22,7 +21,6 @@ public record Serdes(
         EventSerde<HistoryEvent> history,
         EventSerde<DeadLetter> deadLetter,
         EventSerde<SiteState> siteState,
-        EventSerde<Fence> fence,
         EventSerde<dev.baton.events.WorkerStatus> workerStatus) {
 
     public static Serdes of(SchemaRegistry registry) {
@@ -30,6 +28,6 @@ public record Serdes(
                 EventSerde.of(ActivityTask.class, registry), EventSerde.of(WorkerControl.class, registry),
                 EventSerde.of(Outcome.class, registry), EventSerde.of(HistoryEvent.class, registry),
                 EventSerde.of(DeadLetter.class, registry), EventSerde.of(SiteState.class, registry),
-                EventSerde.of(Fence.class, registry), EventSerde.of(dev.baton.events.WorkerStatus.class, registry));
+EventSerde.of(dev.baton.events.WorkerStatus.class, registry));
     }
 }

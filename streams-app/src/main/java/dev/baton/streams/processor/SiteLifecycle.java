@@ -23,7 +23,7 @@ import dev.baton.schemas.CompletionToken;
 import dev.baton.schemas.SiteKey;
 import dev.baton.streams.state.DeadlineIndex;
 import dev.baton.streams.state.DeadlineKind;
-import dev.baton.streams.state.FenceStore;
+import dev.baton.streams.state.Fence;
 import dev.baton.streams.state.SiteStore;
 
 /**
@@ -36,7 +36,6 @@ final class SiteLifecycle {
     private static final int MAX_WAITERS = 64;
 
     private final SiteStore sites;
-    private final FenceStore fences;
     private final DeadlineIndex deadlines;
     private final Emitter emit;
     private final SiteMetrics metrics;
@@ -47,7 +46,7 @@ final class SiteLifecycle {
     private final QueueService queueService;
     private final dev.baton.streams.config.QueueTimeouts queueTimeouts;
 
-    SiteLifecycle(SiteStore sites, FenceStore fences, DeadlineIndex deadlines, Emitter emit, SiteMetrics metrics,
+    SiteLifecycle(SiteStore sites, DeadlineIndex deadlines, Emitter emit, SiteMetrics metrics,
                   long defaultHeartbeatWindowMs, long dedupeWindowMs, RetryPolicies retries, WorkerCensus census,
                   QueueService queueService, dev.baton.streams.config.QueueTimeouts queueTimeouts) {
         this.queueTimeouts = queueTimeouts;
@@ -55,7 +54,6 @@ final class SiteLifecycle {
         this.census = census;
         this.queueService = queueService;
         this.sites = sites;
-        this.fences = fences;
         this.deadlines = deadlines;
         this.emit = emit;
         this.metrics = metrics;
@@ -108,7 +106,7 @@ final class SiteLifecycle {
     void resolve(SiteKey site, SiteState state, OutcomeStatus status, Payload output, String reason, String resolvingToken,
                  HistoryKind kind, int reportedGeneration) {
         long now = emit.now();
-        fences.revoke(site);
+        Fence.revoke(state);
         disarmAll(site, state);
         String worker = state.getWorkerId();
         state.setState(SiteStatus.RESOLVED);
@@ -143,7 +141,7 @@ final class SiteLifecycle {
             return;
         }
         String worker = state.getWorkerId();
-        fences.revoke(site);
+        Fence.revoke(state);
         disarm(site, state, DeadlineKind.HEARTBEAT);
         disarm(site, state, DeadlineKind.START_TO_CLOSE);
         disarm(site, state, DeadlineKind.SCHEDULE_TO_START);
@@ -239,14 +237,14 @@ final class SiteLifecycle {
     }
 
     private void stopHolder(SiteKey site, SiteState state, String reason) {
-        fences.revoke(site);
+        Fence.revoke(state);
         stopWorker(state.getWorkerId(), site, state.getAttempt(), state.getGeneration(), reason);
     }
 
     private void publishGeneration(SiteKey site, SiteState state) {
         boolean served = queueService.observe(state.getQueue(), census.liveWorkers(state.getQueue()));
         state.setState(served ? SiteStatus.PENDING : SiteStatus.UNSERVED);
-        CompletionToken token = fences.issue(site, state.getAttempt(), state.getGeneration());
+        CompletionToken token = Fence.issue(state);
         Timeouts t = state.getTimeouts();
         Long scheduleToStart = state.getDeadlines().get(DeadlineKind.SCHEDULE_TO_START.name());
         emit.task(site, ActivityTask.newBuilder().setSite(site.toRef()).setAttempt(state.getAttempt())

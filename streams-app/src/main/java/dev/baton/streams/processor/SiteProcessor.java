@@ -15,7 +15,6 @@ import dev.baton.schemas.Reasons;
 import dev.baton.schemas.SiteKey;
 import dev.baton.schemas.UndecodableRecordException;
 import dev.baton.streams.state.DeadlineIndex;
-import dev.baton.streams.state.FenceStore;
 import dev.baton.streams.state.SiteStore;
 import dev.baton.streams.topology.TopologyNames;
 import dev.baton.topics.BatonTopics;
@@ -57,20 +56,19 @@ public final class SiteProcessor implements Processor<byte[], byte[], byte[], by
         this.context = context;
         Serdes serdes = settings.serdes();
         KeyValueStore<Bytes, byte[]> sitesStore = context.getStateStore(TopologyNames.SITES_STORE);
-        KeyValueStore<Bytes, byte[]> fencesStore = context.getStateStore(TopologyNames.FENCES_STORE);
         SiteStore sites = new SiteStore(sitesStore, serdes.siteState());
-        FenceStore fences = new FenceStore(fencesStore, serdes.fence());
         deadlines = new DeadlineIndex(context.getStateStore(TopologyNames.DEADLINES_STORE));
+        deadlines.rebuild(sites);
         emit = new Emitter(context, serdes, new DeadLetters(serdes.deadLetter(), "streams-app " + context.taskId(), Clock.systemUTC()));
         WorkerCensus census = new StoreWorkerCensus(context.getStateStore(TopologyNames.WORKERS_STORE), serdes.workerStatus(),
                 context::currentSystemTimeMs, settings.workerStaleMs());
-        SiteLifecycle lifecycle = new SiteLifecycle(sites, fences, deadlines, emit, settings.metrics(), settings.heartbeatWindowMs(),
+        SiteLifecycle lifecycle = new SiteLifecycle(sites, deadlines, emit, settings.metrics(), settings.heartbeatWindowMs(),
                 settings.dedupeWindowMs(), new RetryPolicies(settings.defaultRetryPolicy()), census, settings.queueService(),
                 settings.queueTimeouts());
         validator = new InputValidator(settings.maxPayloadBytes());
         dispatchRules = new DispatchRules(sites, lifecycle, emit, settings.queues());
-        workerEventRules = new WorkerEventRules(sites, fences, lifecycle, emit, settings.metrics());
-        deadlineRules = new DeadlineRules(sites, fences, deadlines, lifecycle, settings.metrics(), census,
+        workerEventRules = new WorkerEventRules(sites, lifecycle, emit, settings.metrics());
+        deadlineRules = new DeadlineRules(sites, deadlines, lifecycle, settings.metrics(), census,
                 settings.transportLossBudget());
         context.schedule(Duration.ofMillis(settings.timerResolutionMs()), PunctuationType.WALL_CLOCK_TIME, this::punctuate);
     }

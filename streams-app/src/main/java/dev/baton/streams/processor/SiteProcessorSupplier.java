@@ -13,7 +13,7 @@ import org.apache.kafka.streams.state.KeyValueStore;
 import org.apache.kafka.streams.state.StoreBuilder;
 import org.apache.kafka.streams.state.Stores;
 
-/** Supplies {@link SiteProcessor}s and declares the three stores they own. */
+/** Supplies {@link SiteProcessor}s and declares the two stores they own. */
 public final class SiteProcessorSupplier implements ProcessorSupplier<byte[], byte[], byte[], byte[]> {
 
     /** Everything a processor needs besides its context. */
@@ -35,13 +35,14 @@ public final class SiteProcessorSupplier implements ProcessorSupplier<byte[], by
 
     @Override
     public Set<StoreBuilder<?>> stores() {
-        return Set.of(store(TopologyNames.SITES_STORE), store(TopologyNames.FENCES_STORE), store(TopologyNames.DEADLINES_STORE));
-    }
-
-    private static StoreBuilder<KeyValueStore<Bytes, byte[]>> store(String name) {
-        // Persistent RocksDB, changelogged; no caching so every write reaches the changelog in the
-        // transaction that caused it.
-        return Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(name), new BytesSerde(), new ByteArraySerde())
-                .withCachingDisabled();
+        // sites: persistent RocksDB, changelogged, no caching, so every write reaches the changelog in
+        // the transaction that caused it. deadlines: an index derived from the sites rows (each row
+        // carries its armed deadlines), kept in memory and rebuilt when a task starts, so arming and
+        // disarming a timer costs no changelog record.
+        return Set.of(
+                Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(TopologyNames.SITES_STORE), new BytesSerde(), new ByteArraySerde())
+                        .withCachingDisabled(),
+                Stores.keyValueStoreBuilder(Stores.inMemoryKeyValueStore(TopologyNames.DEADLINES_STORE), new BytesSerde(), new ByteArraySerde())
+                        .withCachingDisabled().withLoggingDisabled());
     }
 }

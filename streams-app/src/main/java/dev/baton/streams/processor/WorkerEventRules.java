@@ -8,14 +8,13 @@ import dev.baton.events.Outcome;
 import dev.baton.events.OutcomeStatus;
 import dev.baton.events.WorkerEvent;
 import dev.baton.events.WorkerEventKind;
-import dev.baton.events.store.Fence;
 import dev.baton.events.store.SiteState;
 import dev.baton.events.store.SiteStatus;
 import dev.baton.schemas.CompletionToken;
 import dev.baton.schemas.Reasons;
 import dev.baton.schemas.SiteKey;
 import dev.baton.streams.state.DeadlineKind;
-import dev.baton.streams.state.FenceStore;
+import dev.baton.streams.state.Fence;
 import dev.baton.streams.state.SiteStore;
 
 /**
@@ -27,14 +26,12 @@ final class WorkerEventRules {
     private static final String UNMATCHED_REPLY_KEY = "unmatched";
 
     private final SiteStore sites;
-    private final FenceStore fences;
     private final SiteLifecycle lifecycle;
     private final Emitter emit;
     private final SiteMetrics metrics;
 
-    WorkerEventRules(SiteStore sites, FenceStore fences, SiteLifecycle lifecycle, Emitter emit, SiteMetrics metrics) {
+    WorkerEventRules(SiteStore sites, SiteLifecycle lifecycle, Emitter emit, SiteMetrics metrics) {
         this.sites = sites;
-        this.fences = fences;
         this.lifecycle = lifecycle;
         this.emit = emit;
         this.metrics = metrics;
@@ -47,8 +44,7 @@ final class WorkerEventRules {
             return;
         }
         SiteState state = current.get();
-        Optional<Fence> fence = fences.accepting(site, event.getToken());
-        if (fence.isEmpty()) {
+        if (!Fence.accepts(state, event.getToken())) {
             refuse(site, event, "token is not the current generation's (site at attempt " + state.getAttempt()
                     + " generation " + state.getGeneration() + ")");
             return;

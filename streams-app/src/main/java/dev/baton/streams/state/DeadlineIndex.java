@@ -15,6 +15,9 @@ import org.apache.kafka.streams.state.KeyValueStore;
  * The {@code deadlines} store: key = deadline millis (8 bytes, big-endian) + kind (1 byte) + site
  * key bytes. RocksDB orders keys bytewise, so big-endian non-negative millis sort by time and a scan
  * from the start stops at the first future deadline: expiry costs O(expired), not O(sites).
+ *
+ * <p>The index is derived data: every site row records its armed deadlines, so the store is kept in
+ * memory without a changelog and {@link #rebuild rebuilt} from {@code sites} when a task starts.
  */
 public final class DeadlineIndex {
 
@@ -35,6 +38,16 @@ public final class DeadlineIndex {
 
     public void disarm(SiteKey site, DeadlineKind kind, long atMillis) {
         store.delete(key(atMillis, kind, site));
+    }
+
+    /** Empties the index and re-arms every deadline the site rows record. */
+    public void rebuild(SiteStore sites) {
+        List<Bytes> stale = new ArrayList<>();
+        try (KeyValueIterator<Bytes, byte[]> it = store.all()) {
+            it.forEachRemaining(entry -> stale.add(entry.key));
+        }
+        stale.forEach(store::delete);
+        sites.forEach((site, state) -> state.getDeadlines().forEach((kind, at) -> arm(site, DeadlineKind.valueOf(kind), at)));
     }
 
     /** Up to {@code limit} deadlines at or before {@code nowMillis}, earliest first. Does not remove them. */

@@ -16,7 +16,6 @@ public final class TopologyNames {
     public static final String DLQ_SINK = "dlq-sink";
 
     public static final String SITES_STORE = "sites";
-    public static final String FENCES_STORE = "fences";
     public static final String DEADLINES_STORE = "deadlines";
     /** Global store of {@code baton.workers}: the worker census. */
     public static final String WORKERS_STORE = "workers";
@@ -28,7 +27,6 @@ public final class TopologyNames {
 
     /** Registry subjects of the store values (the changelogs hold the same bytes). */
     public static final String SITES_SUBJECT_TOPIC = "baton.store.sites";
-    public static final String FENCES_SUBJECT_TOPIC = "baton.store.fences";
 
     public static final String[] INPUT_TOPICS = {BatonTopics.DISPATCH, BatonTopics.WORKER_EVENTS};
 
