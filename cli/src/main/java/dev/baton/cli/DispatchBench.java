@@ -61,8 +61,8 @@ public final class DispatchBench implements Callable<Integer> {
     @Option(names = "--payload-bytes", defaultValue = "100")
     int payloadBytes;
 
-    @Option(names = "--commit-interval-ms", defaultValue = "5", description = "Streams commit interval of the Baton side (default ${DEFAULT-VALUE})")
-    long commitIntervalMs;
+    @Option(names = "--commit-interval-ms", description = "Streams commit interval of the Baton side (default: the streams app's)")
+    Long commitIntervalMs;
 
     @Option(names = "--streams-config", description = "Extra streams-app settings for the Baton side, key=value (repeatable)")
     Map<String, String> streamsConfig = Map.of();
@@ -88,11 +88,16 @@ public final class DispatchBench implements Callable<Integer> {
             long[] raw;
             long[] baton;
             try (RawEcho echo = new RawEcho(cluster.bootstrapServers(), partitions, payloadBytes)) {
-                raw = measure("raw three-hop", echo);
+                raw = measure("raw three-hop", echo, new ArrayList<>());
             }
             long before = totalRecords(cluster.bootstrapServers());
+            List<Map<String, HopBreakdown.Sample>> samples = new ArrayList<>();
             try (BatonEcho echo = new BatonEcho(cluster, payloadBytes)) {
-                baton = measure("baton", echo);
+                baton = measure("baton", echo, samples);
+            }
+            HopBreakdown hops = HopBreakdown.read(cluster.bootstrapServers());
+            for (int i = 0; i < rates.length; i++) {
+                hops.print(out, String.format("at %5d/s", rates[i]), samples.get(i));
             }
             printStreamsLoop(cluster);
             long written = totalRecords(cluster.bootstrapServers()) - before;
@@ -110,7 +115,9 @@ public final class DispatchBench implements Callable<Integer> {
 
     private Map<String, Object> streamsSettings() {
         Map<String, Object> settings = new java.util.HashMap<>(streamsConfig);
-        settings.put("commit.interval.ms", commitIntervalMs);
+        if (commitIntervalMs != null) {
+            settings.put("commit.interval.ms", commitIntervalMs);
+        }
         settings.put("num.stream.threads", streamThreads);
         return settings;
     }
@@ -131,8 +138,11 @@ public final class DispatchBench implements Callable<Integer> {
                 m.getOrDefault("poll-latency-avg", 0.0), m.getOrDefault("poll-records-avg", 0.0), m.getOrDefault("process-records-avg", 0.0));
     }
 
-    /** Runs the burst and every fixed rate; returns {activities sent, max throughput per second}. */
-    private long[] measure(String name, Echo echo) throws Exception {
+    /**
+     * Runs the burst and every fixed rate; returns {activities sent, max throughput per second}. Adds
+     * to {@code samples} one map per rate: site key → intended send and receipt times.
+     */
+    private long[] measure(String name, Echo echo, List<Map<String, HopBreakdown.Sample>> samples) throws Exception {
         warmUp(echo);
         long start = System.nanoTime();
         List<CompletableFuture<Void>> all = new ArrayList<>();
@@ -143,8 +153,13 @@ public final class DispatchBench implements Callable<Integer> {
         long throughput = (long) (burst / ((System.nanoTime() - start) / 1e9));
         out.printf("%-14s max sustained: %d activities in %.1f s = %d/s%n", name, burst, (System.nanoTime() - start) / 1e9, throughput);
         long sent = burst + 200;
-        for (int rate : rates) {
-            Histogram h = fixedRate(echo, rate, seconds);
+        for (int k = 0; k < rates.length; k++) {
+            int rate = rates[k];
+            Map<String, HopBreakdown.Sample> seen = new java.util.concurrent.ConcurrentHashMap<>();
+            samples.add(seen);
+            // Ids (hence sites) are new in every run: a site seen before would be answered from the
+            // streams app's dedupe window without running, and flatter Baton.
+            Histogram h = fixedRate(echo, (k + 1) * 1_000_000_000L, rate, seconds, seen);
             sent += h.getTotalCount();
             out.printf("%-14s at %5d/s: p50 %7.1f ms  p99 %7.1f ms  p99.9 %7.1f ms  (n=%d, from intended send time)%n", name, rate,
                     h.getValueAtPercentile(50) / 1000.0, h.getValueAtPercentile(99) / 1000.0, h.getValueAtPercentile(99.9) / 1000.0,
@@ -162,11 +177,13 @@ public final class DispatchBench implements Callable<Integer> {
     }
 
     /** Sends at the intended times and measures from them, so a stall counts against every request it delays. */
-    private static Histogram fixedRate(Echo echo, int rate, int seconds) throws Exception {
+    private static Histogram fixedRate(Echo echo, long firstId, int rate, int seconds, Map<String, HopBreakdown.Sample> seen)
+            throws Exception {
         Histogram h = new SynchronizedHistogram(3);
         long intervalNanos = 1_000_000_000L / rate;
         long n = (long) rate * seconds;
         long start = System.nanoTime();
+        long startMillis = System.currentTimeMillis();
         List<CompletableFuture<Void>> all = new ArrayList<>();
         for (long i = 0; i < n; i++) {
             long intended = start + i * intervalNanos;
@@ -174,10 +191,19 @@ public final class DispatchBench implements Callable<Integer> {
             if (wait > 0) {
                 TimeUnit.NANOSECONDS.sleep(wait); // pacing the sender to its schedule
             }
-            all.add(echo.send(1_000_000_000L + i).thenRun(() -> h.recordValue(Math.max(1, (System.nanoTime() - intended) / 1_000))));
+            long id = firstId + i;
+            long intendedMillis = startMillis + i * intervalNanos / 1_000_000;
+            all.add(echo.send(id).thenRun(() -> {
+                h.recordValue(Math.max(1, (System.nanoTime() - intended) / 1_000));
+                seen.put(siteKey(id), new HopBreakdown.Sample(intendedMillis, System.currentTimeMillis()));
+            }));
         }
         CompletableFuture.allOf(all.toArray(CompletableFuture[]::new)).get(10, TimeUnit.MINUTES);
         return h;
+    }
+
+    private static String siteKey(long id) {
+        return "bench/w" + id + "/1";
     }
 
     private static long totalRecords(String bootstrap) throws Exception {
