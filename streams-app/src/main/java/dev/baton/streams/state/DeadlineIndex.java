@@ -16,8 +16,8 @@ import org.apache.kafka.streams.state.KeyValueStore;
  * key bytes. RocksDB orders keys bytewise, so big-endian non-negative millis sort by time and a scan
  * from the start stops at the first future deadline: expiry costs O(expired), not O(sites).
  *
- * <p>The index is derived data: every site row records its armed deadlines, so the store is kept in
- * memory without a changelog and {@link #rebuild rebuilt} from {@code sites} when a task starts.
+ * <p>The index is derived data: every site row records its armed deadlines, so the store has no
+ * changelog and is {@link #rebuild rebuilt} from {@code sites} when a task starts.
  */
 public final class DeadlineIndex {
 
@@ -40,13 +40,11 @@ public final class DeadlineIndex {
         store.delete(key(atMillis, kind, site));
     }
 
-    /** Empties the index and re-arms every deadline the site rows record. */
+    /**
+     * Re-arms every deadline the site rows record. Entries a local store kept from before need no
+     * clearing: a due entry is checked against its row before it acts, and removed either way.
+     */
     public void rebuild(SiteStore sites) {
-        List<Bytes> stale = new ArrayList<>();
-        try (KeyValueIterator<Bytes, byte[]> it = store.all()) {
-            it.forEachRemaining(entry -> stale.add(entry.key));
-        }
-        stale.forEach(store::delete);
         sites.forEach((site, state) -> state.getDeadlines().forEach((kind, at) -> arm(site, DeadlineKind.valueOf(kind), at)));
     }
 
