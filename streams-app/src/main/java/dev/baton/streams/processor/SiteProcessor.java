@@ -46,6 +46,9 @@ public final class SiteProcessor implements Processor<byte[], byte[], byte[], by
     private WorkerEventRules workerEventRules;
     private DeadlineRules deadlineRules;
     private DeadlineIndex deadlines;
+    /** The newest record timestamp this task has read, and whether it read any since the last tick. */
+    private long newestInputMillis = Long.MIN_VALUE;
+    private boolean inputSinceTick;
 
     SiteProcessor(SiteProcessorSupplier.Settings settings) {
         this.settings = settings;
@@ -75,6 +78,8 @@ public final class SiteProcessor implements Processor<byte[], byte[], byte[], by
 
     @Override
     public void process(Record<byte[], byte[]> record) {
+        newestInputMillis = Math.max(newestInputMillis, record.timestamp());
+        inputSinceTick = true;
         Optional<RecordMetadata> meta = context.recordMetadata();
         String topic = meta.map(RecordMetadata::topic).orElse("");
         SiteKey site;
@@ -131,7 +136,7 @@ public final class SiteProcessor implements Processor<byte[], byte[], byte[], by
     }
 
     private void punctuate(long now) {
-        List<DeadlineIndex.Due> due = deadlines.due(now, MAX_DUE_PER_PUNCTUATION);
+        List<DeadlineIndex.Due> due = deadlines.due(timerHorizon(now), MAX_DUE_PER_PUNCTUATION);
         for (DeadlineIndex.Due d : due) {
             try {
                 deadlineRules.fire(d);
@@ -140,6 +145,20 @@ public final class SiteProcessor implements Processor<byte[], byte[], byte[], by
                 deadlines.disarm(d.site(), d.kind(), d.atMillis());
             }
         }
+    }
+
+    /**
+     * How far the timers may run. A deadline means "nothing arrived in time", which only the input can
+     * tell: while the task works through a backlog (after a restart, a failover or a burst), the
+     * heartbeat or lease that answers a deadline may still be unread. So while input keeps arriving,
+     * timers run up to the newest record time read; a task that read nothing since the last tick is
+     * caught up and runs them on the wall clock (so a timer fires at most one tick late). A producer
+     * clock behind ours delays timers by the skew; it never fires them early.
+     */
+    private long timerHorizon(long now) {
+        long horizon = inputSinceTick ? Math.min(now, newestInputMillis) : now;
+        inputSinceTick = false;
+        return horizon;
     }
 
     private void deadLetter(Record<byte[], byte[]> record, String reason) {

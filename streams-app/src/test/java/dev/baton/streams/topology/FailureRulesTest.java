@@ -73,6 +73,32 @@ class FailureRulesTest {
         assertThat(h.tasks()).isEmpty();
     }
 
+    /**
+     * A burst makes the app fall behind right after it read a lease: it now reads 30 ms of input per
+     * 100 ms, so the heartbeats the worker keeps sending are read ever later. Timers must run no
+     * further than the input read, or the lease is declared lost with its heartbeats still unread.
+     */
+    @Test
+    void shouldNotDeclareALeaseLostWhileItsHeartbeatsAreStillUnreadInABacklog() {
+        ActivityTask task = leased(request(site, 1, "r1").setTimeouts(timeouts(null, null, null, 1_000L)).build());
+        long leasedAt = h.wallClock();
+        for (int i = 1; i <= 30; i++) {
+            h.advance(Duration.ofMillis(100));
+            long writtenAt = leasedAt + 30L * i;
+            if (i % 10 == 0) {
+                h.reportWrittenAt(task, WorkerEventKind.HEARTBEAT, "w1", writtenAt); // one every 300 ms of the worker's time
+            } else {
+                h.sendWrittenAt(request(site("backlog-" + i), 1, "b" + i).build(), writtenAt);
+            }
+        }
+        assertThat(h.wallClock() - leasedAt).as("3 s of wall time against a 1 s heartbeat window").isEqualTo(3_000);
+        assertThat(h.historyKinds()).doesNotContain(HistoryKind.TRANSPORT_LOST);
+
+        // Input drained: the wall clock rules again, and the worker really went silent.
+        h.advance(Duration.ofMillis(1_200));
+        assertThat(h.historyKinds()).contains(HistoryKind.TRANSPORT_LOST);
+    }
+
     @Test
     void shouldFailTransportExhaustedOnceTheBudgetIsSpent() {
         h.close();
@@ -170,7 +196,7 @@ class FailureRulesTest {
     void shouldTimeOutAnAttemptAfterStartToCloseAndRetryIt() {
         leased(request(site, 1, "r1").setTimeouts(timeouts(null, 1_000L, null, null)).setRetryPolicy(retries(2, 100)).build());
 
-        h.advance(Duration.ofMillis(1_100));
+        h.advance(Duration.ofMillis(1_000)); // the backoff (100 ms) has not passed yet
 
         assertThat(h.history()).extracting(e -> e.getKind()).containsExactly(HistoryKind.TIMED_OUT, HistoryKind.RETRY_SCHEDULED);
         assertThat(h.controls()).singleElement().satisfies(c -> assertThat(c.getReason()).startsWith("retryable: start-to-close timeout"));

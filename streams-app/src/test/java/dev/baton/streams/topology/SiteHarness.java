@@ -60,6 +60,7 @@ public final class SiteHarness implements AutoCloseable {
     private final TestInputTopic<byte[], byte[]> workers;
     private long wallClock = START_MILLIS;
     public static final long START_MILLIS = 1_000_000L;
+    static final long TIMER_RESOLUTION_MS = 100L;
     public final List<HistoryEvent> historySeen = new ArrayList<>();
 
     public SiteHarness() {
@@ -72,7 +73,7 @@ public final class SiteHarness implements AutoCloseable {
         serdes = Serdes.of(registry);
         SiteProcessorSupplier supplier = new SiteProcessorSupplier(new SiteProcessorSupplier.Settings(serdes, new SiteMetrics(meters),
                 SiteHarness::declared, new QueueService(meters), 15_000L, new RetryPolicy(1_000L, 2.0, 10_000L, 3, List.of()),
-                30_000L, 60_000L, 100L, 1024, transportLossBudget,
+                30_000L, 60_000L, TIMER_RESOLUTION_MS, 1024, transportLossBudget,
                 dev.baton.streams.config.QueueTimeouts.from(Map.of("queue.mail.schedule.to.start.ms", "1000"))));
         Properties props = new Properties();
         props.put(StreamsConfig.APPLICATION_ID_CONFIG, "baton-test");
@@ -143,7 +144,7 @@ public final class SiteHarness implements AutoCloseable {
     }
 
     public void send(DispatchCommand cmd) {
-        dispatch.pipeInput(SiteKey.of(cmd.getSite()).toBytes(), serdes.dispatch().encode(BatonTopics.DISPATCH, cmd));
+        dispatch.pipeInput(SiteKey.of(cmd.getSite()).toBytes(), serdes.dispatch().encode(BatonTopics.DISPATCH, cmd), wallClock);
     }
 
     public void cancel(SiteKey site) {
@@ -171,16 +172,33 @@ public final class SiteHarness implements AutoCloseable {
     }
 
     public void pipeDispatch(byte[] key, byte[] value) {
-        dispatch.pipeInput(key, value);
+        dispatch.pipeInput(key, value, wallClock);
     }
 
     public void pipeWorkerEvent(byte[] key, byte[] value) {
-        workerEvents.pipeInput(key, value);
+        workerEvents.pipeInput(key, value, wallClock);
     }
 
+    /** A dispatch written at {@code writtenAtMillis} and read now: the app is working through a backlog. */
+    public void sendWrittenAt(DispatchCommand cmd, long writtenAtMillis) {
+        dispatch.pipeInput(SiteKey.of(cmd.getSite()).toBytes(), serdes.dispatch().encode(BatonTopics.DISPATCH, cmd), writtenAtMillis);
+    }
+
+    /** A worker report written at {@code writtenAtMillis} and read now. */
+    public void reportWrittenAt(ActivityTask task, WorkerEventKind kind, String workerId, long writtenAtMillis) {
+        WorkerEvent event = WorkerEvent.newBuilder().setKind(kind).setSite(task.getSite()).setAttempt(task.getAttempt())
+                .setGeneration(task.getGeneration()).setToken(task.getToken()).setWorkerId(workerId).setAtMillis(0L).build();
+        workerEvents.pipeInput(SiteKey.of(task.getSite()).toBytes(), serdes.workerEvent().encode(BatonTopics.WORKER_EVENTS, event),
+                writtenAtMillis);
+    }
+
+    /** Moves the wall clock in steps of the timer resolution, so the punctuator ticks as it would live. */
     public void advance(Duration d) {
-        wallClock += d.toMillis();
-        driver.advanceWallClockTime(d);
+        for (long left = d.toMillis(); left > 0; left -= TIMER_RESOLUTION_MS) {
+            long step = Math.min(left, TIMER_RESOLUTION_MS);
+            wallClock += step;
+            driver.advanceWallClockTime(Duration.ofMillis(step));
+        }
     }
 
     public long wallClock() {
