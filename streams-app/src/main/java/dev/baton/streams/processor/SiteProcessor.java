@@ -46,9 +46,8 @@ public final class SiteProcessor implements Processor<byte[], byte[], byte[], by
     private WorkerEventRules workerEventRules;
     private DeadlineRules deadlineRules;
     private DeadlineIndex deadlines;
-    /** The newest record timestamp this task has read, and whether it read any since the last tick. */
-    private long newestInputMillis = Long.MIN_VALUE;
-    private boolean inputSinceTick;
+    /** How far behind its writer the last worker event this task read was (wall clock at read minus record time). */
+    private long workerEventLagMillis;
 
     SiteProcessor(SiteProcessorSupplier.Settings settings) {
         this.settings = settings;
@@ -78,8 +77,6 @@ public final class SiteProcessor implements Processor<byte[], byte[], byte[], by
 
     @Override
     public void process(Record<byte[], byte[]> record) {
-        newestInputMillis = Math.max(newestInputMillis, record.timestamp());
-        inputSinceTick = true;
         Optional<RecordMetadata> meta = context.recordMetadata();
         String topic = meta.map(RecordMetadata::topic).orElse("");
         SiteKey site;
@@ -93,6 +90,7 @@ public final class SiteProcessor implements Processor<byte[], byte[], byte[], by
             if (BatonTopics.DISPATCH.equals(topic)) {
                 dispatch(site, record);
             } else {
+                workerEventLagMillis = Math.max(0, context.currentSystemTimeMs() - record.timestamp());
                 workerEvent(site, record);
             }
         } catch (UndecodableRecordException e) {
@@ -148,17 +146,16 @@ public final class SiteProcessor implements Processor<byte[], byte[], byte[], by
     }
 
     /**
-     * How far the timers may run. A deadline means "nothing arrived in time", which only the input can
-     * tell: while the task works through a backlog (after a restart, a failover or a burst), the
-     * heartbeat or lease that answers a deadline may still be unread. So while input keeps arriving,
-     * timers run up to the newest record time read; a task that read nothing since the last tick is
-     * caught up and runs them on the wall clock (so a timer fires at most one tick late). A producer
-     * clock behind ours delays timers by the skew; it never fires them early.
+     * How far the timers may run. A deadline means "no worker report arrived in time", which only the
+     * worker-events input can tell: while the task is behind on it (after a restart, a failover or in
+     * a burst), the heartbeat or completion that answers a deadline may still be unread. So timers
+     * run behind the wall clock by the lag of the last worker event read. Only worker events count:
+     * the dispatch input of the same task can be fresh while worker events lag. Once caught up the
+     * lag is the pipeline's few milliseconds; if worker events stop while behind, timers stay late
+     * by that last lag. A worker clock behind ours delays timers by the skew; nothing fires early.
      */
     private long timerHorizon(long now) {
-        long horizon = inputSinceTick ? Math.min(now, newestInputMillis) : now;
-        inputSinceTick = false;
-        return horizon;
+        return now - workerEventLagMillis;
     }
 
     private void deadLetter(Record<byte[], byte[]> record, String reason) {
