@@ -5,6 +5,7 @@ import java.io.PrintStream;
 import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -71,6 +72,8 @@ public final class DispatchBench implements Callable<Integer> {
     int streamThreads;
 
     private final PrintStream out = System.out;
+    /** The clock Baton's processes stamp their events with; the hop breakdown compares against it. */
+    private static final Clock WALL = Clock.systemUTC();
 
     /** Something that echoes a payload through Kafka and calls back with the key when it comes back. */
     private interface Echo extends AutoCloseable {
@@ -183,7 +186,7 @@ public final class DispatchBench implements Callable<Integer> {
         long intervalNanos = 1_000_000_000L / rate;
         long n = (long) rate * seconds;
         long start = System.nanoTime();
-        long startMillis = System.currentTimeMillis();
+        long startMillis = WALL.millis();
         List<CompletableFuture<Void>> all = new ArrayList<>();
         for (long i = 0; i < n; i++) {
             long intended = start + i * intervalNanos;
@@ -195,7 +198,7 @@ public final class DispatchBench implements Callable<Integer> {
             long intendedMillis = startMillis + i * intervalNanos / 1_000_000;
             all.add(echo.send(id).thenRun(() -> {
                 h.recordValue(Math.max(1, (System.nanoTime() - intended) / 1_000));
-                seen.put(siteKey(id), new HopBreakdown.Sample(intendedMillis, System.currentTimeMillis()));
+                seen.put(siteKey(id), new HopBreakdown.Sample(intendedMillis, WALL.millis()));
             }));
         }
         CompletableFuture.allOf(all.toArray(CompletableFuture[]::new)).get(10, TimeUnit.MINUTES);
