@@ -28,6 +28,6 @@ public record Serdes(
                 EventSerde.of(ActivityTask.class, registry), EventSerde.of(WorkerControl.class, registry),
                 EventSerde.of(Outcome.class, registry), EventSerde.of(HistoryEvent.class, registry),
                 EventSerde.of(DeadLetter.class, registry), EventSerde.of(SiteState.class, registry),
-EventSerde.of(dev.baton.events.WorkerStatus.class, registry));
+                EventSerde.of(dev.baton.events.WorkerStatus.class, registry));
     }
 }
