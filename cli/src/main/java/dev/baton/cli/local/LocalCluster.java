@@ -22,6 +22,9 @@ import dev.baton.worker.WorkerOptions;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.OffsetSpec;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.common.TopicPartition;
 
 /**
  * All of Baton in one JVM on the embedded broker: topics, the streams app, workers and clients.
@@ -159,11 +162,10 @@ public final class LocalCluster implements AutoCloseable {
     public boolean streamsAppCaughtUp(String topic) throws Exception {
         String group = String.valueOf(streamsConfig.getOrDefault("application.id", "baton-streams"));
         try (Admin admin = Admin.create(clientConfig())) {
-            Map<org.apache.kafka.common.TopicPartition, org.apache.kafka.clients.consumer.OffsetAndMetadata> committed =
-                    admin.listConsumerGroupOffsets(group).partitionsToOffsetAndMetadata().get();
-            Map<org.apache.kafka.common.TopicPartition, org.apache.kafka.clients.admin.OffsetSpec> ends = new java.util.HashMap<>();
+            Map<TopicPartition, OffsetAndMetadata> committed = admin.listConsumerGroupOffsets(group).partitionsToOffsetAndMetadata().get();
+            Map<TopicPartition, OffsetSpec> ends = new HashMap<>();
             for (var p : admin.describeTopics(List.of(topic)).allTopicNames().get().get(topic).partitions()) {
-                ends.put(new org.apache.kafka.common.TopicPartition(topic, p.partition()), org.apache.kafka.clients.admin.OffsetSpec.latest());
+                ends.put(new TopicPartition(topic, p.partition()), OffsetSpec.latest());
             }
             for (var end : admin.listOffsets(ends).all().get().entrySet()) {
                 var c = committed.get(end.getKey());
