@@ -2,6 +2,8 @@ package dev.baton.cli;
 
 import java.io.IOException;
 import java.io.PrintStream;
+import java.lang.management.CompilationMXBean;
+import java.lang.management.ManagementFactory;
 import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -53,14 +55,27 @@ public final class DispatchBench implements Callable<Integer> {
     @Option(names = "--seconds", defaultValue = "10", description = "Duration of each fixed-rate run (default ${DEFAULT-VALUE})")
     int seconds;
 
-    @Option(names = "--burst", defaultValue = "20000", description = "Activities sent at once to measure max throughput (default ${DEFAULT-VALUE})")
+    @Option(names = "--burst", defaultValue = "20000",
+            description = "Fewest activities sent at once to measure max throughput; more if the warm-up shows the pipeline would finish them in under "
+                    + BURST_SECONDS + " s (default ${DEFAULT-VALUE})")
     int burst;
+
+    @Option(names = "--warm-up", defaultValue = "5000",
+            description = "Activities per unmeasured warm-up round; rounds repeat until the JIT compiler is nearly idle (default ${DEFAULT-VALUE})")
+    int warmUpRound;
+
+    @Option(names = "--warm-up-seconds", defaultValue = "90",
+            description = "Longest warm-up per pipeline; at least one round runs (default ${DEFAULT-VALUE})")
+    int warmUpSeconds;
 
     @Option(names = "--partitions", defaultValue = "6")
     int partitions;
 
     @Option(names = "--payload-bytes", defaultValue = "100")
     int payloadBytes;
+
+    @Option(names = "--worker-concurrency", defaultValue = "256", description = "Activities the bench worker runs at once (default ${DEFAULT-VALUE})")
+    int workerConcurrency;
 
     @Option(names = "--commit-interval-ms", description = "Streams commit interval of the Baton side (default: the streams app's)")
     Long commitIntervalMs;
@@ -74,6 +89,8 @@ public final class DispatchBench implements Callable<Integer> {
     private final PrintStream out = System.out;
     /** The clock Baton's processes stamp their events with; the hop breakdown compares against it. */
     private static final Clock WALL = Clock.systemUTC();
+    /** A burst the pipeline finishes in a fraction of a second measures its start and end, not its rate. */
+    private static final int BURST_SECONDS = 5;
 
     /** Something that echoes a payload through Kafka and calls back with the key when it comes back. */
     private interface Echo extends AutoCloseable {
@@ -85,7 +102,7 @@ public final class DispatchBench implements Callable<Integer> {
         long cpuStart = OtherCpu.othersJiffies();
         long wallStart = System.nanoTime();
         try (LocalCluster cluster = LocalCluster.start(partitions, List.of("bench"), streamsSettings())) {
-            WorkerOptions.Builder worker = WorkerOptions.builder().workerId("bench-worker").queues("bench").maxConcurrent(256)
+            WorkerOptions.Builder worker = WorkerOptions.builder().workerId("bench-worker").queues("bench").maxConcurrent(workerConcurrency)
                     .handler("noop", (ctx, input) -> input);
             cluster.worker(worker);
             long[] raw;
@@ -146,16 +163,17 @@ public final class DispatchBench implements Callable<Integer> {
      * to {@code samples} one map per rate: site key → intended send and receipt times.
      */
     private long[] measure(String name, Echo echo, List<Map<String, HopBreakdown.Sample>> samples) throws Exception {
-        warmUp(echo);
+        WarmUp warm = warmUp(name, echo);
+        long activities = Math.max(burst, (long) (warm.lastRoundPerSecond() * BURST_SECONDS));
         long start = System.nanoTime();
         List<CompletableFuture<Void>> all = new ArrayList<>();
-        for (long i = 0; i < burst; i++) {
+        for (long i = 0; i < activities; i++) {
             all.add(echo.send(i));
         }
         CompletableFuture.allOf(all.toArray(CompletableFuture[]::new)).get(10, TimeUnit.MINUTES);
-        long throughput = (long) (burst / ((System.nanoTime() - start) / 1e9));
-        out.printf("%-14s max sustained: %d activities in %.1f s = %d/s%n", name, burst, (System.nanoTime() - start) / 1e9, throughput);
-        long sent = burst + 200;
+        long throughput = (long) (activities / ((System.nanoTime() - start) / 1e9));
+        out.printf("%-14s max sustained: %d activities in %.1f s = %d/s%n", name, activities, (System.nanoTime() - start) / 1e9, throughput);
+        long sent = activities + warm.activities();
         for (int k = 0; k < rates.length; k++) {
             int rate = rates[k];
             Map<String, HopBreakdown.Sample> seen = new java.util.concurrent.ConcurrentHashMap<>();
@@ -171,13 +189,34 @@ public final class DispatchBench implements Callable<Integer> {
         return new long[] {sent, throughput};
     }
 
-    private static void warmUp(Echo echo) throws Exception {
-        List<CompletableFuture<Void>> w = new ArrayList<>();
-        for (long i = 0; i < 200; i++) {
-            w.add(echo.send(-1 - i));
-        }
-        CompletableFuture.allOf(w.toArray(CompletableFuture[]::new)).get(5, TimeUnit.MINUTES);
+    /**
+     * Runs rounds of activities, unmeasured, until the JIT compiler spent under a quarter of a core
+     * during the last round. Without it the first pipeline measured warms the broker's and clients'
+     * code for the second, and on two cores C2 alone took two thirds of a core during Baton's burst.
+     */
+    private WarmUp warmUp(String name, Echo echo) throws Exception {
+        CompilationMXBean jit = ManagementFactory.getCompilationMXBean();
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(warmUpSeconds);
+        long sent = 0;
+        double jitShare;
+        double perSecond;
+        do {
+            long jitBefore = jit.getTotalCompilationTime();
+            long start = System.nanoTime();
+            List<CompletableFuture<Void>> round = new ArrayList<>();
+            for (int i = 0; i < warmUpRound; i++) {
+                round.add(echo.send(-1 - sent++));
+            }
+            CompletableFuture.allOf(round.toArray(CompletableFuture[]::new)).get(5, TimeUnit.MINUTES);
+            double millis = (System.nanoTime() - start) / 1e6;
+            jitShare = (jit.getTotalCompilationTime() - jitBefore) / millis;
+            perSecond = warmUpRound / millis * 1000;
+        } while (jitShare > 0.25 && System.nanoTime() < deadline);
+        out.printf("%-14s warm-up: %d activities, JIT compiling %.0f%% of one core in the last round%n", name, sent, 100 * jitShare);
+        return new WarmUp(sent, perSecond);
     }
+
+    private record WarmUp(long activities, double lastRoundPerSecond) { }
 
     /** Sends at the intended times and measures from them, so a stall counts against every request it delays. */
     private static Histogram fixedRate(Echo echo, long firstId, int rate, int seconds, Map<String, HopBreakdown.Sample> seen)

@@ -9,9 +9,12 @@ class BenchDispatchIT {
 
     @Test
     void shouldMeasureBothSidesAndPrintTheRatio() {
-        CliRun run = CliRun.of("bench", "dispatch", "--rates", "50", "--seconds", "1", "--burst", "100", "--partitions", "3");
+        CliRun run = CliRun.of("bench", "dispatch", "--rates", "50", "--seconds", "1", "--burst", "100", "--warm-up", "100", "--warm-up-seconds", "0", "--partitions", "3");
         assertThat(run.exit()).as(run.output()).isZero();
-        assertThat(run.output()).contains("raw three-hop  max sustained: 100 activities", "baton          max sustained: 100 activities",
+        assertThat(run.output()).contains("raw three-hop  warm-up: 100 activities", "baton          warm-up: 100 activities",
                 "at    50/s", "baton/raw", "records per activity");
+        // The burst is sized from the warm-up's rate, never below --burst.
+        assertThat(run.output()).containsPattern("raw three-hop  max sustained: [0-9]{3,} activities")
+                .containsPattern("baton          max sustained: [0-9]{3,} activities");
     }
 }
