@@ -47,6 +47,18 @@ public final class EventSerde<T extends SpecificRecord> implements Serde<T> {
         AvroTrust.trustBatonEvents();
     }
 
+    /**
+     * Generated classes carry their own encoders ({@code customEncode}), which write fields directly
+     * instead of walking the schema and resolving every union per value; Avro leaves them off unless
+     * asked. They write the class's own schema, the one this serde registers. A separate instance:
+     * switching them on in {@code SpecificData.get()} would change every other user of Avro in the JVM.
+     */
+    private static final SpecificData WITH_CUSTOM_ENCODERS = new SpecificData();
+
+    static {
+        WITH_CUSTOM_ENCODERS.setCustomCoders(true);
+    }
+
     private final Class<T> type;
     private final Schema readerSchema;
     private final SchemaRegistry registry;
@@ -58,7 +70,7 @@ public final class EventSerde<T extends SpecificRecord> implements Serde<T> {
         this.type = Objects.requireNonNull(type, "type");
         this.registry = Objects.requireNonNull(registry, "registry");
         this.readerSchema = SpecificData.get().getSchema(type);
-        this.writer = new SpecificDatumWriter<>(readerSchema);
+        this.writer = new SpecificDatumWriter<>(readerSchema, WITH_CUSTOM_ENCODERS);
     }
 
     public static <T extends SpecificRecord> EventSerde<T> of(Class<T> type, SchemaRegistry registry) {

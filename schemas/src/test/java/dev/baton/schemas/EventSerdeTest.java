@@ -3,6 +3,7 @@ package dev.baton.schemas;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import java.io.ByteArrayOutputStream;
 import java.util.Arrays;
 import java.util.Map;
 import java.util.UUID;
@@ -13,6 +14,9 @@ import dev.baton.schemas.EventExamples.Example;
 import dev.baton.schemas.UndecodableRecordException.Reason;
 import dev.baton.schemas.registry.SchemaRegistry;
 import dev.baton.topics.BatonTopics;
+import org.apache.avro.io.BinaryEncoder;
+import org.apache.avro.io.EncoderFactory;
+import org.apache.avro.specific.SpecificDatumWriter;
 import org.apache.avro.specific.SpecificRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.junit.jupiter.api.Test;
@@ -32,6 +36,20 @@ class EventSerdeTest {
             assertThat(registry.schemaById(id)).isEqualTo(sample.event().getSchema());
             assertThat(registry.latest(sample.topic() + "-value")).hasValueSatisfying(r -> assertThat(r.id()).isEqualTo(id));
             assertThat(serde.decode(sample.topic(), bytes)).isEqualTo(sample.event());
+        }
+    }
+
+    @Test
+    void shouldWriteTheSameBodyAsAvrosSchemaDrivenWriter() throws Exception {
+        // The serde uses the generated classes' own encoders; they must agree byte for byte with the
+        // schema it registers, or readers elsewhere (other languages, registry tooling) would misread.
+        for (Example sample : EventExamples.all()) {
+            byte[] bytes = serdeFor(sample.event()).encode(sample.topic(), sample.event());
+            ByteArrayOutputStream body = new ByteArrayOutputStream();
+            BinaryEncoder encoder = EncoderFactory.get().directBinaryEncoder(body, null);
+            new SpecificDatumWriter<SpecificRecord>(sample.event().getSchema()).write(sample.event(), encoder);
+
+            assertThat(Arrays.copyOfRange(bytes, EventSerde.HEADER_BYTES, bytes.length)).as(sample.topic()).isEqualTo(body.toByteArray());
         }
     }
 
