@@ -30,6 +30,7 @@ import dev.baton.schemas.EventSerde;
 import dev.baton.schemas.SiteKey;
 import dev.baton.schemas.registry.SchemaRegistry;
 import dev.baton.topics.BatonTopics;
+import dev.baton.worker.Worker;
 import dev.baton.worker.WorkerOptions;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.producer.KafkaProducer;
@@ -101,6 +102,44 @@ class FailureSemanticsIT {
             assertThat(o.workerId()).isEqualTo(survivor);
             assertThat(history(req.site())).extracting(HistoryEvent::getKind)
                     .contains(HistoryKind.TRANSPORT_LOST).doesNotContain(HistoryKind.FAILED);
+        }
+    }
+
+    /**
+     * {@code Worker.kill()} stands in for {@code kill -9} where no process can be spared (the demo, the
+     * engine's tests). Here the activity ignores the interrupt and finishes right after the kill: a
+     * dead worker reports nothing, so Baton must find the loss and another worker must finish it.
+     */
+    @Test
+    void shouldReportNothingFromAnInProcessWorkerOnceItIsKilled() throws Exception {
+        ActivityRequest req = request("killed-in-process", "crash", "stubborn", "x").heartbeat(Duration.ofMillis(1_500)).build();
+        CountDownLatch running = new CountDownLatch(1);
+        CountDownLatch killed = new CountDownLatch(1);
+        Worker victim = cluster.worker(WorkerOptions.builder().workerId("killed-in-process").queues("crash").maxConcurrent(1)
+                .handler("stubborn", (ctx, input) -> {
+                    running.countDown();
+                    while (true) {
+                        try {
+                            killed.await();
+                            return input;
+                        } catch (InterruptedException e) {
+                            // stubborn: finishes anyway once the kill has returned
+                        }
+                    }
+                }));
+        CompletableFuture<Outcome> outcome = client.dispatch(req);
+        assertThat(running.await(60, TimeUnit.SECONDS)).as("the victim runs the activity").isTrue();
+
+        victim.kill();
+        killed.countDown();
+
+        try (Worker rescuer = Worker.start(WorkerOptions.builder().workerId("rescuer").queues("crash").handler("stubborn", (ctx, input) -> input)
+                .kafkaConfig(cluster.clientConfig()).build())) {
+            Outcome o = outcome.get(90, TimeUnit.SECONDS);
+            assertThat(o.completed()).as(o.toString()).isTrue();
+            assertThat(o.workerId()).isEqualTo("rescuer");
+            assertThat(history(req.site())).extracting(HistoryEvent::getKind).contains(HistoryKind.TRANSPORT_LOST)
+                    .doesNotContain(HistoryKind.COMPLETION_REFUSED);
         }
     }
 

@@ -32,6 +32,7 @@ public final class EventSender implements AutoCloseable {
     private final EventSerde<WorkerEvent> serde;
     private final String workerId;
     private final Clock clock;
+    private volatile boolean abandoned;
 
     public EventSender(Map<String, Object> kafkaConfig, EventSerde<WorkerEvent> serde, String workerId, Clock clock) {
         Map<String, Object> config = new HashMap<>(kafkaConfig);
@@ -72,8 +73,11 @@ public final class EventSender implements AutoCloseable {
     }
 
     private void send(Execution e, WorkerEventKind kind, Payload output, String reason, ByteBuffer details) {
+        if (abandoned) {
+            return;
+        }
         producer.send(record(e, kind, output, reason, details), (meta, ex) -> {
-            if (ex != null) {
+            if (ex != null && !abandoned) {
                 log.warn("worker {}: {} for {} not sent: {}", workerId, kind, e.site(), ex.toString());
             }
         });
@@ -84,6 +88,12 @@ public final class EventSender implements AutoCloseable {
                 .setGeneration(e.generation()).setToken(e.token()).setWorkerId(workerId).setOutput(output).setReason(reason)
                 .setHeartbeatDetails(details).setAtMillis(clock.millis()).build();
         return new ProducerRecord<>(BatonTopics.WORKER_EVENTS, e.site().toBytes(), serde.encode(BatonTopics.WORKER_EVENTS, event));
+    }
+
+    /** As a crash would: from now on nothing is sent, and whatever is still buffered is dropped. */
+    public void abandon() {
+        abandoned = true;
+        producer.close(Duration.ZERO);
     }
 
     @Override
