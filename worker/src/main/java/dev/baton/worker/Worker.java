@@ -83,7 +83,7 @@ public final class Worker implements AutoCloseable {
             List<String> topics = new ArrayList<>(List.of(BatonTopics.tasks(queue)));
             options.nodeLabels().forEach(label -> topics.add(BatonTopics.tasks(queue, label)));
             runners.add(new QueueRunner(queue, options.workerId(), topics, options.kafkaConfig(), EventSerde.of(ActivityTask.class, registry),
-                    events, deadLetters, runner, executions::size, options.maxConcurrent(), clock, leases::increment));
+                    events, deadLetters, runner, executions, options.maxConcurrent(), clock, leases::increment));
         }
     }
 

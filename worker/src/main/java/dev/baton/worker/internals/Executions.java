@@ -1,8 +1,10 @@
 package dev.baton.worker.internals;
 
+import java.time.Duration;
 import java.util.Collection;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
 
 import dev.baton.events.SiteRef;
 
@@ -10,13 +12,33 @@ import dev.baton.events.SiteRef;
 public final class Executions {
 
     private final Map<String, Execution> byToken = new ConcurrentHashMap<>();
+    private final Object slotFreed = new Object();
 
     public void add(Execution e) {
         byToken.put(e.token(), e);
     }
 
     public void remove(Execution e) {
-        byToken.remove(e.token(), e);
+        if (byToken.remove(e.token(), e)) {
+            synchronized (slotFreed) {
+                slotFreed.notifyAll();
+            }
+        }
+    }
+
+    /** Waits until fewer than {@code max} executions are held or {@code timeout} passes; true if a slot is free. */
+    public boolean awaitFewerThan(int max, Duration timeout) throws InterruptedException {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        synchronized (slotFreed) {
+            while (byToken.size() >= max) {
+                long left = deadline - System.nanoTime();
+                if (left <= 0) {
+                    return false;
+                }
+                TimeUnit.NANOSECONDS.timedWait(slotFreed, left);
+            }
+            return true;
+        }
     }
 
     public int size() {

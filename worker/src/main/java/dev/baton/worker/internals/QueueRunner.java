@@ -8,7 +8,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
-import java.util.function.IntSupplier;
 
 import dev.baton.events.ActivityTask;
 import dev.baton.schemas.DeadLetters;
@@ -41,6 +40,10 @@ import org.slf4j.LoggerFactory;
 public final class QueueRunner implements Runnable {
 
     private static final Logger log = LoggerFactory.getLogger(QueueRunner.class);
+    /** Longest wait for a free slot before polling again (paused) to keep the consumer alive. */
+    private static final Duration FULL_WAIT = Duration.ofMillis(50);
+    /** Longest wait, once a slot is free, for more to free before leasing. */
+    private static final Duration REFILL_WAIT = Duration.ofMillis(5);
 
     private final String queue;
     private final String workerId;
@@ -51,7 +54,7 @@ public final class QueueRunner implements Runnable {
     private final EventSender events;
     private final DeadLetters deadLetters;
     private final ActivityRunner runner;
-    private final IntSupplier inFlight;
+    private final Executions executions;
     private final int maxConcurrent;
     private final Clock clock;
     private final Runnable leaseCounted;
@@ -59,7 +62,7 @@ public final class QueueRunner implements Runnable {
     private volatile boolean running = true;
 
     public QueueRunner(String queue, String workerId, List<String> topics, Map<String, Object> kafkaConfig, EventSerde<ActivityTask> tasks,
-                       EventSender events, DeadLetters deadLetters, ActivityRunner runner, IntSupplier inFlight, int maxConcurrent,
+                       EventSender events, DeadLetters deadLetters, ActivityRunner runner, Executions executions, int maxConcurrent,
                        Clock clock, Runnable leaseCounted) {
         this.leaseCounted = leaseCounted;
         this.queue = queue;
@@ -69,7 +72,7 @@ public final class QueueRunner implements Runnable {
         this.events = events;
         this.deadLetters = deadLetters;
         this.runner = runner;
-        this.inFlight = inFlight;
+        this.executions = executions;
         this.maxConcurrent = maxConcurrent;
         this.clock = clock;
         Map<String, Object> c = new HashMap<>(kafkaConfig);
@@ -106,8 +109,7 @@ public final class QueueRunner implements Runnable {
             producer.initTransactions();
             consumer.subscribe(topics);
             while (running) {
-                applyBackpressure();
-                ConsumerRecords<byte[], byte[]> records = consumer.poll(Duration.ofMillis(50));
+                ConsumerRecords<byte[], byte[]> records = consumer.poll(applyBackpressure() ? Duration.ZERO : Duration.ofMillis(50));
                 if (!records.isEmpty()) {
                     for (Execution e : lease(records)) {
                         leaseCounted.run();
@@ -115,6 +117,8 @@ public final class QueueRunner implements Runnable {
                     }
                 }
             }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
         } catch (WakeupException e) {
             if (running) {
                 log.error("worker {} queue {}: woken while running", workerId, queue, e);
@@ -128,38 +132,57 @@ public final class QueueRunner implements Runnable {
         }
     }
 
-    /** Pauses fetching while the pool is full, instead of blocking poll() (which would cost the group membership). */
-    private void applyBackpressure() {
-        if (inFlight.getAsInt() >= maxConcurrent) {
+    /**
+     * Pauses fetching while the pool is full, instead of blocking poll() (which would cost the group
+     * membership), and waits for a slot here: poll() on paused partitions sleeps its whole timeout
+     * however soon a slot frees, which capped a 256-slot worker of quick activities at 256 per 50 ms.
+     * Returns true while still full, so the caller polls without waiting.
+     */
+    private boolean applyBackpressure() throws InterruptedException {
+        if (executions.size() >= maxConcurrent) {
             consumer.pause(consumer.assignment());
-        } else if (!consumer.paused().isEmpty()) {
+            if (!executions.awaitFewerThan(maxConcurrent, FULL_WAIT)) {
+                return true;
+            }
+            // A slot is free. Give a quarter of them a moment to free too, so the next lease transaction
+            // carries a batch rather than a task (one slot per transaction cost a third of the throughput).
+            executions.awaitFewerThan(maxConcurrent - maxConcurrent / 4, REFILL_WAIT);
+        }
+        if (!consumer.paused().isEmpty()) {
             consumer.resume(consumer.paused());
         }
+        return false;
     }
 
+    /**
+     * Leases as many of the batch's tasks as there are free slots, in one transaction with their
+     * offsets, and rewinds each partition to its first task left over: a poll returns up to
+     * {@code maxConcurrent} records whatever is free, and a task leased without a slot would wait in
+     * this worker's queue while another worker sat idle.
+     */
     private List<Execution> lease(ConsumerRecords<byte[], byte[]> records) {
         List<Execution> leased = new ArrayList<>();
+        int free = Math.max(1, maxConcurrent - executions.size());
+        Map<TopicPartition, OffsetAndMetadata> consumed = new HashMap<>();
         long now = clock.millis();
         producer.beginTransaction();
         try {
-            for (ConsumerRecord<byte[], byte[]> r : records) {
-                ActivityTask task;
-                try {
-                    task = tasks.decode(r);
-                } catch (UndecodableRecordException e) {
-                    producer.send(deadLetters.deadLetter(r, e.getMessage()));
-                    continue;
+            for (TopicPartition tp : records.partitions()) {
+                for (ConsumerRecord<byte[], byte[]> r : records.records(tp)) {
+                    if (leased.size() >= free) {
+                        consumer.seek(tp, r.offset());
+                        break;
+                    }
+                    consumed.put(tp, new OffsetAndMetadata(r.offset() + 1));
+                    Execution e = leaseOrSkip(r, now);
+                    if (e != null) {
+                        leased.add(e);
+                    }
                 }
-                if (task.getDeadlineMillis() != null && now > task.getDeadlineMillis()) {
-                    log.info("worker {}: {} attempt {} missed its schedule-to-start deadline; not starting it", workerId,
-                            task.getSite(), task.getAttempt());
-                    continue;
-                }
-                Execution e = new Execution(task, workerId, now);
-                producer.send(events.leaseRecord(e));
-                leased.add(e);
             }
-            producer.sendOffsetsToTransaction(nextOffsets(records), consumer.groupMetadata());
+            if (!consumed.isEmpty()) {
+                producer.sendOffsetsToTransaction(consumed, consumer.groupMetadata());
+            }
             producer.commitTransaction();
             return leased;
         } catch (KafkaException e) {
@@ -167,6 +190,25 @@ public final class QueueRunner implements Runnable {
             abortAndRewind(records);
             return List.of();
         }
+    }
+
+    /** Sends the task's lease into the open transaction; null for a corrupt task (dead-lettered) or one past its deadline. */
+    private Execution leaseOrSkip(ConsumerRecord<byte[], byte[]> r, long now) {
+        ActivityTask task;
+        try {
+            task = tasks.decode(r);
+        } catch (UndecodableRecordException e) {
+            producer.send(deadLetters.deadLetter(r, e.getMessage()));
+            return null;
+        }
+        if (task.getDeadlineMillis() != null && now > task.getDeadlineMillis()) {
+            log.info("worker {}: {} attempt {} missed its schedule-to-start deadline; not starting it", workerId,
+                    task.getSite(), task.getAttempt());
+            return null;
+        }
+        Execution e = new Execution(task, workerId, now);
+        producer.send(events.leaseRecord(e));
+        return e;
     }
 
     private void abortAndRewind(ConsumerRecords<byte[], byte[]> records) {
@@ -178,15 +220,6 @@ public final class QueueRunner implements Runnable {
         for (TopicPartition tp : records.partitions()) {
             consumer.seek(tp, records.records(tp).get(0).offset());
         }
-    }
-
-    private static Map<TopicPartition, OffsetAndMetadata> nextOffsets(ConsumerRecords<byte[], byte[]> records) {
-        Map<TopicPartition, OffsetAndMetadata> offsets = new HashMap<>();
-        for (TopicPartition tp : records.partitions()) {
-            List<ConsumerRecord<byte[], byte[]>> rs = records.records(tp);
-            offsets.put(tp, new OffsetAndMetadata(rs.get(rs.size() - 1).offset() + 1));
-        }
-        return offsets;
     }
 
     /** Stops fetching; returns once the loop has left the group. */
