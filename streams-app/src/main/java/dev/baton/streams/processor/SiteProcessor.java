@@ -39,6 +39,7 @@ public final class SiteProcessor implements Processor<byte[], byte[], byte[], by
     private static final int MAX_DUE_PER_PUNCTUATION = 10_000;
 
     private final SiteProcessorSupplier.Settings settings;
+    private final CensusChanges censusChanges;
     private ProcessorContext<byte[], byte[]> context;
     private Emitter emit;
     private InputValidator validator;
@@ -49,8 +50,9 @@ public final class SiteProcessor implements Processor<byte[], byte[], byte[], by
     /** How far behind its writer the last worker event this task read was (wall clock at read minus record time). */
     private long workerEventLagMillis;
 
-    SiteProcessor(SiteProcessorSupplier.Settings settings) {
+    SiteProcessor(SiteProcessorSupplier.Settings settings, CensusChanges censusChanges) {
         this.settings = settings;
+        this.censusChanges = censusChanges;
     }
 
     @Override
@@ -63,7 +65,7 @@ public final class SiteProcessor implements Processor<byte[], byte[], byte[], by
         deadlines.rebuild(sites);
         emit = new Emitter(context, serdes, new DeadLetters(serdes.deadLetter(), "streams-app " + context.taskId(), Clock.systemUTC()));
         WorkerCensus census = new StoreWorkerCensus(context.getStateStore(TopologyNames.WORKERS_STORE), serdes.workerStatus(),
-                context::currentSystemTimeMs, settings.workerStaleMs());
+                context::currentSystemTimeMs, settings.workerStaleMs(), censusChanges);
         SiteLifecycle lifecycle = new SiteLifecycle(sites, deadlines, emit, settings.metrics(), settings.heartbeatWindowMs(),
                 settings.dedupeWindowMs(), new RetryPolicies(settings.defaultRetryPolicy()), census, settings.queueService(),
                 settings.queueTimeouts());

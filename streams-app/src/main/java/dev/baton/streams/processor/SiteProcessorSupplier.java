@@ -23,6 +23,7 @@ public final class SiteProcessorSupplier implements ProcessorSupplier<byte[], by
     }
 
     private final Settings settings;
+    private final CensusChanges censusChanges = new CensusChanges();
 
     public SiteProcessorSupplier(Settings settings) {
         this.settings = settings;
@@ -30,7 +31,12 @@ public final class SiteProcessorSupplier implements ProcessorSupplier<byte[], by
 
     @Override
     public Processor<byte[], byte[], byte[], byte[]> get() {
-        return new SiteProcessor(settings);
+        return new SiteProcessor(settings, censusChanges);
+    }
+
+    /** Shared with the census processor that writes the {@code workers} store. */
+    public CensusChanges censusChanges() {
+        return censusChanges;
     }
 
     @Override

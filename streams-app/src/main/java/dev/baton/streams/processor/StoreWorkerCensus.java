@@ -1,5 +1,7 @@
 package dev.baton.streams.processor;
 
+import java.util.HashMap;
+import java.util.Map;
 import java.util.function.LongSupplier;
 
 import dev.baton.events.WorkerStatus;
@@ -15,6 +17,10 @@ import org.apache.kafka.streams.state.ReadOnlyKeyValueStore;
  * The census from the global {@code workers} store (every instance holds all of {@code baton.workers}).
  * A worker counts as live for a queue when it serves the queue, is not draining, and refreshed its
  * registration within {@code staleAfterMs}; a clean exit tombstones it at once.
+ *
+ * <p>Every dispatch asks, so a count is kept per queue until a registration changes or
+ * {@link #RECOUNT_AFTER_MS} pass (workers go stale with time alone): scanning and decoding every
+ * worker's row per dispatch would make dispatch cost grow with the fleet.
  */
 final class StoreWorkerCensus implements WorkerCensus {
 
@@ -22,17 +28,37 @@ final class StoreWorkerCensus implements WorkerCensus {
     private final EventSerde<WorkerStatus> serde;
     private final LongSupplier now;
     private final long staleAfterMs;
+    private final CensusChanges changes;
+    private final Map<String, Count> counts = new HashMap<>();
 
-    StoreWorkerCensus(ReadOnlyKeyValueStore<Bytes, byte[]> workers, EventSerde<WorkerStatus> serde, LongSupplier now, long staleAfterMs) {
+    static final long RECOUNT_AFTER_MS = 100;
+
+    private record Count(int live, long version, long atMillis) {
+    }
+
+    StoreWorkerCensus(ReadOnlyKeyValueStore<Bytes, byte[]> workers, EventSerde<WorkerStatus> serde, LongSupplier now, long staleAfterMs,
+                      CensusChanges changes) {
         this.workers = workers;
         this.serde = serde;
         this.now = now;
         this.staleAfterMs = staleAfterMs;
+        this.changes = changes;
     }
 
     @Override
     public int liveWorkers(String queue) {
-        long horizon = now.getAsLong() - staleAfterMs;
+        long at = now.getAsLong();
+        long version = changes.version();
+        Count c = counts.get(queue);
+        if (c == null || c.version() != version || at < c.atMillis() || at - c.atMillis() >= RECOUNT_AFTER_MS) {
+            c = new Count(count(queue, at), version, at);
+            counts.put(queue, c);
+        }
+        return c.live();
+    }
+
+    private int count(String queue, long at) {
+        long horizon = at - staleAfterMs;
         int live = 0;
         try (KeyValueIterator<Bytes, byte[]> it = workers.all()) {
             while (it.hasNext()) {

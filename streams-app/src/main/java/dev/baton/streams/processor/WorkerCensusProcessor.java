@@ -19,10 +19,12 @@ public final class WorkerCensusProcessor implements Processor<byte[], byte[], Vo
     private static final Logger log = LoggerFactory.getLogger(WorkerCensusProcessor.class);
 
     private final EventSerde<WorkerStatus> serde;
+    private final CensusChanges changes;
     private KeyValueStore<Bytes, byte[]> store;
 
-    public WorkerCensusProcessor(EventSerde<WorkerStatus> serde) {
+    public WorkerCensusProcessor(EventSerde<WorkerStatus> serde, CensusChanges changes) {
         this.serde = serde;
+        this.changes = changes;
     }
 
     @Override
@@ -38,11 +40,13 @@ public final class WorkerCensusProcessor implements Processor<byte[], byte[], Vo
         Bytes key = Bytes.wrap(record.key());
         if (record.value() == null) {
             store.delete(key);
+            changes.changed();
             return;
         }
         try {
             serde.decode(BatonTopics.WORKERS, record.value());
             store.put(key, record.value());
+            changes.changed();
         } catch (UndecodableRecordException e) {
             log.warn("ignoring an undecodable worker registration: {}", e.getMessage());
         }

@@ -41,7 +41,7 @@ public final class BatonTopology {
         topology.addGlobalStore(Stores.keyValueStoreBuilder(Stores.inMemoryKeyValueStore(TopologyNames.WORKERS_STORE),
                         new BytesSerde(), new ByteArraySerde()).withLoggingDisabled(),
                 TopologyNames.WORKERS_SOURCE, in, in, BatonTopics.WORKERS, TopologyNames.WORKERS_PROCESSOR,
-                () -> new WorkerCensusProcessor(workerStatus));
+                () -> new WorkerCensusProcessor(workerStatus, supplier.censusChanges()));
         topology.addSource(TopologyNames.DISPATCH_SOURCE, in, in, BatonTopics.DISPATCH);
         topology.addSource(TopologyNames.WORKER_EVENTS_SOURCE, in, in, BatonTopics.WORKER_EVENTS);
         topology.addProcessor(TopologyNames.SITE_PROCESSOR, supplier, TopologyNames.DISPATCH_SOURCE, TopologyNames.WORKER_EVENTS_SOURCE);
