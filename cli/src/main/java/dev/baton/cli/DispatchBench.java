@@ -216,24 +216,19 @@ public final class DispatchBench implements Callable<Integer> {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(warmUpSeconds);
         long sent = 0;
         double jitShare;
-        double perSecond;
+        long perSecond;
         do {
             long jitBefore = jit.getTotalCompilationTime();
             long start = System.nanoTime();
-            List<CompletableFuture<Void>> round = new ArrayList<>();
-            for (int i = 0; i < warmUpRound; i++) {
-                round.add(echo.send(-1 - sent++));
-            }
-            CompletableFuture.allOf(round.toArray(CompletableFuture[]::new)).get(5, TimeUnit.MINUTES);
-            double millis = (System.nanoTime() - start) / 1e6;
-            jitShare = (jit.getTotalCompilationTime() - jitBefore) / millis;
-            perSecond = warmUpRound / millis * 1000;
+            sent += warmUpRound;
+            perSecond = burst(echo, -sent, warmUpRound); // negative ids: never a measured site
+            jitShare = (jit.getTotalCompilationTime() - jitBefore) / ((System.nanoTime() - start) / 1e6);
         } while (jitShare > 0.25 && System.nanoTime() < deadline);
         out.printf("%-14s warm-up: %d activities, JIT compiling %.0f%% of one core in the last round%n", name, sent, 100 * jitShare);
         return new WarmUp(sent, perSecond);
     }
 
-    private record WarmUp(long activities, double lastRoundPerSecond) { }
+    private record WarmUp(long activities, long lastRoundPerSecond) { }
 
     /** Sends at the intended times and measures from them, so a stall counts against every request it delays. */
     private static Histogram fixedRate(Echo echo, long firstId, int rate, int seconds, Map<String, HopBreakdown.Sample> seen)
