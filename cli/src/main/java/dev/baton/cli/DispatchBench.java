@@ -87,7 +87,10 @@ public final class DispatchBench implements Callable<Integer> {
     @Option(names = "--stream-threads", defaultValue = "1", description = "Stream threads of the Baton side (default ${DEFAULT-VALUE})")
     int streamThreads;
 
+    private static final String RAW = "raw three-hop";
+    private static final String BATON = "baton";
     private final PrintStream out = System.out;
+    private final Map<String, BurstCpu> burstCpu = new java.util.HashMap<>();
     /** The clock Baton's processes stamp their events with; the hop breakdown compares against it. */
     private static final Clock WALL = Clock.systemUTC();
     /** A burst the pipeline finishes in a fraction of a second measures its start and end, not its rate. */
@@ -113,12 +116,12 @@ public final class DispatchBench implements Callable<Integer> {
             long[] raw;
             long[] baton;
             try (RawEcho echo = new RawEcho(cluster.bootstrapServers(), partitions, payloadBytes)) {
-                raw = measure("raw three-hop", echo, new ArrayList<>());
+                raw = measure(RAW, echo, new ArrayList<>());
             }
             long before = totalRecords(cluster.bootstrapServers());
             List<Map<String, HopBreakdown.Sample>> samples = new ArrayList<>();
             try (BatonEcho echo = new BatonEcho(cluster, payloadBytes)) {
-                baton = measure("baton", echo, samples);
+                baton = measure(BATON, echo, samples);
             }
             HopBreakdown hops = HopBreakdown.read(cluster.bootstrapServers());
             for (int i = 0; i < rates.length; i++) {
@@ -130,6 +133,7 @@ public final class DispatchBench implements Callable<Integer> {
             out.printf("%nthroughput  raw %d/s, baton %d/s, baton/raw %.2f%n", raw[1], baton[1], (double) baton[1] / Math.max(1, raw[1]));
             out.printf("records     baton wrote %.1f records per activity (all topics incl. changelogs, schemas and history)%n",
                     (double) written / Math.max(1, activities));
+            printCpu();
         }
         double wall = (System.nanoTime() - wallStart) / 1e9;
         // System-wide and per-process tick counts are sampled apart, so "nothing" can read as -1%.
@@ -145,6 +149,17 @@ public final class DispatchBench implements Callable<Integer> {
         }
         settings.put("num.stream.threads", streamThreads);
         return settings;
+    }
+
+    /**
+     * CPU per activity in the bursts, by role: on a machine the whole pipeline saturates, max throughput
+     * is cores divided by this, so it says which part to make cheaper.
+     */
+    private void printCpu() {
+        BurstCpu raw = burstCpu.get(RAW);
+        BurstCpu baton = burstCpu.get(BATON);
+        out.printf("cpu         in the bursts, per activity (us): raw %d; baton %d = %s%n", raw.microsPerActivity(), baton.microsPerActivity(),
+                CpuByRole.perUnit(baton.from(), baton.to(), baton.activities()));
     }
 
     /**
@@ -171,9 +186,11 @@ public final class DispatchBench implements Callable<Integer> {
         WarmUp warm = warmUp(name, echo);
         long activities = Math.max(burst, (long) (warm.lastRoundPerSecond() * BURST_SECONDS));
         long[] perSecond = new long[BURSTS];
+        CpuByRole.Snapshot cpuBefore = CpuByRole.snapshot();
         for (int b = 0; b < BURSTS; b++) {
             perSecond[b] = burst(echo, b * BURST_ID_SPACING, activities);
         }
+        burstCpu.put(name, new BurstCpu(cpuBefore, CpuByRole.snapshot(), activities * BURSTS));
         long[] sorted = perSecond.clone();
         Arrays.sort(sorted);
         long throughput = sorted[BURSTS / 2];
@@ -229,6 +246,13 @@ public final class DispatchBench implements Callable<Integer> {
     }
 
     private record WarmUp(long activities, long lastRoundPerSecond) { }
+
+    /** CPU across one pipeline's three bursts, the figures max sustained throughput is taken from. */
+    private record BurstCpu(CpuByRole.Snapshot from, CpuByRole.Snapshot to, long activities) {
+        long microsPerActivity() {
+            return CpuByRole.micros(to.processNanos() - from.processNanos(), activities);
+        }
+    }
 
     /** Sends at the intended times and measures from them, so a stall counts against every request it delays. */
     private static Histogram fixedRate(Echo echo, long firstId, int rate, int seconds, Map<String, HopBreakdown.Sample> seen)

@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
 import java.util.UUID;
+import java.util.regex.Pattern;
 
 import dev.baton.schemas.SiteKey;
 import dev.baton.topics.BatonTopics;
@@ -22,6 +23,9 @@ import dev.baton.topics.BatonTopics;
  */
 public record ActivityRequest(SiteKey site, int attempt, String runId, String queue, String activityType, byte[] input,
                               String contentType, String node, RetryOptions retry, TimeoutOptions timeouts) {
+
+    /** Compiled once: {@code String.matches} compiles its pattern on every call, and every request is checked. */
+    private static final Pattern ACTIVITY_TYPE = Pattern.compile("[A-Za-z0-9_.$-]{1,200}");
 
     /** Retry policy: backoff from {@code initialInterval}, times {@code coefficient} per attempt, capped. 0 attempts = unlimited. */
     public record RetryOptions(Duration initialInterval, double coefficient, Duration maxInterval, int maxAttempts,
@@ -65,7 +69,7 @@ public record ActivityRequest(SiteKey site, int attempt, String runId, String qu
         if (!BatonTopics.isValidQueueName(queue)) {
             throw new IllegalArgumentException("queue must match [A-Za-z0-9_-]{1,100}, was '" + queue + "'");
         }
-        if (activityType == null || !activityType.matches("[A-Za-z0-9_.$-]{1,200}")) {
+        if (activityType == null || !ACTIVITY_TYPE.matcher(activityType).matches()) {
             throw new IllegalArgumentException("activityType must match [A-Za-z0-9_.$-]{1,200}, was '" + activityType + "'");
         }
         if (node != null && !BatonTopics.isValidQueueName(node)) {

@@ -69,6 +69,8 @@ public final class DispatchClient implements AutoCloseable {
         producerConfig.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
         producerConfig.put(ProducerConfig.ACKS_CONFIG, "all");
         producerConfig.putIfAbsent(ProducerConfig.LINGER_MS_CONFIG, 1);
+        // Named, so its metrics, broker logs and network thread say whose it is.
+        producerConfig.putIfAbsent(ProducerConfig.CLIENT_ID_CONFIG, "baton-dispatch-" + clientId);
         producerConfig.keySet().retainAll(ProducerConfig.configNames());
         this.producer = new KafkaProducer<>(producerConfig, new ByteArraySerializer(), new ByteArraySerializer());
         this.pending = new PendingResults(config.getInt(DispatchClientConfig.MAX_PENDING_CONFIG));

@@ -1,6 +1,5 @@
 package dev.baton.schemas;
 
-import java.io.ByteArrayOutputStream;
 import java.io.EOFException;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -14,9 +13,7 @@ import dev.baton.schemas.registry.SchemaRegistry;
 import org.apache.avro.AvroRuntimeException;
 import org.apache.avro.Schema;
 import org.apache.avro.io.BinaryDecoder;
-import org.apache.avro.io.BinaryEncoder;
 import org.apache.avro.io.DecoderFactory;
-import org.apache.avro.io.EncoderFactory;
 import org.apache.avro.specific.SpecificData;
 import org.apache.avro.specific.SpecificDatumReader;
 import org.apache.avro.specific.SpecificDatumWriter;
@@ -87,16 +84,14 @@ public final class EventSerde<T extends SpecificRecord> implements Serde<T> {
             return null;
         }
         int id = idByTopic.computeIfAbsent(topic, t -> registry.register(t + "-value", readerSchema));
-        ByteArrayOutputStream out = new ByteArrayOutputStream(128);
+        EncodeBuffer out = EncodeBuffer.forThisThread();
         out.write(MAGIC_BYTE);
         out.write(id >>> 24);
         out.write(id >>> 16);
         out.write(id >>> 8);
         out.write(id);
-        BinaryEncoder encoder = EncoderFactory.get().directBinaryEncoder(out, null);
         try {
-            writer.write(value, encoder);
-            encoder.flush();
+            writer.write(value, out.encoder());
         } catch (IOException | RuntimeException e) {
             throw new IllegalArgumentException("cannot encode " + type.getSimpleName() + " for " + topic + ": " + e.getMessage(), e);
         }

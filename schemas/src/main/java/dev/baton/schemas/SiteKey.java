@@ -27,11 +27,14 @@ public record SiteKey(String namespace, String workflowId, String activityId) {
     /** Parses the key form; throws {@link IllegalArgumentException} naming the bad input. */
     public static SiteKey parse(String key) {
         Objects.requireNonNull(key, "site key");
-        String[] parts = key.split("/", -1);
-        if (parts.length != 3) {
-            throw new IllegalArgumentException("a site key has 3 '/'-separated parts, was " + parts.length + " in '" + key + "'");
+        int first = key.indexOf('/');
+        int second = first < 0 ? -1 : key.indexOf('/', first + 1);
+        if (second < 0 || key.indexOf('/', second + 1) >= 0) {
+            long parts = key.chars().filter(c -> c == '/').count() + 1;
+            throw new IllegalArgumentException("a site key has 3 '/'-separated parts, was " + parts + " in '" + key + "'");
         }
-        return new SiteKey(unescape(parts[0], key), unescape(parts[1], key), unescape(parts[2], key));
+        return new SiteKey(unescape(key.substring(0, first), key), unescape(key.substring(first + 1, second), key),
+                unescape(key.substring(second + 1), key));
     }
 
     public static SiteKey fromBytes(byte[] key) {
@@ -57,6 +60,9 @@ public record SiteKey(String namespace, String workflowId, String activityId) {
     }
 
     private static String escape(String part) {
+        if (part.indexOf('%') < 0 && part.indexOf('/') < 0) {
+            return part;
+        }
         return part.replace("%", "%25").replace("/", "%2F");
     }
 

@@ -3,7 +3,6 @@ package dev.baton.topics;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.regex.Pattern;
 
 import org.apache.kafka.common.config.TopicConfig;
 
@@ -30,7 +29,8 @@ public final class BatonTopics {
     public static final String SCHEMAS = "_baton_schemas";
 
     public static final int DEFAULT_PARTITIONS = 12;
-    private static final Pattern QUEUE_NAME = Pattern.compile("[A-Za-z0-9_-]{1,100}");
+    private static final String QUEUE_NAME = "[A-Za-z0-9_-]{1,100}";
+    private static final int MAX_QUEUE_NAME = 100;
 
     private BatonTopics() {
     }
@@ -52,14 +52,25 @@ public final class BatonTopics {
      * only ('.' would make {@code baton.tasks.a.b} ambiguous between a queue and a pinned node).
      */
     public static String requireQueueName(String queue) {
-        if (queue == null || !QUEUE_NAME.matcher(queue).matches()) {
-            throw new IllegalArgumentException("queue name must match " + QUEUE_NAME.pattern() + ", was '" + queue + "'");
+        if (!isValidQueueName(queue)) {
+            throw new IllegalArgumentException("queue name must match " + QUEUE_NAME + ", was '" + queue + "'");
         }
         return queue;
     }
 
+    /** Whether {@code queue} matches {@code [A-Za-z0-9_-]{1,100}}; checked per record, so without a regex. */
     public static boolean isValidQueueName(String queue) {
-        return queue != null && QUEUE_NAME.matcher(queue).matches();
+        if (queue == null || queue.isEmpty() || queue.length() > MAX_QUEUE_NAME) {
+            return false;
+        }
+        for (int i = 0; i < queue.length(); i++) {
+            char c = queue.charAt(i);
+            boolean allowed = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '-';
+            if (!allowed) {
+                return false;
+            }
+        }
+        return true;
     }
 
     public static TopicSpec schemasTopic() {

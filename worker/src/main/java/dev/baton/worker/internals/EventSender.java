@@ -39,6 +39,8 @@ public final class EventSender implements AutoCloseable {
         config.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
         config.put(ProducerConfig.ACKS_CONFIG, "all");
         config.putIfAbsent(ProducerConfig.LINGER_MS_CONFIG, 1);
+        // Named, so its metrics, broker logs and network thread say whose it is.
+        config.putIfAbsent(ProducerConfig.CLIENT_ID_CONFIG, "baton-worker-events-" + workerId);
         config.keySet().retainAll(ProducerConfig.configNames());
         this.producer = new KafkaProducer<>(config, new ByteArraySerializer(), new ByteArraySerializer());
         this.serde = serde;
