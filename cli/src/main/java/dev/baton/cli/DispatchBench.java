@@ -65,7 +65,7 @@ public final class DispatchBench implements Callable<Integer> {
             description = "Activities per unmeasured warm-up round; rounds repeat until the JIT compiler is nearly idle (default ${DEFAULT-VALUE})")
     int warmUpRound;
 
-    @Option(names = "--warm-up-seconds", defaultValue = "90",
+    @Option(names = "--warm-up-seconds", defaultValue = "150",
             description = "Longest warm-up per pipeline; at least one round runs (default ${DEFAULT-VALUE})")
     int warmUpSeconds;
 
@@ -95,6 +95,9 @@ public final class DispatchBench implements Callable<Integer> {
     private static final Clock WALL = Clock.systemUTC();
     /** A burst the pipeline finishes in a fraction of a second measures its start and end, not its rate. */
     private static final int BURST_SECONDS = 5;
+    /** The warm-up ends once the JIT compiler used less than this share of one core over the last window. */
+    private static final double QUIET_JIT_SHARE = 0.10;
+    private static final int QUIET_WINDOW_SECONDS = 5;
     /** Bursts per pipeline; the median is reported, with the spread, since runs here vary by +-20%. */
     private static final int BURSTS = 3;
     /** Id blocks of the bursts: far below the fixed-rate runs' blocks (1e9 apart), far above any burst's size. */
@@ -224,24 +227,32 @@ public final class DispatchBench implements Callable<Integer> {
     }
 
     /**
-     * Runs rounds of activities, unmeasured, until the JIT compiler spent under a quarter of a core
-     * during the last round. Without it the first pipeline measured warms the broker's and clients'
-     * code for the second, and on two cores C2 alone took two thirds of a core during Baton's burst.
+     * Runs rounds of activities, unmeasured, until the JIT compiler spent under a tenth of a core over
+     * the last {@link #QUIET_WINDOW_SECONDS} s (or {@code --warm-up-seconds} ran out). Without it the
+     * first pipeline measured warms the broker's and clients' code for the second, and on two cores
+     * C2 alone took two thirds of a core during Baton's burst. Judged over seconds, not one round: a
+     * sub-second round often caught a lull, and C2 kept 10-60 us of CPU per activity for a minute
+     * after a round had looked quiet.
      */
     private WarmUp warmUp(String name, Echo echo) throws Exception {
         CompilationMXBean jit = ManagementFactory.getCompilationMXBean();
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(warmUpSeconds);
         long sent = 0;
         double jitShare;
+        double windowSeconds;
         long perSecond;
         do {
             long jitBefore = jit.getTotalCompilationTime();
-            long start = System.nanoTime();
-            sent += warmUpRound;
-            perSecond = burst(echo, -sent, warmUpRound); // negative ids: never a measured site
-            jitShare = (jit.getTotalCompilationTime() - jitBefore) / ((System.nanoTime() - start) / 1e6);
-        } while (jitShare > 0.25 && System.nanoTime() < deadline);
-        out.printf("%-14s warm-up: %d activities, JIT compiling %.0f%% of one core in the last round%n", name, sent, 100 * jitShare);
+            long windowStart = System.nanoTime();
+            do {
+                sent += warmUpRound;
+                perSecond = burst(echo, -sent, warmUpRound); // negative ids: never a measured site
+                windowSeconds = (System.nanoTime() - windowStart) / 1e9;
+            } while (windowSeconds < QUIET_WINDOW_SECONDS && System.nanoTime() < deadline);
+            jitShare = (jit.getTotalCompilationTime() - jitBefore) / (windowSeconds * 1e3);
+        } while (jitShare > QUIET_JIT_SHARE && System.nanoTime() < deadline);
+        out.printf("%-14s warm-up: %d activities, JIT compiling %.0f%% of one core over the last %.1f s%n", name, sent, 100 * jitShare,
+                windowSeconds);
         return new WarmUp(sent, perSecond);
     }
 
