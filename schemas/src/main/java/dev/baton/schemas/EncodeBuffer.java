@@ -10,7 +10,7 @@ import org.apache.avro.io.EncoderFactory;
  * One thread's scratch space for encoding a record: a growable byte array and the Avro encoder that
  * writes into it, both reused from record to record. The streams app encodes several records per
  * activity on one thread; a fresh {@code ByteArrayOutputStream} per record (synchronized writes,
- * doubling copies from 32 bytes up, a final copy) was the largest allocation site on the stream thread.
+ * doubling copies from 128 bytes up, a final copy) was the largest allocation site on the stream thread.
  * Not thread-safe: one per thread.
  */
 final class EncodeBuffer extends OutputStream {
