@@ -50,7 +50,8 @@ import picocli.CommandLine.Option;
 @Command(name = "dispatch", mixinStandardHelpOptions = true, description = "Baton vs a raw Kafka three-hop echo, same broker, same run.")
 public final class DispatchBench implements Callable<Integer> {
 
-    @Option(names = "--rates", defaultValue = "200,500", split = ",", description = "Fixed rates per second (default ${DEFAULT-VALUE})")
+    @Option(names = "--rates", defaultValue = "200,2000,10000", split = ",",
+            description = "Fixed rates per second; a rate above what a pipeline sustains shows as latency growing with the backlog (default ${DEFAULT-VALUE})")
     int[] rates;
 
     @Option(names = "--seconds", defaultValue = "10", description = "Duration of each fixed-rate run (default ${DEFAULT-VALUE})")
