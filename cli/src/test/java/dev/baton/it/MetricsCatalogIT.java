@@ -65,9 +65,13 @@ class MetricsCatalogIT {
             return;
         }
         Path file = Files.createTempFile("baton-metrics", ".prom");
-        Files.writeString(file, exposition);
-        Process p = new ProcessBuilder(promtool, "check", "metrics").redirectInput(file.toFile()).redirectErrorStream(true).start();
-        String out = new String(p.getInputStream().readAllBytes(), UTF_8);
-        assertThat(p.waitFor()).as(out).isZero();
+        try {
+            Files.writeString(file, exposition);
+            Process p = new ProcessBuilder(promtool, "check", "metrics").redirectInput(file.toFile()).redirectErrorStream(true).start();
+            String out = new String(p.getInputStream().readAllBytes(), UTF_8);
+            assertThat(p.waitFor()).as(out).isZero();
+        } finally {
+            Files.deleteIfExists(file);
+        }
     }
 }
