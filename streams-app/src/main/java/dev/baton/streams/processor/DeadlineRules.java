@@ -34,7 +34,7 @@ final class DeadlineRules {
     }
 
     void fire(Due due) {
-        deadlines.disarm(due.site(), due.kind(), due.atMillis());
+        deadlines.remove(due);
         Optional<SiteState> current = sites.get(due.site());
         if (current.isEmpty()) {
             return;

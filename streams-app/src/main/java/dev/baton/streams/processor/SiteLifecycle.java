@@ -3,7 +3,6 @@ package dev.baton.streams.processor;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.OptionalLong;
 
 import dev.baton.events.ActivityTask;
@@ -226,8 +225,8 @@ final class SiteLifecycle {
     }
 
     void disarmAll(SiteKey site, SiteState state) {
-        for (Map.Entry<String, Long> e : Map.copyOf(state.getDeadlines()).entrySet()) {
-            disarm(site, state, DeadlineKind.valueOf(e.getKey()));
+        for (DeadlineKind kind : DeadlineKind.values()) {
+            disarm(site, state, kind);
         }
     }
 

@@ -142,7 +142,7 @@ public final class SiteProcessor implements Processor<byte[], byte[], byte[], by
                 deadlineRules.fire(d);
             } catch (UndecodableRecordException e) {
                 log.error("site {}: stored state cannot be decoded; deadline {} dropped: {}", d.site(), d.kind(), e.getMessage());
-                deadlines.disarm(d.site(), d.kind(), d.atMillis());
+                deadlines.remove(d);
             }
         }
     }

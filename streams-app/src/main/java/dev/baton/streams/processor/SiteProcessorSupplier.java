@@ -42,11 +42,10 @@ public final class SiteProcessorSupplier implements ProcessorSupplier<byte[], by
     @Override
     public Set<StoreBuilder<?>> stores() {
         // sites: changelogged, no caching, so every write reaches the changelog in the transaction
-        // that caused it. deadlines: an index derived from the sites rows (each row carries its
-        // armed deadlines), rebuilt when a task starts, so arming and disarming a timer costs no
-        // changelog record. It stays in RocksDB rather than memory: it holds an EXPIRE entry for
-        // every resolved site of the dedupe window, and the in-memory store copies its key set on
-        // every scan.
+        // that caused it. deadlines: the expiry tier of the DeadlineIndex, derived from the sites
+        // rows (each row carries its armed deadlines) and rebuilt when a task starts, so no
+        // changelog. It is in RocksDB rather than memory: it holds an EXPIRE entry for every site
+        // resolved within the dedupe window.
         return Set.of(
                 Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(TopologyNames.SITES_STORE), new BytesSerde(), new ByteArraySerde())
                         .withCachingDisabled(),
