@@ -58,7 +58,6 @@ public final class ResultListener implements Runnable, AutoCloseable {
         config.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
         config.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
         config.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "latest");
-        config.putIfAbsent(ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG, 10);
         config.putIfAbsent(ConsumerConfig.CLIENT_ID_CONFIG, "baton-results-" + clientId);
         config.keySet().retainAll(ConsumerConfig.configNames());
         this.consumer = new KafkaConsumer<>(config, new ByteArrayDeserializer(), new ByteArrayDeserializer());

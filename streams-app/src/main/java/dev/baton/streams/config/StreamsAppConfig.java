@@ -132,7 +132,7 @@ public final class StreamsAppConfig extends AbstractConfig {
         // let pipelined batches arrive first; the broker refused them as out of sequence and the
         // task was marked corrupted and re-initialized. One request in flight removes the race.
         p.putIfAbsent(StreamsConfig.producerPrefix(ProducerConfig.MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION), 1);
-        p.putIfAbsent(StreamsConfig.consumerPrefix(ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG), 10);
+        p.putIfAbsent(StreamsConfig.mainConsumerPrefix(ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG), 10);
         p.putIfAbsent(StreamsConfig.STATESTORE_CACHE_MAX_BYTES_CONFIG, 0);
         p.putIfAbsent(StreamsConfig.PROCESSING_EXCEPTION_HANDLER_CLASS_CONFIG, DeadLetterProcessingHandler.class);
         p.put(SCHEMA_REGISTRY_URL_CONFIG, schemaRegistryUrl()); // for the dead-letter handler

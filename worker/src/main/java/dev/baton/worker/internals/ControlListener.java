@@ -49,7 +49,6 @@ public final class ControlListener implements Runnable {
         c.remove(ConsumerConfig.GROUP_ID_CONFIG);
         c.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
         c.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
-        c.putIfAbsent(ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG, 50);
         c.keySet().retainAll(ConsumerConfig.configNames());
         this.consumer = new KafkaConsumer<>(c, new ByteArrayDeserializer(), new ByteArrayDeserializer());
     }

@@ -81,7 +81,6 @@ public final class QueueRunner implements Runnable {
         c.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
         c.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
         c.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, maxConcurrent);
-        c.putIfAbsent(ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG, 10);
         c.putIfAbsent(ConsumerConfig.CLIENT_ID_CONFIG, workerId + "-" + queue);
         // A crashed worker's partitions move after the session timeout; the 45 s default would leave
         // re-delivered tasks of those partitions waiting that long.
