@@ -4,7 +4,6 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -20,6 +19,7 @@ import dev.baton.schemas.DeadLetters;
 import dev.baton.schemas.EventSerde;
 import dev.baton.schemas.registry.SchemaRegistry;
 import dev.baton.topics.BatonTopics;
+import dev.baton.worker.internals.ActivityPool;
 import dev.baton.worker.internals.ActivityRunner;
 import dev.baton.worker.internals.ControlListener;
 import dev.baton.worker.internals.EventSender;
@@ -56,7 +56,7 @@ public final class Worker implements AutoCloseable {
     private final Registration registration;
     private final ControlListener control;
     private final List<QueueRunner> runners = new ArrayList<>();
-    private final ExecutorService pool;
+    private final ActivityPool pool;
     private final ScheduledExecutorService housekeeping;
     private final AtomicInteger threadCount = new AtomicInteger();
     private final Heartbeater heartbeater;
@@ -71,7 +71,7 @@ public final class Worker implements AutoCloseable {
         this.registration = new Registration(options.kafkaConfig(), EventSerde.of(WorkerStatus.class, registry), options.workerId(),
                 options.queues(), options.nodeLabels(), options.maxConcurrent(), executions::size, () -> draining, clock);
         this.control = new ControlListener(options.workerId(), options.kafkaConfig(), EventSerde.of(WorkerControl.class, registry), executions);
-        this.pool = Executors.newFixedThreadPool(options.maxConcurrent(),
+        this.pool = new ActivityPool(options.maxConcurrent(),
                 r -> daemon(r, "baton-activity-" + options.workerId() + "-" + threadCount.incrementAndGet()));
         this.housekeeping = Executors.newSingleThreadScheduledExecutor(r -> daemon(r, "baton-housekeeping-" + options.workerId()));
         this.heartbeater = new Heartbeater(executions, events, clock);

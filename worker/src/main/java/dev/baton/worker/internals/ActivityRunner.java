@@ -2,7 +2,6 @@ package dev.baton.worker.internals;
 
 import java.nio.ByteBuffer;
 import java.util.Map;
-import java.util.concurrent.ExecutorService;
 
 import dev.baton.schemas.Reasons;
 import dev.baton.worker.ActivityHandler;
@@ -17,11 +16,11 @@ public final class ActivityRunner {
     private static final Logger log = LoggerFactory.getLogger(ActivityRunner.class);
 
     private final Map<String, ActivityHandler> handlers;
-    private final ExecutorService pool;
+    private final ActivityPool pool;
     private final Executions executions;
     private final EventSender events;
 
-    public ActivityRunner(Map<String, ActivityHandler> handlers, ExecutorService pool, Executions executions, EventSender events) {
+    public ActivityRunner(Map<String, ActivityHandler> handlers, ActivityPool pool, Executions executions, EventSender events) {
         this.handlers = handlers;
         this.pool = pool;
         this.executions = executions;
