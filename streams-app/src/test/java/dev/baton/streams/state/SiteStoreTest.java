@@ -1,0 +1,110 @@
+package dev.baton.streams.state;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.file.Path;
+import java.util.Map;
+import java.util.Properties;
+import java.util.UUID;
+
+import dev.baton.events.store.SiteState;
+import dev.baton.events.store.SiteStatus;
+import dev.baton.schemas.EventSerde;
+import dev.baton.schemas.SiteKey;
+import dev.baton.schemas.registry.SchemaRegistry;
+import dev.baton.streams.topology.TopologyNames;
+import org.apache.kafka.common.serialization.Serdes;
+import org.apache.kafka.common.utils.Bytes;
+import org.apache.kafka.streams.StreamsConfig;
+import org.apache.kafka.streams.processor.TaskId;
+import org.apache.kafka.streams.processor.api.MockProcessorContext;
+import org.apache.kafka.streams.state.KeyValueStore;
+import org.apache.kafka.streams.state.Stores;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The store on a real RocksDB: its in-memory copy of recent rows must never answer differently from RocksDB. */
+class SiteStoreTest {
+
+    @TempDir
+    Path stateDir;
+    private KeyValueStore<Bytes, byte[]> rocks;
+    private EventSerde<SiteState> serde;
+    private SiteStore sites;
+
+    @BeforeEach
+    void openStore() {
+        Properties props = new Properties();
+        props.put(StreamsConfig.APPLICATION_ID_CONFIG, "site-store-test");
+        props.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, "unused:9092");
+        MockProcessorContext<Object, Object> context = new MockProcessorContext<>(props, new TaskId(0, 0), stateDir.toFile());
+        rocks = Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore("sites"), Serdes.Bytes(), Serdes.ByteArray())
+                .withLoggingDisabled().withCachingDisabled().build();
+        rocks.init(context.getStateStoreContext(), rocks);
+        serde = EventSerde.of(SiteState.class, SchemaRegistry.forUrl("mem://" + UUID.randomUUID(), Map.of()));
+        sites = new SiteStore(rocks, serde);
+    }
+
+    @AfterEach
+    void closeStore() {
+        rocks.close();
+    }
+
+    @Test
+    void shouldReadBackTheLatestWrite() {
+        sites.put(site("a"), state(1));
+        sites.put(site("a"), state(2));
+
+        assertThat(sites.get(site("a"))).hasValueSatisfying(s -> assertThat(s.getGeneration()).isEqualTo(2));
+        assertThat(stored(site("a")).getGeneration()).isEqualTo(2);
+    }
+
+    @Test
+    void shouldForgetADeletedRow() {
+        sites.put(site("a"), state(1));
+        sites.delete(site("a"));
+
+        assertThat(sites.get(site("a"))).isEmpty();
+        assertThat(rocks.get(key(site("a")))).isNull();
+    }
+
+    @Test
+    void shouldReadRowsItDidNotWriteFromRocksDb() {
+        rocks.put(key(site("restored")), serde.encode(TopologyNames.SITES_SUBJECT_TOPIC, state(7))); // as a changelog restore writes it
+
+        assertThat(sites.get(site("restored"))).hasValueSatisfying(s -> assertThat(s.getGeneration()).isEqualTo(7));
+        assertThat(sites.get(site("absent"))).isEmpty();
+    }
+
+    @Test
+    void shouldStillFindRowsOlderThanTheRecentOnes() {
+        int rows = SiteStore.RECENT_ROWS + 100;
+        for (int i = 0; i < rows; i++) {
+            sites.put(site("s" + i), state(i + 1));
+        }
+
+        for (int i : new int[] {0, 99, 100, rows - 1}) {
+            assertThat(sites.get(site("s" + i))).as("site s%d", i).hasValueSatisfying(s -> assertThat(s.getGeneration()).isEqualTo(i + 1));
+        }
+    }
+
+    private SiteState stored(SiteKey site) {
+        return serde.decode(TopologyNames.SITES_SUBJECT_TOPIC, rocks.get(key(site)));
+    }
+
+    private static Bytes key(SiteKey site) {
+        return Bytes.wrap(site.toBytes());
+    }
+
+    private static SiteKey site(String activity) {
+        return new SiteKey("ns", "run", activity);
+    }
+
+    private static SiteState state(int generation) {
+        return SiteState.newBuilder().setState(SiteStatus.PENDING).setAttempt(1).setGeneration(generation).setRequestId("r")
+                .setReplyKey("k").setIdempotencyKey("i").setQueue("q").setActivityType("t").setCreatedAtMillis(0)
+                .setFirstRequestedAtMillis(0).build();
+    }
+}
