@@ -11,6 +11,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -76,7 +77,8 @@ public final class DispatchBench implements Callable<Integer> {
     @Option(names = "--payload-bytes", defaultValue = "100")
     int payloadBytes;
 
-    @Option(names = "--worker-concurrency", defaultValue = "256", description = "Activities the bench worker runs at once (default ${DEFAULT-VALUE})")
+    @Option(names = "--worker-concurrency", defaultValue = "1024",
+            description = "Activities the bench worker runs at once; a full worker leases a quarter of them per transaction (default ${DEFAULT-VALUE})")
     int workerConcurrency;
 
     @Option(names = "--commit-interval-ms", description = "Streams commit interval of the Baton side (default: the streams app's)")
@@ -127,7 +129,9 @@ public final class DispatchBench implements Callable<Integer> {
             try (BatonEcho echo = new BatonEcho(cluster, payloadBytes)) {
                 baton = measure(BATON, echo, samples);
             }
-            HopBreakdown hops = HopBreakdown.read(cluster.bootstrapServers());
+            Set<String> sampled = new HashSet<>();
+            samples.forEach(s -> sampled.addAll(s.keySet()));
+            HopBreakdown hops = HopBreakdown.read(cluster.bootstrapServers(), sampled);
             for (int i = 0; i < rates.length; i++) {
                 hops.print(out, String.format("at %5d/s", rates[i]), samples.get(i));
             }

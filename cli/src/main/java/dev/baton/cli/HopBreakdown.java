@@ -3,6 +3,7 @@ package dev.baton.cli;
 import java.io.PrintStream;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.Set;
 
 import dev.baton.cli.local.TopicScan;
 import dev.baton.events.HistoryEvent;
@@ -15,7 +16,6 @@ import dev.baton.schemas.SiteKey;
 import dev.baton.schemas.registry.SchemaRegistry;
 import dev.baton.topics.BatonTopics;
 import org.HdrHistogram.Histogram;
-import org.apache.kafka.clients.consumer.ConsumerRecord;
 
 /**
  * Where Baton's end-to-end time goes, hop by hop, from the timestamps its own events carry: the
@@ -32,44 +32,53 @@ final class HopBreakdown {
     private static final String[] HOPS = {"send -> dispatched", "-> leased at worker", "-> completed at worker", "-> resolved",
             "-> received by caller"};
 
+    private final Set<String> sampledSites;
     private final Map<String, long[]> stamps = new HashMap<>();
 
-    private HopBreakdown() {
+    private HopBreakdown(Set<String> sampledSites) {
+        this.sampledSites = sampledSites;
     }
 
-    /** Reads history, worker events and results once; answers for any set of samples afterwards. */
-    static HopBreakdown read(String bootstrap) {
-        HopBreakdown b = new HopBreakdown();
+    /**
+     * Reads history, worker events and results once, keeping the stamps of the sampled sites only (the
+     * topics also hold every warm-up and burst activity, millions of records); answers for any of
+     * those samples afterwards.
+     */
+    static HopBreakdown read(String bootstrap, Set<String> sampledSites) {
+        HopBreakdown b = new HopBreakdown(sampledSites);
         try (SchemaRegistry registry = SchemaRegistry.forUrl("kafka://" + bootstrap, Map.of())) {
             EventSerde<HistoryEvent> history = EventSerde.of(HistoryEvent.class, registry);
             EventSerde<WorkerEvent> events = EventSerde.of(WorkerEvent.class, registry);
             EventSerde<Outcome> outcomes = EventSerde.of(Outcome.class, registry);
-            for (ConsumerRecord<byte[], byte[]> r : TopicScan.readAll(bootstrap, BatonTopics.HISTORY)) {
+            TopicScan.forEach(bootstrap, BatonTopics.HISTORY, r -> {
                 HistoryEvent h = history.decode(r);
                 if (h.getKind() == HistoryKind.DISPATCHED) {
                     b.stamp(SiteKey.of(h.getSite()), 0, h.getAtMillis());
                 }
-            }
-            for (ConsumerRecord<byte[], byte[]> r : TopicScan.readAll(bootstrap, BatonTopics.WORKER_EVENTS)) {
+            });
+            TopicScan.forEach(bootstrap, BatonTopics.WORKER_EVENTS, r -> {
                 WorkerEvent e = events.decode(r);
                 if (e.getKind() == WorkerEventKind.LEASED) {
                     b.stamp(SiteKey.of(e.getSite()), 1, e.getAtMillis());
                 } else if (e.getKind() == WorkerEventKind.COMPLETED) {
                     b.stamp(SiteKey.of(e.getSite()), 2, e.getAtMillis());
                 }
-            }
-            for (ConsumerRecord<byte[], byte[]> r : TopicScan.readAll(bootstrap, BatonTopics.RESULTS)) {
+            });
+            TopicScan.forEach(bootstrap, BatonTopics.RESULTS, r -> {
                 Outcome o = outcomes.decode(r);
                 if (!o.getUnmatched()) {
                     b.stamp(SiteKey.of(o.getSite()), 3, o.getAtMillis());
                 }
-            }
+            });
         }
         return b;
     }
 
     private void stamp(SiteKey site, int hop, long atMillis) {
-        stamps.computeIfAbsent(site.asKey(), k -> new long[] {-1, -1, -1, -1})[hop] = atMillis;
+        String key = site.asKey();
+        if (sampledSites.contains(key)) {
+            stamps.computeIfAbsent(key, k -> new long[] {-1, -1, -1, -1})[hop] = atMillis;
+        }
     }
 
     /** One line: p50 / p99 of each hop over the samples (keyed by site) whose every stamp was found. */
