@@ -4,16 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.nio.file.Path;
 import java.util.List;
-import java.util.Properties;
 
 import dev.baton.schemas.SiteKey;
-import org.apache.kafka.common.serialization.Serdes;
 import org.apache.kafka.common.utils.Bytes;
-import org.apache.kafka.streams.StreamsConfig;
-import org.apache.kafka.streams.processor.TaskId;
-import org.apache.kafka.streams.processor.api.MockProcessorContext;
 import org.apache.kafka.streams.state.KeyValueStore;
-import org.apache.kafka.streams.state.Stores;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -29,13 +23,7 @@ class DeadlineIndexTest {
 
     @BeforeEach
     void openStore() {
-        Properties props = new Properties();
-        props.put(StreamsConfig.APPLICATION_ID_CONFIG, "deadline-index-test");
-        props.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, "unused:9092");
-        MockProcessorContext<Object, Object> context = new MockProcessorContext<>(props, new TaskId(0, 0), stateDir.toFile());
-        store = Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore("deadlines"), Serdes.Bytes(), Serdes.ByteArray())
-                .withLoggingDisabled().withCachingDisabled().build();
-        store.init(context.getStateStoreContext(), store);
+        store = RocksDbStores.open("deadlines", stateDir);
         index = new DeadlineIndex(store);
     }
 

@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.nio.file.Path;
 import java.util.Map;
-import java.util.Properties;
 import java.util.UUID;
 
 import dev.baton.events.store.SiteState;
@@ -13,13 +12,8 @@ import dev.baton.schemas.EventSerde;
 import dev.baton.schemas.SiteKey;
 import dev.baton.schemas.registry.SchemaRegistry;
 import dev.baton.streams.topology.TopologyNames;
-import org.apache.kafka.common.serialization.Serdes;
 import org.apache.kafka.common.utils.Bytes;
-import org.apache.kafka.streams.StreamsConfig;
-import org.apache.kafka.streams.processor.TaskId;
-import org.apache.kafka.streams.processor.api.MockProcessorContext;
 import org.apache.kafka.streams.state.KeyValueStore;
-import org.apache.kafka.streams.state.Stores;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -36,13 +30,7 @@ class SiteStoreTest {
 
     @BeforeEach
     void openStore() {
-        Properties props = new Properties();
-        props.put(StreamsConfig.APPLICATION_ID_CONFIG, "site-store-test");
-        props.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, "unused:9092");
-        MockProcessorContext<Object, Object> context = new MockProcessorContext<>(props, new TaskId(0, 0), stateDir.toFile());
-        rocks = Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore("sites"), Serdes.Bytes(), Serdes.ByteArray())
-                .withLoggingDisabled().withCachingDisabled().build();
-        rocks.init(context.getStateStoreContext(), rocks);
+        rocks = RocksDbStores.open("sites", stateDir);
         serde = EventSerde.of(SiteState.class, SchemaRegistry.forUrl("mem://" + UUID.randomUUID(), Map.of()));
         sites = new SiteStore(rocks, serde);
     }
