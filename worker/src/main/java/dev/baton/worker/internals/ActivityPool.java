@@ -31,7 +31,7 @@ public final class ActivityPool implements Executor {
     private int waking;
     private boolean shutdown;
 
-    /** An idle thread's own wake-up: woken only by {@link #wakeOne}, so spurious returns are told apart. */
+    /** An idle thread's own wake-up: woken only by {@link #callHelp}, so spurious returns are told apart. */
     private final class Idle {
         final Condition wakeUp = lock.newCondition();
         boolean woken;
