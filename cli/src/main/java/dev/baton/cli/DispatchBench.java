@@ -113,6 +113,7 @@ public final class DispatchBench implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
+        MachineReference.Figures machineBefore = MachineReference.measure();
         long cpuStart = OtherCpu.othersJiffies();
         long wallStart = System.nanoTime();
         try (LocalCluster cluster = LocalCluster.start(partitions, List.of("bench"), streamsSettings())) {
@@ -147,6 +148,8 @@ public final class DispatchBench implements Callable<Integer> {
         // System-wide and per-process tick counts are sampled apart, so "nothing" can read as -1%.
         out.printf("noise       other processes used %.1f%% of one core during the run (+-1%%)%n",
                 Math.max(0.0, 100.0 * (OtherCpu.othersJiffies() - cpuStart) / OtherCpu.HZ / wall));
+        out.printf("machine     reference work before the run: %s; after: %s (compare runs only at similar figures)%n",
+                machineBefore.describe(), MachineReference.measure().describe());
         return 0;
     }
 
