@@ -6,6 +6,7 @@ import java.nio.channels.FileChannel;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.Arrays;
+import java.util.Locale;
 import java.util.SplittableRandom;
 
 /**
@@ -25,8 +26,8 @@ final class MachineReference {
     /** The reference figures: milliseconds per sort, microseconds per write. */
     record Figures(double sortMillis, double writeMicros) {
         String describe() {
-            String write = Double.isNaN(writeMicros) ? "n/a (no /dev/null)" : String.format("%.2f us", writeMicros);
-            return String.format("sort of 1M longs %.0f ms, 1-byte write to /dev/null %s", sortMillis, write);
+            String write = Double.isNaN(writeMicros) ? "n/a (no /dev/null)" : String.format(Locale.ROOT, "%.2f us", writeMicros);
+            return String.format(Locale.ROOT, "sort of 1M longs %.0f ms, 1-byte write to /dev/null %s", sortMillis, write);
         }
     }
 
