@@ -62,9 +62,14 @@ public final class InvariantChecker {
     public static Report check(List<HistoryEvent> history, List<Outcome> outcomes) {
         List<String> violations = new ArrayList<>();
         Set<String> requests = new HashSet<>();
+        Map<String, SiteKey> siteOfRequest = new HashMap<>();
+        Map<SiteKey, List<HistoryKind>> siteHistory = new HashMap<>();
         for (HistoryEvent e : history) {
+            SiteKey site = SiteKey.of(e.getSite());
+            siteHistory.computeIfAbsent(site, k -> new ArrayList<>()).add(e.getKind());
             if (REQUEST_KINDS.contains(e.getKind()) && e.getRequestId() != null) {
                 requests.add(e.getRequestId());
+                siteOfRequest.putIfAbsent(e.getRequestId(), site);
             }
         }
         Map<String, Long> answers = outcomes.stream().filter(o -> !o.getUnmatched())
@@ -72,7 +77,9 @@ public final class InvariantChecker {
         for (String r : requests) {
             long n = answers.getOrDefault(r, 0L);
             if (n != 1) {
-                violations.add("request " + r + " got " + n + " outcomes, expected exactly 1");
+                // Where the site stopped is what a stuck request's investigation starts from.
+                violations.add("request " + r + " got " + n + " outcomes, expected exactly 1 (its site's history: "
+                        + siteHistory.get(siteOfRequest.get(r)) + ")");
             }
         }
         answers.keySet().stream().filter(r -> !requests.contains(r)).forEach(r -> violations.add("outcome for request " + r + " that history never saw"));

@@ -41,6 +41,13 @@ class InvariantCheckerTest {
     }
 
     @Test
+    void shouldSayWhereTheSiteOfAnUnansweredRequestStopped() {
+        List<HistoryEvent> history = List.of(event(HistoryKind.DISPATCHED, 1, 1, "r1", null), event(HistoryKind.TRANSPORT_LOST, 1, 2, "r1", "lost: x"));
+        assertThat(InvariantChecker.check(history, List.of()).violations())
+                .singleElement().asString().endsWith("r1 got 0 outcomes, expected exactly 1 (its site's history: [DISPATCHED, TRANSPORT_LOST])");
+    }
+
+    @Test
     void shouldFlagACompletionAcceptedFromARevokedGeneration() {
         List<HistoryEvent> history = List.of(event(HistoryKind.DISPATCHED, 1, 1, "r1", null), event(HistoryKind.TRANSPORT_LOST, 1, 2, "r1", "lost: x"),
                 event(HistoryKind.COMPLETED, 1, 1, "r1", null));
