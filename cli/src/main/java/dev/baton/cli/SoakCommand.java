@@ -72,6 +72,9 @@ public final class SoakCommand implements Callable<Integer> {
     @Option(names = "--timeout-minutes", defaultValue = "60", description = "Give up waiting for outcomes after this long (default ${DEFAULT-VALUE})")
     int timeoutMinutes;
 
+    /** Warning and error lines printed per process when the soak fails. */
+    private static final int PROBLEM_LINES = 15;
+
     private final PrintStream out = System.out;
 
     @Override
@@ -123,6 +126,10 @@ public final class SoakCommand implements Callable<Integer> {
             out.printf("  wrong outcomes    %d (an outcome of a kind its activity cannot produce)%n", result.wrong());
             out.printf("  audit             %s%n", audit);
             boolean ok = audit.ok() && result.wrong() == 0 && result.resolved() == activities;
+            if (!ok) {
+                streams.forEach(s -> printProblems(s.name(), s.output()));
+                workers.forEach(w -> printProblems(w.name(), w.output()));
+            }
             out.printf("%s   %.1f s in all%n", ok ? "ok  " : "FAIL", (System.nanoTime() - started) / 1e9);
             return ok ? 0 : 1;
         } finally {
@@ -139,6 +146,13 @@ public final class SoakCommand implements Callable<Integer> {
     }
 
     private record Result(int resolved, int wrong, double seconds, Map<String, Integer> outcomes, List<String> faults) {
+    }
+
+    /** A failed soak's first clue: what the processes still up warned about. */
+    private void printProblems(String process, List<String> output) {
+        List<String> problems = output.stream().filter(l -> l.contains(" WARN ") || l.contains(" ERROR ")).toList();
+        out.printf("warnings and errors of %s (%d, the last %d shown)%n", process, problems.size(), Math.min(PROBLEM_LINES, problems.size()));
+        problems.subList(Math.max(0, problems.size() - PROBLEM_LINES), problems.size()).forEach(l -> out.println("  " + l));
     }
 
     private Result runWorkload(EmbeddedKafka kafka, List<BatonProcess> workers, List<StreamsInstance> streams) throws Exception {

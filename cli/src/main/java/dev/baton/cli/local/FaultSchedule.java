@@ -50,6 +50,11 @@ public final class FaultSchedule implements AutoCloseable {
             return name;
         }
 
+        /** What the current process printed (a crashed predecessor's output is gone with it). */
+        public List<String> output() {
+            return process.output();
+        }
+
         void crash() {
             process.kill9();
         }
