@@ -20,6 +20,7 @@ import dev.baton.cli.local.BatonProcess;
 import dev.baton.cli.local.FaultSchedule;
 import dev.baton.cli.local.FaultSchedule.StreamsInstance;
 import dev.baton.cli.local.InvariantChecker;
+import dev.baton.cli.local.LogVisibility;
 import dev.baton.cli.local.TempDirs;
 import dev.baton.dispatcher.ActivityRequest;
 import dev.baton.dispatcher.ActivityRequest.RetryOptions;
@@ -29,6 +30,7 @@ import dev.baton.embedded.EmbeddedKafka;
 import dev.baton.events.HistoryKind;
 import dev.baton.schemas.Reasons;
 import dev.baton.topics.BatonTopics;
+import dev.baton.topics.ClientIds;
 import dev.baton.topics.TopicCreator;
 import dev.baton.topics.TopicLayout;
 import org.apache.kafka.clients.admin.Admin;
@@ -74,6 +76,8 @@ public final class SoakCommand implements Callable<Integer> {
 
     /** Warning and error lines printed per process when the soak fails. */
     private static final int PROBLEM_LINES = 15;
+    /** The streams app's consumer group: its application id, which the soak leaves at the default. */
+    private static final String STREAMS_GROUP = "baton-streams";
 
     private final PrintStream out = System.out;
 
@@ -129,6 +133,7 @@ public final class SoakCommand implements Callable<Integer> {
             if (!ok) {
                 streams.forEach(s -> printProblems(s.name(), s.output()));
                 workers.forEach(w -> printProblems(w.name(), w.output()));
+                printHeldBack(kafka);
             }
             out.printf("%s   %.1f s in all%n", ok ? "ok  " : "FAIL", (System.nanoTime() - started) / 1e9);
             return ok ? 0 : 1;
@@ -153,6 +158,16 @@ public final class SoakCommand implements Callable<Integer> {
         List<String> problems = output.stream().filter(l -> l.contains(" WARN ") || l.contains(" ERROR ")).toList();
         out.printf("warnings and errors of %s (%d, the last %d shown)%n", process, problems.size(), Math.min(PROBLEM_LINES, problems.size()));
         problems.subList(Math.max(0, problems.size() - PROBLEM_LINES), problems.size()).forEach(l -> out.println("  " + l));
+    }
+
+    /** Where the work that never finished is held: behind an open transaction, or behind a group's committed offset. */
+    private void printHeldBack(EmbeddedKafka kafka) throws Exception {
+        try (Admin admin = Admin.create(Map.of("bootstrap.servers", kafka.bootstrapServers()))) {
+            List<String> lines = LogVisibility.report(admin, List.of(BatonTopics.DISPATCH, BatonTopics.WORKER_EVENTS, BatonTopics.tasks(QUEUE),
+                    BatonTopics.HISTORY, BatonTopics.RESULTS), List.of(ClientIds.workerGroup(QUEUE), STREAMS_GROUP));
+            out.printf("log visibility (%d partitions held back or not consumed)%n", lines.size());
+            lines.forEach(l -> out.println("  " + l));
+        }
     }
 
     private Result runWorkload(EmbeddedKafka kafka, List<BatonProcess> workers, List<StreamsInstance> streams) throws Exception {
