@@ -2,14 +2,19 @@ package dev.baton.streams.topology;
 
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.Set;
 import java.util.UUID;
+import java.util.stream.Stream;
 
 import dev.baton.events.ActivityTask;
 import dev.baton.events.DeadLetter;
@@ -50,6 +55,7 @@ public final class SiteHarness implements AutoCloseable {
     public final SimpleMeterRegistry meters = new SimpleMeterRegistry();
     public final Serdes serdes;
     private final TopologyTestDriver driver;
+    private final Path stateDir;
     private final TestInputTopic<byte[], byte[]> dispatch;
     private final TestInputTopic<byte[], byte[]> workerEvents;
     private final TestOutputTopic<byte[], byte[]> tasks;
@@ -82,9 +88,10 @@ public final class SiteHarness implements AutoCloseable {
         props.put(StreamsConfig.PROCESSING_EXCEPTION_HANDLER_CLASS_CONFIG, dev.baton.streams.config.DeadLetterProcessingHandler.class);
         props.put("schema.registry.url", registryUrl);
         try {
-            props.put(StreamsConfig.STATE_DIR_CONFIG, Files.createTempDirectory("baton-ttd").toString());
-        } catch (java.io.IOException e) {
-            throw new java.io.UncheckedIOException(e);
+            stateDir = Files.createTempDirectory("baton-ttd");
+            props.put(StreamsConfig.STATE_DIR_CONFIG, stateDir.toString());
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
         }
         driver = new TopologyTestDriver(BatonTopology.build(supplier, serdes.workerStatus()), props, java.time.Instant.ofEpochMilli(START_MILLIS));
         ByteArraySerializer ser = new ByteArraySerializer();
@@ -250,5 +257,11 @@ public final class SiteHarness implements AutoCloseable {
     @Override
     public void close() {
         driver.close();
+        // The driver empties the state dir but leaves it; a test run made over a thousand of them.
+        try (Stream<Path> paths = Files.walk(stateDir)) {
+            paths.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
     }
 }
