@@ -29,11 +29,13 @@ import dev.baton.dispatcher.Outcome;
 import dev.baton.embedded.EmbeddedKafka;
 import dev.baton.events.HistoryKind;
 import dev.baton.schemas.Reasons;
+import dev.baton.streams.recovery.HangingTransactionReaper;
 import dev.baton.topics.BatonTopics;
 import dev.baton.topics.ClientIds;
 import dev.baton.topics.TopicCreator;
 import dev.baton.topics.TopicLayout;
 import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.common.internals.Topic;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
@@ -127,6 +129,8 @@ public final class SoakCommand implements Callable<Integer> {
                     kinds.getOrDefault(HistoryKind.TRANSPORT_LOST, 0L), kinds.getOrDefault(HistoryKind.RETRY_SCHEDULED, 0L),
                     kinds.getOrDefault(HistoryKind.PARKED, 0L), kinds.getOrDefault(HistoryKind.COMPLETION_REFUSED, 0L),
                     kinds.getOrDefault(HistoryKind.TIMED_OUT, 0L));
+            long hangingAborted = streams.stream().flatMap(s -> s.output().stream()).filter(l -> l.contains(HangingTransactionReaper.ABORTED)).count();
+            out.printf("  hanging txns      %d aborted by the streams app (left open by the broker's restart)%n", hangingAborted);
             out.printf("  wrong outcomes    %d (an outcome of a kind its activity cannot produce)%n", result.wrong());
             out.printf("  audit             %s%n", audit);
             boolean ok = audit.ok() && result.wrong() == 0 && result.resolved() == activities;
@@ -164,7 +168,8 @@ public final class SoakCommand implements Callable<Integer> {
     private void printHeldBack(EmbeddedKafka kafka) throws Exception {
         try (Admin admin = Admin.create(Map.of("bootstrap.servers", kafka.bootstrapServers()))) {
             List<String> lines = LogVisibility.report(admin, List.of(BatonTopics.DISPATCH, BatonTopics.WORKER_EVENTS, BatonTopics.tasks(QUEUE),
-                    BatonTopics.HISTORY, BatonTopics.RESULTS), List.of(ClientIds.workerGroup(QUEUE), STREAMS_GROUP));
+                    BatonTopics.HISTORY, BatonTopics.RESULTS, STREAMS_GROUP + "-sites-changelog", Topic.GROUP_METADATA_TOPIC_NAME),
+                    List.of(ClientIds.workerGroup(QUEUE), STREAMS_GROUP));
             out.printf("log visibility (%d partitions held back or not consumed)%n", lines.size());
             lines.forEach(l -> out.println("  " + l));
         }

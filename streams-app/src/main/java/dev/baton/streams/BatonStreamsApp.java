@@ -1,5 +1,6 @@
 package dev.baton.streams;
 
+import java.time.Clock;
 import java.time.Duration;
 import java.util.Map;
 
@@ -10,9 +11,13 @@ import dev.baton.streams.processor.Serdes;
 import dev.baton.streams.processor.SiteMetrics;
 import dev.baton.streams.processor.SiteProcessorSupplier;
 import dev.baton.streams.processor.QueueService;
+import dev.baton.streams.recovery.HangingTransactionFinder;
+import dev.baton.streams.recovery.HangingTransactionReaper;
 import dev.baton.streams.topology.BatonTopology;
+import dev.baton.topics.ClientIds;
 import io.micrometer.core.instrument.MeterRegistry;
 import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.common.internals.Topic;
 import org.apache.kafka.streams.KafkaStreams;
 import org.apache.kafka.streams.CloseOptions;
 import org.apache.kafka.streams.CloseOptions.GroupMembershipOperation;
@@ -37,6 +42,7 @@ public final class BatonStreamsApp implements AutoCloseable {
     private final QueueService queueService;
     private final Serdes serdes;
     private dev.baton.streams.status.StatusServer status;
+    private HangingTransactionReaper reaper;
     private final Object stateChanged = new Object();
 
     public BatonStreamsApp(Map<String, ?> configs, MeterRegistry meters) {
@@ -69,6 +75,11 @@ public final class BatonStreamsApp implements AutoCloseable {
 
     public BatonStreamsApp start() {
         streams.start();
+        if (config.hangingTransactionCheckMs() > 0) {
+            Admin admin = Admin.create(config.clientConfig());
+            reaper = new HangingTransactionReaper(admin, hangingTransactionFinder(admin))
+                    .start(Duration.ofMillis(config.hangingTransactionCheckMs()));
+        }
         if (config.statusPort() > 0) {
             status = new dev.baton.streams.status.StatusServer(config.statusPort(), report());
         }
@@ -85,6 +96,19 @@ public final class BatonStreamsApp implements AutoCloseable {
     private dev.baton.streams.status.StatusReport report() {
         return new dev.baton.streams.status.StatusReport(streams, serdes.siteState(), serdes.workerStatus(),
                 Admin.create(config.clientConfig()), queueService::unservedQueues);
+    }
+
+    /**
+     * Watches the topics this app and its workers read committed (Baton's, this app's changelogs, and
+     * {@code __consumer_offsets} for the worker groups' pending offsets); aborts only the
+     * transactions of this app and of workers.
+     */
+    private HangingTransactionFinder hangingTransactionFinder(Admin admin) {
+        String ownPrefix = config.applicationId() + "-";
+        return new HangingTransactionFinder(admin,
+                topic -> topic.startsWith("baton.") || topic.startsWith(ownPrefix) || topic.equals(Topic.GROUP_METADATA_TOPIC_NAME),
+                id -> id.startsWith(ownPrefix) || id.startsWith(ClientIds.WORKER_TRANSACTIONAL_PREFIX),
+                config.hangingTransactionMinAgeMs(), Clock.systemUTC());
     }
 
     /** The port serving {@code GET /status}, or -1 when status.port is 0. */
@@ -126,6 +150,9 @@ public final class BatonStreamsApp implements AutoCloseable {
     public void close() {
         if (status != null) {
             status.close();
+        }
+        if (reaper != null) {
+            reaper.close();
         }
         // Leave the group: Streams by default stays in it, so its tasks (and every site on them)
         // would wait out the session timeout before another instance, or this one restarted, took over.

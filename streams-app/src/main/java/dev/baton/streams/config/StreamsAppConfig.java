@@ -74,6 +74,14 @@ public final class StreamsAppConfig extends AbstractConfig {
     public static final String ROCKSDB_WRITE_BUFFER_BYTES_CONFIG = "rocksdb.write.buffer.bytes";
     private static final String ROCKSDB_WRITE_BUFFER_BYTES_DOC = "Memtable memory shared by every store, charged to the block cache (write buffer manager).";
 
+    public static final String HANGING_TRANSACTION_CHECK_MS_CONFIG = "hanging.transaction.check.ms";
+    private static final String HANGING_TRANSACTION_CHECK_MS_DOC = "How often to look for hanging transactions on Baton's partitions and __consumer_offsets "
+            + "(open on a partition, finished for their coordinator) and abort them; 0 = never. Aborting needs ALTER on the cluster.";
+
+    public static final String HANGING_TRANSACTION_MIN_AGE_MS_CONFIG = "hanging.transaction.min.age.ms";
+    private static final String HANGING_TRANSACTION_MIN_AGE_MS_DOC = "A transaction is only taken for hanging once its last write is this old "
+            + "(and twice its own timeout).";
+
     public static final ConfigDef CONFIG = new ConfigDef()
             .define(APPLICATION_ID_CONFIG, Type.STRING, "baton-streams", Importance.HIGH, APPLICATION_ID_DOC)
             .define(BOOTSTRAP_SERVERS_CONFIG, Type.STRING, "localhost:9092", Importance.HIGH, BOOTSTRAP_SERVERS_DOC)
@@ -100,7 +108,9 @@ public final class StreamsAppConfig extends AbstractConfig {
             .define(STATUS_PORT_CONFIG, Type.INT, 0, Range.between(0, 65535), Importance.LOW, STATUS_PORT_DOC)
             .define(QUEUE_REFRESH_MS_CONFIG, Type.LONG, 5_000L, Range.atLeast(100), Importance.LOW, QUEUE_REFRESH_MS_DOC)
             .define(ROCKSDB_BLOCK_CACHE_BYTES_CONFIG, Type.LONG, 64L * 1024 * 1024, Range.atLeast(1024 * 1024), Importance.LOW, ROCKSDB_BLOCK_CACHE_BYTES_DOC)
-            .define(ROCKSDB_WRITE_BUFFER_BYTES_CONFIG, Type.LONG, 32L * 1024 * 1024, Range.atLeast(1024 * 1024), Importance.LOW, ROCKSDB_WRITE_BUFFER_BYTES_DOC);
+            .define(ROCKSDB_WRITE_BUFFER_BYTES_CONFIG, Type.LONG, 32L * 1024 * 1024, Range.atLeast(1024 * 1024), Importance.LOW, ROCKSDB_WRITE_BUFFER_BYTES_DOC)
+            .define(HANGING_TRANSACTION_CHECK_MS_CONFIG, Type.LONG, 10_000L, Range.atLeast(0), Importance.LOW, HANGING_TRANSACTION_CHECK_MS_DOC)
+            .define(HANGING_TRANSACTION_MIN_AGE_MS_CONFIG, Type.LONG, 30_000L, Range.atLeast(0), Importance.LOW, HANGING_TRANSACTION_MIN_AGE_MS_DOC);
 
     public StreamsAppConfig(Map<String, ?> originals) {
         super(CONFIG, originals, false);
@@ -183,6 +193,18 @@ public final class StreamsAppConfig extends AbstractConfig {
     public dev.baton.events.RetryPolicy defaultRetryPolicy() {
         return new dev.baton.events.RetryPolicy(getLong(RETRY_INITIAL_INTERVAL_MS_CONFIG), getDouble(RETRY_BACKOFF_COEFFICIENT_CONFIG),
                 getLong(RETRY_MAX_INTERVAL_MS_CONFIG), getInt(RETRY_MAX_ATTEMPTS_CONFIG), getList(RETRY_NON_RETRYABLE_PREFIXES_CONFIG));
+    }
+
+    public long hangingTransactionCheckMs() {
+        return getLong(HANGING_TRANSACTION_CHECK_MS_CONFIG);
+    }
+
+    public long hangingTransactionMinAgeMs() {
+        return getLong(HANGING_TRANSACTION_MIN_AGE_MS_CONFIG);
+    }
+
+    public String applicationId() {
+        return getString(APPLICATION_ID_CONFIG);
     }
 
     public long queueRefreshMs() {
