@@ -30,8 +30,9 @@ import org.apache.kafka.common.TopicPartition;
  * Finds {@link HangingTransaction}s: partitions whose last stable offset is held by an open
  * transaction that its coordinator reports as finished, or as open without that partition.
  *
- * <p>Why: a broker that stops while it completes a transaction can record the transaction complete
- * without every marker written (seen on Kafka 4.4 with a single broker restarted under load). The
+ * <p>Why: a coordinator that completes a transaction while a partition of it has no leader skips
+ * that partition's marker as if the partition were deleted (KAFKA-20734, Kafka 4.4; a single broker's
+ * controlled shutdown leaves every partition leaderless for a moment). The
  * partition then stays "in transaction" forever. On {@code baton.worker-events} that stalls every
  * site of the partition at its lease; on {@code __consumer_offsets} it leaves a pending offset
  * commit that keeps the worker group from fetching its positions. Nothing in Kafka ever ends it.
