@@ -48,6 +48,7 @@ public final class EmbeddedKafka implements AutoCloseable {
     private final boolean ownsDataDir;
     private final String clusterId;
     private final int brokerPort;
+    private final int advertisedPort;
     private final int controllerPort;
     private final Map<String, String> overrides;
     private final Security security;
@@ -63,6 +64,7 @@ public final class EmbeddedKafka implements AutoCloseable {
         }
         this.clusterId = builder.clusterId;
         this.brokerPort = builder.brokerPort > 0 ? builder.brokerPort : freePort();
+        this.advertisedPort = builder.advertisedPort > 0 ? builder.advertisedPort : brokerPort;
         this.controllerPort = freePort();
         this.overrides = Map.copyOf(builder.overrides);
         this.security = builder.security;
@@ -107,8 +109,9 @@ public final class EmbeddedKafka implements AutoCloseable {
         return server != null;
     }
 
+    /** Where clients connect: the advertised port (the broker's own unless a relay sits in front of it). */
     public String bootstrapServers() {
-        return "127.0.0.1:" + brokerPort;
+        return "127.0.0.1:" + advertisedPort;
     }
 
     /**
@@ -153,7 +156,7 @@ public final class EmbeddedKafka implements AutoCloseable {
         p.put("node.id", "1");
         p.put("controller.quorum.voters", "1@127.0.0.1:" + controllerPort);
         p.put("listeners", "PLAINTEXT://127.0.0.1:" + brokerPort + ",CONTROLLER://127.0.0.1:" + controllerPort);
-        p.put("advertised.listeners", "PLAINTEXT://127.0.0.1:" + brokerPort);
+        p.put("advertised.listeners", "PLAINTEXT://127.0.0.1:" + advertisedPort);
         p.put("listener.security.protocol.map", "PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT");
         p.put("controller.listener.names", "CONTROLLER");
         p.put("inter.broker.listener.name", "PLAINTEXT");
@@ -233,6 +236,7 @@ public final class EmbeddedKafka implements AutoCloseable {
         private Path dataDir;
         private String clusterId = Uuid.randomUuid().toString();
         private int brokerPort;
+        private int advertisedPort;
         private final Map<String, String> overrides = new HashMap<>();
         private Security security;
 
@@ -275,6 +279,18 @@ public final class EmbeddedKafka implements AutoCloseable {
                 throw new IllegalArgumentException("brokerPort must be in 0..65535, was " + port);
             }
             this.brokerPort = port;
+            return this;
+        }
+
+        /**
+         * The port the broker tells clients to use, when something relays it to {@link #brokerPort}
+         * (the soak's cuttable link); by default the broker port itself.
+         */
+        public Builder advertisedPort(int port) {
+            if (port < 0 || port > 65535) {
+                throw new IllegalArgumentException("advertisedPort must be in 0..65535, was " + port);
+            }
+            this.advertisedPort = port;
             return this;
         }
 

@@ -77,8 +77,8 @@ public final class BatonStreamsApp implements AutoCloseable {
         streams.start();
         if (config.hangingTransactionCheckMs() > 0) {
             Admin admin = Admin.create(config.clientConfig());
-            reaper = new HangingTransactionReaper(admin, hangingTransactionFinder(admin))
-                    .start(Duration.ofMillis(config.hangingTransactionCheckMs()));
+            reaper = new HangingTransactionReaper(admin, hangingTransactionFinder(admin),
+                    id -> id.startsWith(ClientIds.WORKER_TRANSACTIONAL_PREFIX)).start(Duration.ofMillis(config.hangingTransactionCheckMs()));
         }
         if (config.statusPort() > 0) {
             status = new dev.baton.streams.status.StatusServer(config.statusPort(), report());

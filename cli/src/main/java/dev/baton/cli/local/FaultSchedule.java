@@ -12,16 +12,27 @@ import dev.baton.embedded.EmbeddedKafka;
 /**
  * The soak's faults, on their own thread: {@code kill -9} of the oldest worker every interval with
  * a fresh one started in its place; once, {@code kill -9} of a streams-app instance and its restart
- * on the same state directory; once, a stop and start of the broker on the same data directory.
+ * on the same state directory; once, a broker outage: a stop and start of the broker on the same
+ * data directory, or every connection to it cut for a while with the broker still running.
  * Every fault is logged with its time since the start.
  */
 public final class FaultSchedule implements AutoCloseable {
 
     /** When the faults fall, measured from the schedule's start. */
-    public record Plan(Duration workerKillEvery, Duration streamsKillAfter, Duration brokerRestartAfter, Duration brokerDowntime) {
+    public record Plan(Duration workerKillEvery, Duration streamsKillAfter, Duration brokerOutageAfter, Duration brokerDowntime,
+                       BrokerOutage brokerOutage) {
+    }
+
+    /** How the broker goes away. */
+    public enum BrokerOutage {
+        /** Stopped and started again on its data directory. */
+        RESTART,
+        /** Still running, every connection to it cut (needs the {@link CuttableLink} in front of it). */
+        DISCONNECT
     }
 
     private final EmbeddedKafka kafka;
+    private final CuttableLink link;
     private final List<BatonProcess> workers;
     private final List<StreamsInstance> streams;
     private final Plan plan;
@@ -70,9 +81,14 @@ public final class FaultSchedule implements AutoCloseable {
         }
     }
 
-    public FaultSchedule(EmbeddedKafka kafka, String queue, List<BatonProcess> workers, List<StreamsInstance> streams, Plan plan,
-                         PrintStream out) {
+    /** @param link the relay in front of the broker; needed for {@link BrokerOutage#DISCONNECT}, else may be null */
+    public FaultSchedule(EmbeddedKafka kafka, CuttableLink link, String queue, List<BatonProcess> workers, List<StreamsInstance> streams,
+                         Plan plan, PrintStream out) {
+        if (plan.brokerOutage() == BrokerOutage.DISCONNECT && link == null) {
+            throw new IllegalArgumentException("a DISCONNECT outage needs the CuttableLink the broker is advertised through; link was null");
+        }
         this.kafka = kafka;
+        this.link = link;
         this.queue = queue;
         this.workers = workers;
         this.streams = streams;
@@ -91,7 +107,7 @@ public final class FaultSchedule implements AutoCloseable {
 
     private void run() {
         boolean streamsKilled = false;
-        boolean brokerRestarted = false;
+        boolean brokerWentAway = false;
         long nextWorkerKill = System.nanoTime() + plan.workerKillEvery().toNanos();
         try {
             while (running) {
@@ -104,9 +120,13 @@ public final class FaultSchedule implements AutoCloseable {
                     streamsKilled = true;
                     crashAndRestartStreams();
                 }
-                if (!brokerRestarted && elapsed >= plan.brokerRestartAfter().toNanos()) {
-                    brokerRestarted = true;
-                    restartBroker();
+                if (!brokerWentAway && elapsed >= plan.brokerOutageAfter().toNanos()) {
+                    brokerWentAway = true;
+                    if (plan.brokerOutage() == BrokerOutage.RESTART) {
+                        restartBroker();
+                    } else {
+                        cutBroker();
+                    }
                 }
                 Thread.sleep(100); // the schedule's clock tick, not a wait for an event
             }
@@ -156,6 +176,12 @@ public final class FaultSchedule implements AutoCloseable {
         Thread.sleep(plan.brokerDowntime().toMillis()); // the outage itself
         kafka.start();
         record("broker started again on the same data dir after " + plan.brokerDowntime().toMillis() + " ms down");
+    }
+
+    private void cutBroker() throws InterruptedException {
+        record("cutting every connection to the broker (it keeps running)");
+        link.cut(plan.brokerDowntime());
+        record("connections to the broker let through again after " + plan.brokerDowntime().toMillis() + " ms cut off");
     }
 
     private synchronized void record(String fault) {

@@ -10,23 +10,27 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.function.Predicate;
 
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.common.errors.AuthorizationException;
+import org.apache.kafka.common.internals.Topic;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Aborts {@link HangingTransaction}s every {@code intervalMs}, so work behind one moves again instead
- * of waiting for an operator.
+ * Aborts {@link HangingTransaction}s every {@code intervalMs}, where that undoes them safely, so work
+ * behind one moves again instead of waiting for an operator.
  *
- * <p>Aborting is safe for Baton's transactions even where the coordinator had decided to commit.
- * A worker's lease transaction aborted undoes the leases and the offsets together: the tasks are
- * leased again (a completion the worker already sent still resolves its site, and the late second
- * lease is ignored). A streams-app transaction aborted on every partition it lost its markers on
- * is a step not taken, and the step is taken again from its input. Only a transaction that lost
- * some markers but not others could lose records (an output whose input offsets were committed);
- * that partition would otherwise stay blocked for good, so it is aborted too, and logged.
+ * <p>An abort drops the transaction's records on that partition, even where its coordinator had
+ * decided to commit. Safe when the same transaction also hangs on its consumer-offsets partition:
+ * its input offsets are undone with it and the work is done again (a worker's tasks are leased
+ * again, a streams-app step is processed again). A worker's lease transaction is aborted even when
+ * its offsets had been committed: the leases go, but the worker's completions travel apart and still
+ * resolve the sites, and the partition stops blocking every other site. A streams-app transaction
+ * whose offsets had been committed is not aborted: its step would be lost, not redone, and a lost
+ * changelog write brings back a state that yields a second outcome (a soak saw 13). It is logged as an
+ * error with the operator's command instead.
  *
  * <p>Aborting needs ALTER on the cluster; without it the reaper logs the operator's command.
  */
@@ -39,13 +43,16 @@ public final class HangingTransactionReaper implements AutoCloseable {
 
     private final Admin admin;
     private final HangingTransactionFinder finder;
+    private final Predicate<String> workerTransactionalId;
     private final ScheduledExecutorService timer;
     private final Set<HangingTransaction> reported = new HashSet<>();
     private boolean deniedReported;
 
-    public HangingTransactionReaper(Admin admin, HangingTransactionFinder finder) {
+    /** @param workerTransactionalId which transactions are workers' lease transactions */
+    public HangingTransactionReaper(Admin admin, HangingTransactionFinder finder, Predicate<String> workerTransactionalId) {
         this.admin = admin;
         this.finder = finder;
+        this.workerTransactionalId = workerTransactionalId;
         this.timer = Executors.newSingleThreadScheduledExecutor(r -> {
             Thread t = new Thread(r, "baton-hanging-transaction-reaper");
             t.setDaemon(true);
@@ -61,9 +68,14 @@ public final class HangingTransactionReaper implements AutoCloseable {
     /** One pass: finds, checks again, aborts. Returns the transactions aborted. */
     public List<HangingTransaction> runOnce() {
         try {
+            List<HangingTransaction> found = finder.find();
             List<HangingTransaction> aborted = new ArrayList<>();
-            for (HangingTransaction h : finder.find()) {
-                if (finder.stillOpen(h) && abort(h)) {
+            for (HangingTransaction h : found) {
+                boolean redone = inputOffsetsPending(h, found);
+                if (!redone && !workerTransactionalId.test(h.transactionalId())) {
+                    reportOnce(h, "its input offsets were committed, so aborting it would lose its step (and a lost changelog write can "
+                            + "yield a second outcome)");
+                } else if (finder.stillOpen(h) && abort(h, redone)) {
                     aborted.add(h);
                 }
             }
@@ -86,18 +98,36 @@ public final class HangingTransactionReaper implements AutoCloseable {
         }
     }
 
-    private boolean abort(HangingTransaction h) throws InterruptedException {
+    /**
+     * Whether the same transaction also hangs on a consumer-offsets partition: then aborting undoes
+     * its input offsets too, and its consumer does the work again.
+     */
+    private static boolean inputOffsetsPending(HangingTransaction h, List<HangingTransaction> found) {
+        return found.stream().anyMatch(o -> o.producerId() == h.producerId() && o.producerEpoch() == h.producerEpoch()
+                && o.partition().topic().equals(Topic.GROUP_METADATA_TOPIC_NAME));
+    }
+
+    private boolean abort(HangingTransaction h, boolean redone) throws InterruptedException {
         try {
             admin.abortTransaction(h.abortSpec()).all().get(TIMEOUT_MS, TimeUnit.MILLISECONDS);
-            log.warn(ABORTED + ": {}. Readers of the partition were stopped at it; its records are dropped and "
-                    + "Baton redoes that work (leases are taken again, a streams-app step is processed again)", h);
+            if (redone) {
+                log.warn(ABORTED + ": {}. Its input offsets are undone with it, so its work is done again (leases are taken "
+                        + "again, a streams-app step is processed again)", h);
+            } else {
+                log.warn(ABORTED + ": {}. Its offsets had been committed: its leases are gone, the sites resolve through the "
+                        + "completions their worker sends apart", h);
+            }
             return true;
         } catch (ExecutionException | TimeoutException e) {
-            if (reported.add(h)) {
-                log.error("a hanging transaction blocks {} and could not be aborted ({}); every reader of the partition waits until it is. "
-                        + "Grant this app ALTER on the cluster, or run: {}", h, e.getCause() == null ? e : e.getCause(), h.abortCommand());
-            }
+            reportOnce(h, "the abort failed (" + (e.getCause() == null ? e : e.getCause()) + "); grant this app ALTER on the cluster");
             return false;
+        }
+    }
+
+    private void reportOnce(HangingTransaction h, String why) {
+        if (reported.add(h)) {
+            log.error("a hanging transaction blocks {}: every reader of the partition waits until it ends. Not aborted here: {}. "
+                    + "To end it, run: {}", h, why, h.abortCommand());
         }
     }
 

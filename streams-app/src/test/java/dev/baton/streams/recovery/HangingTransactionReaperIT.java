@@ -33,52 +33,53 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * Hanging transactions made the way the soak met them: a committed transaction whose marker is
  * missing from the partition, while its coordinator records it complete. The test cuts the marker
- * off the segment file with the broker stopped. Ours is aborted; another application's is left alone.
+ * off the segment file with the broker stopped. A worker's is aborted; a streams-app step whose input
+ * offsets were committed is not (aborting would lose the step); another application's is left alone.
  */
 class HangingTransactionReaperIT {
 
     private static final String TOPIC = "baton.worker-events";
     private static final TopicPartition OURS = new TopicPartition(TOPIC, 0);
     private static final TopicPartition FOREIGN = new TopicPartition(TOPIC, 1);
+    private static final TopicPartition STREAMS_STEP = new TopicPartition(TOPIC, 2);
 
     @TempDir
     Path dataDir;
 
     @Test
-    void shouldAbortOurHangingTransactionAndLeaveAnotherApplicationsAlone() throws Exception {
+    void shouldAbortAWorkersHangingTransactionOnly() throws Exception {
         EmbeddedKafka kafka = EmbeddedKafka.builder().dataDir(dataDir).build().start();
         try {
             try (Admin admin = admin(kafka)) {
-                admin.createTopics(List.of(new NewTopic(TOPIC, 2, (short) 1))).all().get(30, TimeUnit.SECONDS);
+                admin.createTopics(List.of(new NewTopic(TOPIC, 3, (short) 1))).all().get(30, TimeUnit.SECONDS);
             }
             commitWithoutMarker(kafka, "baton-worker.q.w1", OURS);
             commitWithoutMarker(kafka, "other-app-1", FOREIGN);
+            commitWithoutMarker(kafka, "baton-streams-p1-1", STREAMS_STEP);
             kafka.stop();
             cutLastBatch(OURS);
             cutLastBatch(FOREIGN);
+            cutLastBatch(STREAMS_STEP);
             kafka.start();
 
             try (Admin admin = admin(kafka)) {
                 HangingTransactionFinder finder = new HangingTransactionFinder(admin, t -> t.startsWith("baton."),
-                        id -> id.startsWith("baton-worker."), 0, Clock.systemUTC());
-                assertThat(heldBack(admin)).containsExactlyInAnyOrder(OURS, FOREIGN);
+                        id -> id.startsWith("baton-worker.") || id.startsWith("baton-streams-"), 0, Clock.systemUTC());
+                assertThat(heldBack(admin)).containsExactlyInAnyOrder(OURS, FOREIGN, STREAMS_STEP);
 
                 // the producers' timeout is 1 s; the finder waits for twice that
-                List<HangingTransaction> found = await().atMost(Duration.ofSeconds(30)).until(finder::find, f -> !f.isEmpty());
-                assertThat(found).singleElement().satisfies(h -> {
-                    assertThat(h.partition()).isEqualTo(OURS);
-                    assertThat(h.transactionalId()).isEqualTo("baton-worker.q.w1");
-                    assertThat(h.coordinatorSays()).startsWith("CompleteCommit");
-                });
+                List<HangingTransaction> found = await().atMost(Duration.ofSeconds(30)).until(finder::find, f -> f.size() == 2);
+                assertThat(found).extracting(HangingTransaction::transactionalId).containsExactlyInAnyOrder("baton-worker.q.w1", "baton-streams-p1-1");
+                assertThat(found).allSatisfy(h -> assertThat(h.coordinatorSays()).startsWith("CompleteCommit"));
 
-                HangingTransactionReaper reaper = new HangingTransactionReaper(admin(kafka), finder);
+                HangingTransactionReaper reaper = new HangingTransactionReaper(admin(kafka), finder, id -> id.startsWith("baton-worker."));
                 try {
                     assertThat(reaper.runOnce()).extracting(HangingTransaction::partition).containsExactly(OURS);
                 } finally {
                     reaper.close();
                 }
-                await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> assertThat(heldBack(admin)).containsExactly(FOREIGN));
-                assertThat(finder.find()).isEmpty();
+                await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> assertThat(heldBack(admin)).containsExactlyInAnyOrder(FOREIGN, STREAMS_STEP));
+                assertThat(finder.find()).extracting(HangingTransaction::partition).containsExactly(STREAMS_STEP);
             }
         } finally {
             kafka.close();
@@ -132,7 +133,7 @@ class HangingTransactionReaperIT {
     }
 
     private static List<TopicPartition> heldBack(Admin admin) throws Exception {
-        Map<TopicPartition, OffsetSpec> latest = Map.of(OURS, OffsetSpec.latest(), FOREIGN, OffsetSpec.latest());
+        Map<TopicPartition, OffsetSpec> latest = Map.of(OURS, OffsetSpec.latest(), FOREIGN, OffsetSpec.latest(), STREAMS_STEP, OffsetSpec.latest());
         var stable = admin.listOffsets(latest, new ListOffsetsOptions(IsolationLevel.READ_COMMITTED)).all().get(30, TimeUnit.SECONDS);
         var end = admin.listOffsets(latest, new ListOffsetsOptions(IsolationLevel.READ_UNCOMMITTED)).all().get(30, TimeUnit.SECONDS);
         return latest.keySet().stream().filter(tp -> stable.get(tp).offset() < end.get(tp).offset()).toList();
