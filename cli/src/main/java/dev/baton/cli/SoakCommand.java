@@ -1,8 +1,6 @@
 package dev.baton.cli;
 
-import java.io.IOException;
 import java.io.PrintStream;
-import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -102,7 +100,7 @@ public final class SoakCommand implements Callable<Integer> {
         }
         CuttableLink link = null;
         if (brokerOutage == FaultSchedule.BrokerOutage.DISCONNECT) {
-            int brokerPort = freePort();
+            int brokerPort = EmbeddedKafka.freePort();
             link = new CuttableLink(brokerPort);
             broker.brokerPort(brokerPort).advertisedPort(link.port());
         }
@@ -169,12 +167,6 @@ public final class SoakCommand implements Callable<Integer> {
             if (link != null) {
                 link.close();
             }
-        }
-    }
-
-    private static int freePort() throws IOException {
-        try (ServerSocket socket = new ServerSocket(0)) {
-            return socket.getLocalPort();
         }
     }
 

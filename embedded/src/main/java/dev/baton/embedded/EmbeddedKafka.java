@@ -211,7 +211,8 @@ public final class EmbeddedKafka implements AutoCloseable {
         log.debug("storage format: {}", out.toString(StandardCharsets.UTF_8).trim());
     }
 
-    private static int freePort() {
+    /** A port free on this host at the moment of asking, for a listener started soon after. */
+    public static int freePort() {
         try (ServerSocket socket = new ServerSocket(0)) {
             socket.setReuseAddress(true);
             return socket.getLocalPort();

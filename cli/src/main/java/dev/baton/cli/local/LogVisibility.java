@@ -6,13 +6,11 @@ import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ExecutionException;
-import java.util.function.Function;
+import java.util.concurrent.TimeoutException;
 import java.util.stream.Collectors;
 
+import dev.baton.streams.recovery.PartitionReadability;
 import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.admin.ListOffsetsOptions;
-import org.apache.kafka.clients.admin.ListOffsetsResult.ListOffsetsResultInfo;
-import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.clients.admin.ProducerState;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.IsolationLevel;
@@ -32,20 +30,15 @@ public final class LogVisibility {
 
     /** One line per partition that is not fully readable or not fully consumed; empty when all is. */
     public static List<String> report(Admin admin, Collection<String> topics, Collection<String> groups)
-            throws ExecutionException, InterruptedException {
-        List<TopicPartition> partitions = new ArrayList<>();
-        admin.describeTopics(topics).allTopicNames().get().forEach((topic, d) ->
-                d.partitions().forEach(p -> partitions.add(new TopicPartition(topic, p.partition()))));
-        Map<TopicPartition, Long> stable = offsets(admin, partitions, IsolationLevel.READ_COMMITTED);
-        Map<TopicPartition, Long> end = offsets(admin, partitions, IsolationLevel.READ_UNCOMMITTED);
+            throws ExecutionException, InterruptedException, TimeoutException {
+        List<TopicPartition> partitions = PartitionReadability.partitionsOf(admin, topics);
+        Map<TopicPartition, Long> stable = PartitionReadability.latestOffsets(admin, partitions, IsolationLevel.READ_COMMITTED);
+        Map<TopicPartition, Long> end = PartitionReadability.latestOffsets(admin, partitions, IsolationLevel.READ_UNCOMMITTED);
         List<String> lines = new ArrayList<>();
         List<TopicPartition> heldBack = partitions.stream().filter(tp -> stable.get(tp) < end.get(tp)).toList();
-        Map<TopicPartition, List<ProducerState>> producers = heldBack.isEmpty() ? Map.of()
-                : admin.describeProducers(heldBack).all().get().entrySet().stream()
-                        .collect(Collectors.toMap(Map.Entry::getKey, e -> e.getValue().activeProducers()));
+        Map<TopicPartition, List<ProducerState>> producers = PartitionReadability.openTransactions(admin, heldBack);
         for (TopicPartition tp : heldBack) {
             String open = producers.getOrDefault(tp, List.of()).stream()
-                    .filter(p -> p.currentTransactionStartOffset().isPresent())
                     .map(p -> "producer " + p.producerId() + " epoch " + p.producerEpoch() + " since offset "
                             + p.currentTransactionStartOffset().getAsLong() + ", last write " + Instant.ofEpochMilli(p.lastTimestamp()))
                     .collect(Collectors.joining("; "));
@@ -65,12 +58,5 @@ public final class LogVisibility {
             }
         }
         return lines;
-    }
-
-    private static Map<TopicPartition, Long> offsets(Admin admin, List<TopicPartition> partitions, IsolationLevel isolation)
-            throws ExecutionException, InterruptedException {
-        Map<TopicPartition, OffsetSpec> latest = partitions.stream().collect(Collectors.toMap(Function.identity(), tp -> OffsetSpec.latest()));
-        Map<TopicPartition, ListOffsetsResultInfo> info = admin.listOffsets(latest, new ListOffsetsOptions(isolation)).all().get();
-        return info.entrySet().stream().collect(Collectors.toMap(Map.Entry::getKey, e -> e.getValue().offset()));
     }
 }

@@ -10,15 +10,12 @@ import java.util.Set;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import java.util.function.Function;
 import java.util.function.Predicate;
 import java.util.stream.Collectors;
 
 import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.admin.ListOffsetsOptions;
 import org.apache.kafka.clients.admin.ListTopicsOptions;
 import org.apache.kafka.clients.admin.ListTransactionsOptions;
-import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.clients.admin.ProducerState;
 import org.apache.kafka.clients.admin.TransactionDescription;
 import org.apache.kafka.clients.admin.TransactionListing;
@@ -71,15 +68,15 @@ public final class HangingTransactionFinder {
         if (partitions.isEmpty()) {
             return List.of();
         }
-        Map<TopicPartition, Long> stable = offsets(partitions, IsolationLevel.READ_COMMITTED);
-        Map<TopicPartition, Long> end = offsets(partitions, IsolationLevel.READ_UNCOMMITTED);
+        Map<TopicPartition, Long> stable = PartitionReadability.latestOffsets(admin, partitions, IsolationLevel.READ_COMMITTED);
+        Map<TopicPartition, Long> end = PartitionReadability.latestOffsets(admin, partitions, IsolationLevel.READ_UNCOMMITTED);
         List<TopicPartition> heldBack = partitions.stream().filter(tp -> stable.get(tp) < end.get(tp)).toList();
         if (heldBack.isEmpty()) {
             return List.of();
         }
         long now = clock.millis();
         List<Map.Entry<TopicPartition, ProducerState>> oldOpen = new ArrayList<>();
-        openTransactions(heldBack).forEach((tp, producers) -> producers.stream()
+        PartitionReadability.openTransactions(admin, heldBack).forEach((tp, producers) -> producers.stream()
                 .filter(p -> now - p.lastTimestamp() > minAgeMs)
                 .forEach(p -> oldOpen.add(Map.entry(tp, p))));
         if (oldOpen.isEmpty()) {
@@ -104,7 +101,7 @@ public final class HangingTransactionFinder {
 
     /** Whether {@code h} is still open as found: checked again right before an abort. */
     public boolean stillOpen(HangingTransaction h) throws ExecutionException, InterruptedException, TimeoutException {
-        return openTransactions(List.of(h.partition())).getOrDefault(h.partition(), List.of()).stream()
+        return PartitionReadability.openTransactions(admin, List.of(h.partition())).getOrDefault(h.partition(), List.of()).stream()
                 .anyMatch(p -> p.producerId() == h.producerId() && p.producerEpoch() == h.producerEpoch()
                         && p.currentTransactionStartOffset().getAsLong() == h.startOffset());
     }
@@ -120,24 +117,7 @@ public final class HangingTransactionFinder {
     private List<TopicPartition> watchedPartitions() throws ExecutionException, InterruptedException, TimeoutException {
         List<String> topics = admin.listTopics(new ListTopicsOptions().listInternal(true)).names().get(TIMEOUT_MS, TimeUnit.MILLISECONDS)
                 .stream().filter(watchedTopic).toList();
-        List<TopicPartition> partitions = new ArrayList<>();
-        admin.describeTopics(topics).allTopicNames().get(TIMEOUT_MS, TimeUnit.MILLISECONDS).forEach((topic, d) ->
-                d.partitions().forEach(p -> partitions.add(new TopicPartition(topic, p.partition()))));
-        return partitions;
-    }
-
-    private Map<TopicPartition, Long> offsets(List<TopicPartition> partitions, IsolationLevel isolation)
-            throws ExecutionException, InterruptedException, TimeoutException {
-        Map<TopicPartition, OffsetSpec> latest = partitions.stream().collect(Collectors.toMap(Function.identity(), tp -> OffsetSpec.latest()));
-        return admin.listOffsets(latest, new ListOffsetsOptions(isolation)).all().get(TIMEOUT_MS, TimeUnit.MILLISECONDS).entrySet().stream()
-                .collect(Collectors.toMap(Map.Entry::getKey, e -> e.getValue().offset()));
-    }
-
-    private Map<TopicPartition, List<ProducerState>> openTransactions(List<TopicPartition> partitions)
-            throws ExecutionException, InterruptedException, TimeoutException {
-        return admin.describeProducers(partitions).all().get(TIMEOUT_MS, TimeUnit.MILLISECONDS).entrySet().stream()
-                .collect(Collectors.toMap(Map.Entry::getKey, e -> e.getValue().activeProducers().stream()
-                        .filter(p -> p.currentTransactionStartOffset().isPresent()).toList()));
+        return PartitionReadability.partitionsOf(admin, topics);
     }
 
     /** The transactional id of each producer id, where it is one of ours. */

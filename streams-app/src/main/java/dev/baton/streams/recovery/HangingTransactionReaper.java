@@ -45,7 +45,8 @@ public final class HangingTransactionReaper implements AutoCloseable {
     private final HangingTransactionFinder finder;
     private final Predicate<String> workerTransactionalId;
     private final ScheduledExecutorService timer;
-    private final Set<HangingTransaction> reported = new HashSet<>();
+    /** Transactions already logged as not aborted, by partition, producer and start: what the coordinator says may change. */
+    private final Set<String> reported = new HashSet<>();
     private boolean deniedReported;
 
     /** @param workerTransactionalId which transactions are workers' lease transactions */
@@ -125,7 +126,7 @@ public final class HangingTransactionReaper implements AutoCloseable {
     }
 
     private void reportOnce(HangingTransaction h, String why) {
-        if (reported.add(h)) {
+        if (reported.add(h.partition() + "/" + h.producerId() + "/" + h.producerEpoch() + "/" + h.startOffset())) {
             log.error("a hanging transaction blocks {}: every reader of the partition waits until it ends. Not aborted here: {}. "
                     + "To end it, run: {}", h, why, h.abortCommand());
         }
