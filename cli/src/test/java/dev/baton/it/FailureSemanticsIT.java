@@ -7,6 +7,7 @@ import static org.awaitility.Awaitility.await;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
@@ -29,6 +30,7 @@ import dev.baton.events.WorkerEventKind;
 import dev.baton.schemas.EventSerde;
 import dev.baton.schemas.SiteKey;
 import dev.baton.schemas.registry.SchemaRegistry;
+import dev.baton.topics.ClientIds;
 import dev.baton.topics.BatonTopics;
 import dev.baton.worker.Worker;
 import dev.baton.worker.WorkerOptions;
@@ -49,7 +51,7 @@ class FailureSemanticsIT {
 
     @BeforeAll
     static void start() {
-        cluster = LocalCluster.start(3, List.of("crash", "drain", "flaky", "lonely", "cancel"));
+        cluster = LocalCluster.start(3, List.of("crash", "drain", "flaky", "lonely", "cancel", "twin"));
         client = cluster.client("failures", o -> { });
         WorkerOptions.Builder inProcess = WorkerOptions.builder().workerId("in-process").queues("flaky", "cancel").maxConcurrent(4)
                 .handler("watch", (ctx, input) -> {
@@ -234,6 +236,36 @@ class FailureSemanticsIT {
 
         assertThat(o.completed()).isFalse();
         assertThat(o.reason()).startsWith("unavailable: unserved: no live worker serves queue 'lonely'");
+    }
+
+    /**
+     * Two processes run with one worker id: the second one's lease producer fences the first's. The
+     * fenced worker must stop claiming the queue (it used to go on registering it with capacity while
+     * its task loop was dead, so a lone queue looked saturated and its work waited), and the task
+     * its failed lease transaction held must reach a worker that can lease it.
+     */
+    @Test
+    void shouldStopRegisteringAQueueOnceAnotherProcessTakesItsWorkerId() throws Exception {
+        Worker fenced = cluster.worker(WorkerOptions.builder().workerId("twin").queues("twin").maxConcurrent(2)
+                .handler("echo", (ctx, input) -> input));
+        assertThat(client.dispatch(request("twin-before", "twin", "echo", "x").build()).get(60, TimeUnit.SECONDS).workerId())
+                .isEqualTo("twin");
+        Map<String, Object> twinConfig = new HashMap<>(cluster.clientConfig());
+        twinConfig.put("transactional.id", ClientIds.workerTransactionalId("twin", "twin"));
+        try (KafkaProducer<byte[], byte[]> twin = new KafkaProducer<>(twinConfig, new ByteArraySerializer(), new ByteArraySerializer())) {
+            twin.initTransactions();
+        }
+
+        CompletableFuture<Outcome> held = client.dispatch(request("twin-held", "twin", "echo", "x").build());
+        await().atMost(LocalCluster.PATIENCE).until(() -> fenced.servedQueues().isEmpty());
+        Outcome unserved = client.dispatch(request("twin-after", "twin", "echo", "x").scheduleToStart(Duration.ofSeconds(2)).build())
+                .get(60, TimeUnit.SECONDS);
+        assertThat(unserved.reason()).startsWith("unavailable: unserved: no live worker serves queue 'twin'");
+
+        cluster.worker(WorkerOptions.builder().workerId("twin-rescuer").queues("twin").maxConcurrent(2).handler("echo", (ctx, input) -> input));
+        Outcome rescued = held.get(90, TimeUnit.SECONDS);
+        assertThat(rescued.completed()).as(rescued.toString()).isTrue();
+        assertThat(rescued.workerId()).isEqualTo("twin-rescuer");
     }
 
     @Test

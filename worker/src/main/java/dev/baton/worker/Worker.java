@@ -69,7 +69,7 @@ public final class Worker implements AutoCloseable {
         this.registry = SchemaRegistry.forUrl(options.schemaRegistryUrl(), options.kafkaConfig());
         this.events = new EventSender(options.kafkaConfig(), EventSerde.of(WorkerEvent.class, registry), options.workerId(), clock);
         this.registration = new Registration(options.kafkaConfig(), EventSerde.of(WorkerStatus.class, registry), options.workerId(),
-                options.queues(), options.nodeLabels(), options.maxConcurrent(), executions::size, () -> draining, clock);
+                this::servedQueues, options.nodeLabels(), options.maxConcurrent(), executions::size, () -> draining, clock);
         this.control = new ControlListener(options.workerId(), options.kafkaConfig(), EventSerde.of(WorkerControl.class, registry), executions);
         this.pool = new ActivityPool(options.maxConcurrent(),
                 r -> daemon(r, "baton-activity-" + options.workerId() + "-" + threadCount.incrementAndGet()));
@@ -83,7 +83,7 @@ public final class Worker implements AutoCloseable {
             List<String> topics = new ArrayList<>(List.of(BatonTopics.tasks(queue)));
             options.nodeLabels().forEach(label -> topics.add(BatonTopics.tasks(queue, label)));
             runners.add(new QueueRunner(queue, options.workerId(), topics, options.kafkaConfig(), EventSerde.of(ActivityTask.class, registry),
-                    events, deadLetters, runner, executions, options.maxConcurrent(), clock, leases::increment));
+                    events, deadLetters, runner, executions, options.maxConcurrent(), clock, leases::increment, this::safePublish));
         }
     }
 
@@ -109,6 +109,15 @@ public final class Worker implements AutoCloseable {
             daemon(r, "baton-queue-" + options.workerId()).start();
         }
         log.info("worker {} serving {} with {} slots", options.workerId(), options.queues(), options.maxConcurrent());
+    }
+
+    /**
+     * The queues this worker still serves, in the order its options name them. A queue drops out when
+     * its task loop ends on its own: another process took this worker id, or the loop failed (both
+     * logged at ERROR). Its registration then stops listing the queue, so Baton's census sees it.
+     */
+    public List<String> servedQueues() {
+        return runners.stream().filter(QueueRunner::serving).map(QueueRunner::queue).toList();
     }
 
     public String workerId() {

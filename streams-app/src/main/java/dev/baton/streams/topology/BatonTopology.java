@@ -8,6 +8,9 @@ import dev.baton.streams.processor.SiteProcessorSupplier;
 import dev.baton.streams.processor.WorkerCensusProcessor;
 import org.apache.kafka.common.serialization.Serdes.ByteArraySerde;
 import org.apache.kafka.common.serialization.Serdes.BytesSerde;
+import org.apache.kafka.common.utils.Bytes;
+import org.apache.kafka.streams.state.KeyValueStore;
+import org.apache.kafka.streams.state.StoreBuilder;
 import org.apache.kafka.streams.state.Stores;
 import dev.baton.topics.BatonTopics;
 import org.apache.kafka.common.header.Header;
@@ -38,9 +41,7 @@ public final class BatonTopology {
         ByteArraySerializer out = new ByteArraySerializer();
         Topology topology = new Topology();
         // The census is global: every instance needs every worker to answer "is queue Q served?".
-        topology.addGlobalStore(Stores.keyValueStoreBuilder(Stores.inMemoryKeyValueStore(TopologyNames.WORKERS_STORE),
-                        new BytesSerde(), new ByteArraySerde()).withLoggingDisabled(),
-                TopologyNames.WORKERS_SOURCE, in, in, BatonTopics.WORKERS, TopologyNames.WORKERS_PROCESSOR,
+        topology.addGlobalStore(workersStore(), TopologyNames.WORKERS_SOURCE, in, in, BatonTopics.WORKERS, TopologyNames.WORKERS_PROCESSOR,
                 () -> new WorkerCensusProcessor(workerStatus, supplier.censusChanges()));
         topology.addSource(TopologyNames.DISPATCH_SOURCE, in, in, BatonTopics.DISPATCH);
         topology.addSource(TopologyNames.WORKER_EVENTS_SOURCE, in, in, BatonTopics.WORKER_EVENTS);
@@ -51,6 +52,18 @@ public final class BatonTopology {
         topology.addSink(TopologyNames.HISTORY_SINK, BatonTopics.HISTORY, out, out, TopologyNames.SITE_PROCESSOR);
         topology.addSink(TopologyNames.DLQ_SINK, BatonTopics.DLQ, out, out, TopologyNames.SITE_PROCESSOR);
         return topology;
+    }
+
+    /**
+     * The global {@code workers} store. RocksDB, not the in-memory store, because stream threads scan
+     * it while the global thread writes it: the in-memory store is a TreeMap written under a lock and
+     * read without one, and a worker's tombstone landing mid-scan made the census throw
+     * NoSuchElementException, which dead-lettered the dispatch being decided (its caller never heard
+     * back). A RocksDB iterator reads a consistent snapshot.
+     */
+    public static StoreBuilder<KeyValueStore<Bytes, byte[]>> workersStore() {
+        return Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(TopologyNames.WORKERS_STORE), new BytesSerde(), new ByteArraySerde())
+                .withLoggingDisabled();
     }
 
     /** The queue's task topic, chosen by the processor and carried in a header. */

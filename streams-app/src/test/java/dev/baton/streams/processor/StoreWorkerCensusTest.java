@@ -3,23 +3,29 @@ package dev.baton.streams.processor;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.NavigableMap;
 import java.util.TreeMap;
 import java.util.UUID;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 
 import dev.baton.events.WorkerStatus;
 import dev.baton.schemas.EventSerde;
 import dev.baton.schemas.registry.SchemaRegistry;
+import dev.baton.streams.state.RocksDbStores;
+import dev.baton.streams.topology.BatonTopology;
 import dev.baton.topics.BatonTopics;
 import org.apache.kafka.common.utils.Bytes;
 import org.apache.kafka.streams.KeyValue;
 import org.apache.kafka.streams.state.KeyValueIterator;
+import org.apache.kafka.streams.state.KeyValueStore;
 import org.apache.kafka.streams.state.ReadOnlyKeyValueStore;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 class StoreWorkerCensusTest {
 
@@ -59,11 +65,52 @@ class StoreWorkerCensusTest {
         assertThat(census.liveWorkers("q")).isZero();
     }
 
+    /**
+     * The global thread writes the store while stream threads count; a tombstone landing mid-scan
+     * once made the count throw and cost the dispatch being decided. Counted against the store the
+     * topology really builds, while another thread registers and tombstones workers.
+     */
+    @Test
+    void shouldCountWhileAnotherThreadRegistersAndTombstonesWorkers(@TempDir Path stateDir) throws Exception {
+        KeyValueStore<Bytes, byte[]> global = RocksDbStores.open(BatonTopology.workersStore().withCachingDisabled(), stateDir);
+        try {
+            StoreWorkerCensus shared = new StoreWorkerCensus(global, serde, now::get, STALE_AFTER_MS, changes);
+            global.put(key("steady-1"), status("steady-1", T0));
+            global.put(key("steady-2"), status("steady-2", T0));
+            AtomicBoolean writing = new AtomicBoolean(true);
+            // The row that comes and goes sorts last: a scan that sees it in hasNext() and finds it gone in next() is the race.
+            Thread globalThread = new Thread(() -> {
+                for (long i = 0; writing.get(); i++) {
+                    if (i % 2 == 0) {
+                        global.put(key("zz-flapping"), status("zz-flapping", T0));
+                    } else {
+                        global.delete(key("zz-flapping"));
+                    }
+                    changes.changed();
+                }
+            });
+            globalThread.start();
+            try {
+                for (int scan = 0; scan < 100_000; scan++) {
+                    assertThat(shared.liveWorkers("q")).isBetween(2, 3);
+                }
+            } finally {
+                writing.set(false);
+                globalThread.join();
+            }
+        } finally {
+            global.close();
+        }
+    }
+
     private void register(String workerId, long lastSeen) {
-        WorkerStatus s = WorkerStatus.newBuilder().setWorkerId(workerId).setQueues(List.of("q")).setNodeLabels(List.of()).setCapacity(4)
-                .setInFlight(0).setStartedAtMillis(lastSeen).setLastSeenMillis(lastSeen).build();
-        store.rows.put(key(workerId), serde.encode(BatonTopics.WORKERS, s));
+        store.rows.put(key(workerId), status(workerId, lastSeen));
         changes.changed();
+    }
+
+    private byte[] status(String workerId, long lastSeen) {
+        return serde.encode(BatonTopics.WORKERS, WorkerStatus.newBuilder().setWorkerId(workerId).setQueues(List.of("q"))
+                .setNodeLabels(List.of()).setCapacity(4).setInFlight(0).setStartedAtMillis(lastSeen).setLastSeenMillis(lastSeen).build());
     }
 
     private static Bytes key(String workerId) {

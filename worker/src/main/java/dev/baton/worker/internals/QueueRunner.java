@@ -49,7 +49,7 @@ public final class QueueRunner implements Runnable {
     private final String workerId;
     private final List<String> topics;
     private final KafkaConsumer<byte[], byte[]> consumer;
-    private final KafkaProducer<byte[], byte[]> producer;
+    private final LeaseTransactions transactions;
     private final EventSerde<ActivityTask> tasks;
     private final EventSender events;
     private final DeadLetters deadLetters;
@@ -58,13 +58,16 @@ public final class QueueRunner implements Runnable {
     private final int maxConcurrent;
     private final Clock clock;
     private final Runnable leaseCounted;
+    private final Runnable servingEnded;
     private final CountDownLatch stopped = new CountDownLatch(1);
     private volatile boolean running = true;
+    private volatile boolean serving = true;
 
     public QueueRunner(String queue, String workerId, List<String> topics, Map<String, Object> kafkaConfig, EventSerde<ActivityTask> tasks,
                        EventSender events, DeadLetters deadLetters, ActivityRunner runner, Executions executions, int maxConcurrent,
-                       Clock clock, Runnable leaseCounted) {
+                       Clock clock, Runnable leaseCounted, Runnable servingEnded) {
         this.leaseCounted = leaseCounted;
+        this.servingEnded = servingEnded;
         this.queue = queue;
         this.workerId = workerId;
         this.topics = topics;
@@ -99,13 +102,14 @@ public final class QueueRunner implements Runnable {
         // lease transaction lasts milliseconds; the 60 s default would stall every site behind it.
         p.putIfAbsent(ProducerConfig.TRANSACTION_TIMEOUT_CONFIG, 10_000);
         p.keySet().retainAll(ProducerConfig.configNames());
-        this.producer = new KafkaProducer<>(p, new ByteArraySerializer(), new ByteArraySerializer());
+        this.transactions = new LeaseTransactions(() -> new KafkaProducer<>(p, new ByteArraySerializer(), new ByteArraySerializer()),
+                "worker " + workerId + " queue " + queue);
     }
 
     @Override
     public void run() {
         try {
-            producer.initTransactions();
+            initTransactions();
             consumer.subscribe(topics);
             while (running) {
                 ConsumerRecords<byte[], byte[]> records = consumer.poll(applyBackpressure() ? Duration.ZERO : Duration.ofMillis(50));
@@ -122,13 +126,39 @@ public final class QueueRunner implements Runnable {
             if (running) {
                 log.error("worker {} queue {}: woken while running", workerId, queue, e);
             }
+        } catch (LeaseTransactions.LeaseFencedException e) {
+            log.error("{}. This worker stops serving queue {} and no longer registers it.", e.getMessage(), queue);
         } catch (RuntimeException e) {
-            log.error("worker {} queue {}: task loop stopped: {}", workerId, queue, e.toString(), e);
+            log.error("worker {} queue {}: task loop stopped; this worker no longer registers the queue: {}", workerId, queue,
+                    e.toString(), e);
         } finally {
             consumer.close(CloseOptions.timeout(Duration.ofSeconds(5)));
-            producer.close(Duration.ofSeconds(5));
+            transactions.close();
+            if (running) { // ended unasked: no longer served by this worker (a stopped loop drains, and says so)
+                serving = false;
+                servingEnded.run();
+            }
             stopped.countDown();
         }
+    }
+
+    /** A broker that cannot be reached yet is no reason to stop: the first lease tries again. */
+    private void initTransactions() {
+        try {
+            transactions.init();
+        } catch (KafkaException e) {
+            transactions.recover(e);
+            log.warn("worker {} queue {}: lease transactions not ready ({}); the first lease tries again", workerId, queue, e.toString());
+        }
+    }
+
+    public String queue() {
+        return queue;
+    }
+
+    /** False once the loop has ended unasked: fenced by a twin or failed. Its worker stops registering the queue. */
+    public boolean serving() {
+        return serving;
     }
 
     /**
@@ -164,8 +194,8 @@ public final class QueueRunner implements Runnable {
         int free = Math.max(1, maxConcurrent - executions.size());
         Map<TopicPartition, OffsetAndMetadata> consumed = new HashMap<>();
         long now = clock.millis();
-        producer.beginTransaction();
         try {
+            transactions.begin();
             for (TopicPartition tp : records.partitions()) {
                 for (ConsumerRecord<byte[], byte[]> r : records.records(tp)) {
                     if (leased.size() >= free) {
@@ -179,14 +209,12 @@ public final class QueueRunner implements Runnable {
                     }
                 }
             }
-            if (!consumed.isEmpty()) {
-                producer.sendOffsetsToTransaction(consumed, consumer.groupMetadata());
-            }
-            producer.commitTransaction();
+            transactions.commit(consumed, consumer.groupMetadata());
             return leased;
-        } catch (KafkaException e) {
+        } catch (KafkaException | IllegalStateException e) {
             log.warn("worker {} queue {}: lease transaction failed ({}); the batch will be fetched again", workerId, queue, e.toString());
-            abortAndRewind(records);
+            transactions.recover(e);
+            rewind(records);
             return List.of();
         }
     }
@@ -197,7 +225,7 @@ public final class QueueRunner implements Runnable {
         try {
             task = tasks.decode(r);
         } catch (UndecodableRecordException e) {
-            producer.send(deadLetters.deadLetter(r, e.getMessage()));
+            transactions.send(deadLetters.deadLetter(r, e.getMessage()));
             return null;
         }
         if (task.getDeadlineMillis() != null && now > task.getDeadlineMillis()) {
@@ -206,16 +234,11 @@ public final class QueueRunner implements Runnable {
             return null;
         }
         Execution e = new Execution(task, workerId, now);
-        producer.send(events.leaseRecord(e));
+        transactions.send(events.leaseRecord(e));
         return e;
     }
 
-    private void abortAndRewind(ConsumerRecords<byte[], byte[]> records) {
-        try {
-            producer.abortTransaction();
-        } catch (KafkaException e) {
-            throw new KafkaException("worker " + workerId + " queue " + queue + ": cannot abort the lease transaction; restart the worker", e);
-        }
+    private void rewind(ConsumerRecords<byte[], byte[]> records) {
         for (TopicPartition tp : records.partitions()) {
             consumer.seek(tp, records.records(tp).get(0).offset());
         }

@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.function.BooleanSupplier;
 import java.util.function.IntSupplier;
+import java.util.function.Supplier;
 
 import dev.baton.events.WorkerStatus;
 import dev.baton.schemas.EventSerde;
@@ -17,13 +18,17 @@ import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 
-/** This worker's row in the compacted {@code baton.workers} topic: published, refreshed, tombstoned on clean exit. */
+/**
+ * This worker's row in the compacted {@code baton.workers} topic: published, refreshed, tombstoned on
+ * clean exit. It lists the queues the worker still serves, asked anew at each refresh, so a queue
+ * whose loop has ended stops counting as served and Baton's census can call it unserved.
+ */
 public final class Registration implements AutoCloseable {
 
     private final KafkaProducer<byte[], byte[]> producer;
     private final EventSerde<WorkerStatus> serde;
     private final String workerId;
-    private final List<String> queues;
+    private final Supplier<List<String>> queues;
     private final List<String> labels;
     private final int capacity;
     private final IntSupplier inFlight;
@@ -31,7 +36,7 @@ public final class Registration implements AutoCloseable {
     private final Clock clock;
     private final long startedAt;
 
-    public Registration(Map<String, Object> kafkaConfig, EventSerde<WorkerStatus> serde, String workerId, List<String> queues,
+    public Registration(Map<String, Object> kafkaConfig, EventSerde<WorkerStatus> serde, String workerId, Supplier<List<String>> queues,
                         List<String> labels, int capacity, IntSupplier inFlight, BooleanSupplier draining, Clock clock) {
         Map<String, Object> c = new HashMap<>(kafkaConfig);
         c.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
@@ -50,7 +55,7 @@ public final class Registration implements AutoCloseable {
     }
 
     public void publish() {
-        WorkerStatus status = WorkerStatus.newBuilder().setWorkerId(workerId).setQueues(queues).setNodeLabels(labels)
+        WorkerStatus status = WorkerStatus.newBuilder().setWorkerId(workerId).setQueues(queues.get()).setNodeLabels(labels)
                 .setCapacity(capacity).setInFlight(inFlight.getAsInt()).setDraining(draining.getAsBoolean())
                 .setStartedAtMillis(startedAt).setLastSeenMillis(clock.millis()).build();
         producer.send(new ProducerRecord<>(BatonTopics.WORKERS, key(), serde.encode(BatonTopics.WORKERS, status)));
