@@ -1,14 +1,23 @@
 package dev.baton.streams.config;
 
+import java.nio.charset.StandardCharsets;
 import java.time.Clock;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 
 import dev.baton.events.DeadLetter;
+import dev.baton.events.DispatchCommand;
+import dev.baton.events.DispatchKind;
+import dev.baton.events.Outcome;
+import dev.baton.events.OutcomeStatus;
 import dev.baton.schemas.DeadLetters;
 import dev.baton.schemas.EventSerde;
+import dev.baton.schemas.Reasons;
 import dev.baton.schemas.registry.SchemaRegistry;
+import dev.baton.topics.BatonTopics;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.streams.errors.ErrorHandlerContext;
 import org.apache.kafka.streams.errors.ProcessingExceptionHandler;
@@ -22,22 +31,34 @@ import org.slf4j.LoggerFactory;
  * and processing resumes. Without it the stream thread would die, be replaced, re-read the same
  * record and die again: one poison record would stop every site of its partition.
  *
+ * <p>A dispatch request that names a reply key also gets an answer, in the same transaction: a
+ * failed {@code Outcome}, {@code retryable:}, naming the dead letter. Its caller would otherwise
+ * wait forever for a decision that will never come.
+ *
  * <p>Trade-off, recorded in docs/decisions.md: store writes the processor made before it threw are
  * committed with the dead letter. The processor validates before it writes, so a throw after a
- * write means a bug that the dead letter and the ERROR log make visible.
+ * write means a bug that the dead letter and the ERROR log make visible. Such a site may be left
+ * half-made, so the answer tells the caller to dispatch the next attempt, which takes over whatever
+ * is there.
  */
 public final class DeadLetterProcessingHandler implements ProcessingExceptionHandler {
 
     private static final Logger log = LoggerFactory.getLogger(DeadLetterProcessingHandler.class);
 
     private DeadLetters deadLetters;
+    private EventSerde<DispatchCommand> dispatches;
+    private EventSerde<Outcome> outcomes;
+    private Clock clock;
 
     @Override
     public void configure(Map<String, ?> configs) {
         Map<String, Object> client = new HashMap<>(configs);
         Object url = configs.get(StreamsAppConfig.SCHEMA_REGISTRY_URL_CONFIG);
         SchemaRegistry registry = SchemaRegistry.forUrl(url == null ? "kafka://" : url.toString(), client);
-        deadLetters = new DeadLetters(EventSerde.of(DeadLetter.class, registry), "streams-app", Clock.systemUTC());
+        clock = Clock.systemUTC();
+        deadLetters = new DeadLetters(EventSerde.of(DeadLetter.class, registry), "streams-app", clock);
+        dispatches = EventSerde.of(DispatchCommand.class, registry);
+        outcomes = EventSerde.of(Outcome.class, registry);
     }
 
     @Override
@@ -46,6 +67,31 @@ public final class DeadLetterProcessingHandler implements ProcessingExceptionHan
                 context.partition(), context.offset(), exception);
         ProducerRecord<byte[], byte[]> letter = deadLetters.deadLetter(context.topic(), context.partition(), context.offset(),
                 context.sourceRawKey(), context.sourceRawValue(), "processing failed in " + context.processorNodeId() + ": " + exception);
-        return Response.resume(List.of(letter));
+        List<ProducerRecord<byte[], byte[]>> out = new ArrayList<>(List.of(letter));
+        answerToCaller(context, exception).ifPresent(out::add);
+        return Response.resume(out);
+    }
+
+    private Optional<ProducerRecord<byte[], byte[]>> answerToCaller(ErrorHandlerContext context, Exception exception) {
+        if (!BatonTopics.DISPATCH.equals(context.topic()) || context.sourceRawValue() == null) {
+            return Optional.empty(); // a worker report that hit a bug is found later as a transport loss
+        }
+        DispatchCommand cmd;
+        try {
+            cmd = dispatches.decode(BatonTopics.DISPATCH, context.sourceRawValue());
+        } catch (RuntimeException e) { // UndecodableRecordException or worse: no reply key to answer
+            return Optional.empty();
+        }
+        if (cmd.getKind() != DispatchKind.REQUESTED || cmd.getReplyKey() == null || cmd.getReplyKey().isEmpty()) {
+            return Optional.empty();
+        }
+        Outcome outcome = Outcome.newBuilder().setStatus(OutcomeStatus.FAILED).setSite(cmd.getSite()).setRequestId(cmd.getRequestId())
+                .setReplyKey(cmd.getReplyKey()).setAttempt(Math.max(cmd.getAttempt(), 0))
+                .setReason(Reasons.RETRYABLE + " internal error in the streams app while deciding this dispatch (dead-lettered from "
+                        + context.topic() + "-" + context.partition() + "@" + context.offset() + ": " + exception
+                        + "); dispatch attempt " + (cmd.getAttempt() + 1) + " to try again")
+                .setAtMillis(clock.millis()).build();
+        return Optional.of(new ProducerRecord<>(BatonTopics.RESULTS, cmd.getReplyKey().getBytes(StandardCharsets.UTF_8),
+                outcomes.encode(BatonTopics.RESULTS, outcome)));
     }
 }

@@ -1,5 +1,6 @@
 package dev.baton.streams.topology;
 
+import static dev.baton.streams.topology.SiteHarness.CLIENT;
 import static dev.baton.streams.topology.SiteHarness.request;
 import static dev.baton.streams.topology.SiteHarness.site;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -195,6 +196,19 @@ class DispatchRulesTest {
             assertThat(d.getValue()).isNotNull();
         });
         assertThat(h.tasks()).as("the next record is processed").hasSize(1);
+    }
+
+    @Test
+    void shouldAnswerTheCallerOfADispatchThatHitABugInsteadOfLeavingItWaiting() {
+        h.send(request(site("x"), 2, "r-bug").setQueue("explode").build());
+
+        assertThat(h.results()).singleElement().satisfies(o -> {
+            assertThat(o.getRequestId()).isEqualTo("r-bug");
+            assertThat(o.getReplyKey()).isEqualTo(CLIENT);
+            assertThat(o.getStatus()).isEqualTo(OutcomeStatus.FAILED);
+            assertThat(o.getReason()).startsWith("retryable: internal error").contains("baton.dispatch-0@0", "boom: a processor bug",
+                    "dispatch attempt 3");
+        });
     }
 
     @Test
