@@ -30,7 +30,8 @@ public final class WorkerCommand implements Callable<Integer> {
     @Option(names = "--demo-handlers", description = "Serve the demo handlers: echo, flaky, terminal, long")
     boolean demoHandlers;
 
-    @Option(names = "--worker-id", description = "Stable worker id (default: random)")
+    @Option(names = "--worker-id", description = "Stable worker id, one per running process: a second process with the same id takes over "
+            + "its lease transactions and the first stops serving (default: random)")
     String workerId;
 
     @Option(names = "--max-concurrent", description = "Activities running at once (default: worker.max.concurrent, 16)")

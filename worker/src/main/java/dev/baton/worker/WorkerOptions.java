@@ -13,6 +13,8 @@ import dev.baton.topics.BatonTopics;
  * Immutable options of a {@link Worker}, validated at construction.
  *
  * @param kafkaConfig Kafka client settings (bootstrap servers, security)
+ * @param workerId this process's id, unique among running workers (it names the lease transactions:
+ *                 a second process with the same id fences the first, which then stops serving)
  * @param queues queues served; one consumer group {@code baton-worker-<queue>} each
  * @param handlers handler per activity type
  * @param maxConcurrent activities running at once; partitions are paused when full
