@@ -12,11 +12,11 @@ import dev.baton.events.DeadLetter;
 import dev.baton.events.DispatchCommand;
 import dev.baton.events.DispatchKind;
 import dev.baton.events.Outcome;
-import dev.baton.events.OutcomeStatus;
 import dev.baton.schemas.DeadLetters;
 import dev.baton.schemas.EventSerde;
 import dev.baton.schemas.Reasons;
 import dev.baton.schemas.registry.SchemaRegistry;
+import dev.baton.streams.processor.DispatchAnswers;
 import dev.baton.topics.BatonTopics;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.streams.errors.ErrorHandlerContext;
@@ -85,12 +85,9 @@ public final class DeadLetterProcessingHandler implements ProcessingExceptionHan
         if (cmd.getKind() != DispatchKind.REQUESTED || cmd.getReplyKey() == null || cmd.getReplyKey().isEmpty()) {
             return Optional.empty();
         }
-        Outcome outcome = Outcome.newBuilder().setStatus(OutcomeStatus.FAILED).setSite(cmd.getSite()).setRequestId(cmd.getRequestId())
-                .setReplyKey(cmd.getReplyKey()).setAttempt(Math.max(cmd.getAttempt(), 0))
-                .setReason(Reasons.RETRYABLE + " internal error in the streams app while deciding this dispatch (dead-lettered from "
-                        + context.topic() + "-" + context.partition() + "@" + context.offset() + ": " + exception
-                        + "); dispatch attempt " + (cmd.getAttempt() + 1) + " to try again")
-                .setAtMillis(clock.millis()).build();
+        Outcome outcome = DispatchAnswers.failed(cmd.getSite(), cmd, Reasons.RETRYABLE + " internal error in the streams app while "
+                + "deciding this dispatch (dead-lettered from " + context.topic() + "-" + context.partition() + "@" + context.offset()
+                + ": " + exception + "); dispatch attempt " + (cmd.getAttempt() + 1) + " to try again", clock.millis());
         return Optional.of(new ProducerRecord<>(BatonTopics.RESULTS, cmd.getReplyKey().getBytes(StandardCharsets.UTF_8),
                 outcomes.encode(BatonTopics.RESULTS, outcome)));
     }

@@ -7,8 +7,6 @@ import java.util.Optional;
 
 import dev.baton.events.DispatchCommand;
 import dev.baton.events.DispatchKind;
-import dev.baton.events.Outcome;
-import dev.baton.events.OutcomeStatus;
 import dev.baton.events.WorkerEvent;
 import dev.baton.schemas.DeadLetters;
 import dev.baton.schemas.Reasons;
@@ -130,9 +128,8 @@ public final class SiteProcessor implements Processor<byte[], byte[], byte[], by
         if (cmd.getReplyKey().isEmpty() || cmd.getKind() == DispatchKind.CANCEL) {
             return;
         }
-        emit.outcome(cmd.getReplyKey(), Outcome.newBuilder().setStatus(OutcomeStatus.FAILED).setSite(site.toRef())
-                .setRequestId(cmd.getRequestId()).setReplyKey(cmd.getReplyKey()).setAttempt(Math.max(cmd.getAttempt(), 0))
-                .setReason(Reasons.TERMINAL + " invalid dispatch: " + problem).setAtMillis(emit.now()).build());
+        emit.outcome(cmd.getReplyKey(), DispatchAnswers.failed(site.toRef(), cmd, Reasons.TERMINAL + " invalid dispatch: " + problem,
+                emit.now()));
     }
 
     private void punctuate(long now) {
