@@ -171,6 +171,8 @@ public final class DispatchBench implements Callable<Integer> {
         BurstCpu baton = burstCpu.get(BATON);
         out.printf("cpu         in the bursts, per activity (us): raw %d; baton %d = %s%n", raw.microsPerActivity(), baton.microsPerActivity(),
                 CpuByRole.perUnit(baton.from(), baton.to(), baton.activities()));
+        out.printf("gc          %s; in the bursts: raw %s; baton %s%n", GcTime.collector(), raw.gcTo().since(raw.gcFrom()),
+                baton.gcTo().since(baton.gcFrom()));
     }
 
     /**
@@ -198,10 +200,11 @@ public final class DispatchBench implements Callable<Integer> {
         long activities = Math.max(burst, (long) (warm.lastRoundPerSecond() * BURST_SECONDS));
         long[] perSecond = new long[BURSTS];
         CpuByRole.Snapshot cpuBefore = CpuByRole.snapshot();
+        GcTime gcBefore = GcTime.now();
         for (int b = 0; b < BURSTS; b++) {
             perSecond[b] = burst(echo, b * BURST_ID_SPACING, activities);
         }
-        burstCpu.put(name, new BurstCpu(cpuBefore, CpuByRole.snapshot(), activities * BURSTS));
+        burstCpu.put(name, new BurstCpu(cpuBefore, CpuByRole.snapshot(), activities * BURSTS, gcBefore, GcTime.now()));
         long[] sorted = perSecond.clone();
         Arrays.sort(sorted);
         long throughput = sorted[BURSTS / 2];
@@ -267,7 +270,7 @@ public final class DispatchBench implements Callable<Integer> {
     private record WarmUp(long activities, long lastRoundPerSecond) { }
 
     /** CPU across one pipeline's three bursts, the figures max sustained throughput is taken from. */
-    private record BurstCpu(CpuByRole.Snapshot from, CpuByRole.Snapshot to, long activities) {
+    private record BurstCpu(CpuByRole.Snapshot from, CpuByRole.Snapshot to, long activities, GcTime gcFrom, GcTime gcTo) {
         long microsPerActivity() {
             return CpuByRole.micros(to.processNanos() - from.processNanos(), activities);
         }

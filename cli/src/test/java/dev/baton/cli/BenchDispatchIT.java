@@ -21,6 +21,9 @@ class BenchDispatchIT {
         // CPU is attributed by role; the streams app must be found by its threads' names.
         assertThat(run.output()).containsPattern("cpu         in the bursts, per activity \\(us\\): raw [0-9]+; baton [0-9]+ = broker [0-9]+, "
                 + "streams app [1-9][0-9]*, worker [1-9][0-9]*, client [1-9][0-9]*, outside Java threads");
+        // The collector the run was on, and its pauses in the bursts of each side.
+        assertThat(run.output()).containsPattern("gc          .+; max heap [0-9]+ MiB; in the bursts: raw [0-9]+ collections, [0-9]+ ms "
+                + "\\([0-9]+% of the time\\); baton [0-9]+ collections");
         // The machine's own speed, so that runs on a slower machine are not compared with others.
         assertThat(run.output()).containsPattern("machine     reference work before the run: sort of 1M longs [0-9]+ ms, "
                 + "1-byte write to /dev/null [0-9.]+ us; after: sort of 1M longs [0-9]+ ms");
