@@ -113,6 +113,9 @@ final class SiteLifecycle {
         state.setOutcomeOutput(output);
         state.setOutcomeReason(reason);
         state.setResolvedToken(resolvingToken);
+        // The dedupe window needs the outcome, not the work: the input (up to max.payload.bytes)
+        // would otherwise be stored, changelogged and compacted for the whole window.
+        state.setInput(null);
         arm(site, state, DeadlineKind.EXPIRE, now + dedupeWindowMs);
         sites.put(site, state);
         emit.outcome(state.getReplyKey(), outcome(site, state, state.getRequestId(), state.getReplyKey(), worker));

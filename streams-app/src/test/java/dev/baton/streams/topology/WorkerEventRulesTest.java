@@ -74,6 +74,20 @@ class WorkerEventRulesTest {
     }
 
     @Test
+    void shouldKeepTheOutcomeButNotTheInputOfAResolvedSite() {
+        ActivityTask task = dispatched();
+        assertThat(h.siteState(site)).hasValueSatisfying(s -> assertThat(s.getInput()).isNotNull());
+
+        h.complete(task, "w1", "ok");
+
+        assertThat(h.siteState(site)).hasValueSatisfying(s -> {
+            assertThat(s.getInput()).isNull();
+            assertThat(s.getOutcomeOutput()).isEqualTo(SiteHarness.payload("ok"));
+            assertThat(s.getIdempotencyKey()).isEqualTo(task.getIdempotencyKey());
+        });
+    }
+
+    @Test
     void shouldAcceptACompletionThatOvertakesItsLeaseAndQuietlyIgnoreTheLateLease() {
         ActivityTask task = dispatched();
         h.complete(task, "w1", "ok");
