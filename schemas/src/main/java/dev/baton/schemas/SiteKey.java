@@ -12,12 +12,38 @@ import dev.baton.events.SiteRef;
  * has {@code %} and {@code /} percent-encoded, so the separator is unambiguous, partitioning is
  * stable across processes and languages, and a console consumer shows a readable key.
  */
-public record SiteKey(String namespace, String workflowId, String activityId) {
+public final class SiteKey {
 
-    public SiteKey {
+    private final String namespace;
+    private final String workflowId;
+    private final String activityId;
+    /**
+     * The key form, made once: the streams app writes a site's key into its store and into every
+     * record it sends for the site, four to six times per event, and escaping and joining the parts
+     * each time was 3% of the stream thread.
+     */
+    private final String key;
+
+    public SiteKey(String namespace, String workflowId, String activityId) {
         requireNonEmpty("namespace", namespace);
         requireNonEmpty("workflowId", workflowId);
         requireNonEmpty("activityId", activityId);
+        this.namespace = namespace;
+        this.workflowId = workflowId;
+        this.activityId = activityId;
+        this.key = escape(namespace) + '/' + escape(workflowId) + '/' + escape(activityId);
+    }
+
+    public String namespace() {
+        return namespace;
+    }
+
+    public String workflowId() {
+        return workflowId;
+    }
+
+    public String activityId() {
+        return activityId;
     }
 
     public static SiteKey of(SiteRef ref) {
@@ -47,16 +73,27 @@ public record SiteKey(String namespace, String workflowId, String activityId) {
 
     /** The Kafka key string. */
     public String asKey() {
-        return escape(namespace) + '/' + escape(workflowId) + '/' + escape(activityId);
+        return key;
     }
 
     public byte[] toBytes() {
-        return asKey().getBytes(StandardCharsets.UTF_8);
+        return key.getBytes(StandardCharsets.UTF_8);
+    }
+
+    /** Sites are equal when their parts are, which is when their key forms are (escaping is one-to-one). */
+    @Override
+    public boolean equals(Object o) {
+        return o instanceof SiteKey other && key.equals(other.key);
+    }
+
+    @Override
+    public int hashCode() {
+        return key.hashCode();
     }
 
     @Override
     public String toString() {
-        return asKey();
+        return key;
     }
 
     private static String escape(String part) {

@@ -3,8 +3,11 @@ package dev.baton.schemas;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import net.jqwik.api.Arbitraries;
+import net.jqwik.api.Arbitrary;
 import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
+import net.jqwik.api.Provide;
 import net.jqwik.api.constraints.NotEmpty;
 import org.junit.jupiter.api.Test;
 
@@ -15,6 +18,25 @@ class SiteKeyProperties {
         SiteKey key = new SiteKey(ns, wf, act);
         assertThat(SiteKey.fromBytes(key.toBytes())).isEqualTo(key);
         assertThat(key.asKey().chars().filter(c -> c == '/').count()).isEqualTo(2);
+    }
+
+    /** Equality is by parts, even where escaping makes two different-looking part lists render alike. */
+    @Property(tries = 2000)
+    void shouldBeEqualExactlyWhenThePartsAre(@ForAll("parts") String ns1, @ForAll("parts") String wf1, @ForAll("parts") String ns2,
+                                             @ForAll("parts") String wf2) {
+        SiteKey a = new SiteKey(ns1, wf1, "1");
+        SiteKey b = new SiteKey(ns2, wf2, "1");
+        boolean sameParts = ns1.equals(ns2) && wf1.equals(wf2);
+        assertThat(a.equals(b)).isEqualTo(sameParts);
+        if (sameParts) {
+            assertThat(a.hashCode()).isEqualTo(b.hashCode());
+        }
+    }
+
+    /** Short strings over the characters escaping touches, so collisions of the rendered forms are tried often. */
+    @Provide
+    Arbitrary<String> parts() {
+        return Arbitraries.strings().withChars('/', '%', '2', 'F', '5', 'a').ofMinLength(1).ofMaxLength(4);
     }
 
     @Test

@@ -40,9 +40,7 @@ public final class DeadlineIndex {
 
     private static final Comparator<Due> EARLIEST_FIRST = Comparator.comparingLong(Due::atMillis)
             .thenComparing(Due::kind)
-            .thenComparing(d -> d.site().namespace())
-            .thenComparing(d -> d.site().workflowId())
-            .thenComparing(d -> d.site().activityId());
+            .thenComparing(d -> d.site().asKey());
     private static final byte[] EMPTY = new byte[0];
 
     private final NavigableSet<Due> live = new TreeSet<>(EARLIEST_FIRST);
