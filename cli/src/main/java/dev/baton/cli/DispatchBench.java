@@ -275,7 +275,7 @@ public final class DispatchBench implements Callable<Integer> {
     }
 
     /**
-     * {@code perSecond} is the rate over the whole last window, which sizes the bursts. The rate of
+     * {@code windowPerSecond} is the rate over the whole last window, which sizes the bursts. The rate of
      * the last round alone (a few milliseconds of the raw echo) varied tenfold between runs, and so did
      * the raw burst's size (110k or 1.4M activities) and with it the raw figure (see docs/decisions.md).
      */
