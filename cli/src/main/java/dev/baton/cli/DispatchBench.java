@@ -132,12 +132,12 @@ public final class DispatchBench implements Callable<Integer> {
             long[] raw;
             long[] baton;
             try (RawEcho echo = new RawEcho(cluster.bootstrapServers(), partitions, payloadBytes)) {
-                raw = measure(RAW, echo, new ArrayList<>());
+                raw = measure(RAW, echo, new ArrayList<>(), null);
             }
             long before = totalRecords(cluster.bootstrapServers());
             List<Map<String, HopBreakdown.Sample>> samples = new ArrayList<>();
             try (BatonEcho echo = new BatonEcho(cluster, payloadBytes)) {
-                baton = measure(BATON, echo, samples);
+                baton = measure(BATON, echo, samples, new StreamThreadsUse(cluster.streamsApp().streams()));
             }
             Set<String> sampled = new HashSet<>();
             samples.forEach(s -> sampled.addAll(s.keySet()));
@@ -187,6 +187,9 @@ public final class DispatchBench implements Callable<Integer> {
     /**
      * Where a Streams hop's time goes: every activity waits for two of the streams app's commits on
      * its way (task out, result out), so the commit's own latency bounds the end-to-end latency.
+     * These are the streams metrics' windowed figures (Kafka's default window: the last 30-60 s),
+     * which take in the quiet time after the last run; each fixed rate's own commit rate is on its
+     * {@code streams at} line.
      */
     private void printStreamsLoop(LocalCluster cluster) {
         Map<String, Double> m = new java.util.TreeMap<>();
@@ -202,9 +205,11 @@ public final class DispatchBench implements Callable<Integer> {
 
     /**
      * Runs the burst and every fixed rate; returns {activities sent, max throughput per second}. Adds
-     * to {@code samples} one map per rate: site key → intended send and receipt times.
+     * to {@code samples} one map per rate: site key → intended send and receipt times. With
+     * {@code streamThreads} (Baton's side) each rate also reports the stream threads' commits and CPU.
      */
-    private long[] measure(String name, Echo echo, List<Map<String, HopBreakdown.Sample>> samples) throws Exception {
+    private long[] measure(String name, Echo echo, List<Map<String, HopBreakdown.Sample>> samples, StreamThreadsUse streamThreads)
+            throws Exception {
         WarmUp warm = warmUp(name, echo);
         long activities = Math.max(burst, (long) (warm.windowPerSecond() * BURST_SECONDS));
         long[] perSecond = new long[BURSTS];
@@ -226,11 +231,16 @@ public final class DispatchBench implements Callable<Integer> {
             samples.add(seen);
             // Ids (hence sites) are new in every run: a site seen before would be answered from the
             // streams app's dedupe window without running, and flatter Baton.
+            StreamThreadsUse.Mark before = streamThreads == null ? null : streamThreads.mark();
             Histogram h = fixedRate(echo, (k + 1) * 1_000_000_000L, rate, seconds, seen);
+            StreamThreadsUse.Mark after = streamThreads == null ? null : streamThreads.mark();
             sent += h.getTotalCount();
             out.printf("%-14s at %5d/s: p50 %7.1f ms  p99 %7.1f ms  p99.9 %7.1f ms  (n=%d, from intended send time)%n", name, rate,
                     h.getValueAtPercentile(50) / 1000.0, h.getValueAtPercentile(99) / 1000.0, h.getValueAtPercentile(99.9) / 1000.0,
                     h.getTotalCount());
+            if (streamThreads != null) {
+                out.printf("%-14s at %5d/s: %s%n", "streams", rate, StreamThreadsUse.between(before, after));
+            }
         }
         return new long[] {sent, throughput};
     }
