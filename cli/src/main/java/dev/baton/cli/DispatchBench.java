@@ -187,6 +187,8 @@ public final class DispatchBench implements Callable<Integer> {
     /**
      * Where a Streams hop's time goes: every activity waits for two of the streams app's commits on
      * its way (task out, result out), so the commit's own latency bounds the end-to-end latency.
+     * Streams reports a commit's latency divided by the tasks it committed (all of a thread's tasks
+     * with new input commit together), so a commit takes that times the tasks with input.
      * These are the streams metrics' windowed figures (Kafka's default window: the last 30-60 s),
      * which take in the quiet time after the last run; each fixed rate's own commit rate is on its
      * {@code streams at} line.
@@ -198,7 +200,7 @@ public final class DispatchBench implements Callable<Integer> {
                 m.merge(name.name(), d, Double::sum);
             }
         });
-        out.printf("streams     commit %.1f ms avg (max %.1f ms), %.0f commits/s; poll %.1f ms avg, %.1f records per poll; process %.1f records per loop%n",
+        out.printf("streams     commit %.1f ms avg per task in it (max %.1f ms), %.0f commits/s; poll %.1f ms avg, %.1f records per poll; process %.1f records per loop%n",
                 m.getOrDefault("commit-latency-avg", 0.0), m.getOrDefault("commit-latency-max", 0.0), m.getOrDefault("commit-rate", 0.0),
                 m.getOrDefault("poll-latency-avg", 0.0), m.getOrDefault("poll-records-avg", 0.0), m.getOrDefault("process-records-avg", 0.0));
     }
