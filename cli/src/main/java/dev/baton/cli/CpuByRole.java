@@ -5,6 +5,7 @@ import java.lang.management.ThreadInfo;
 import java.lang.management.ThreadMXBean;
 import java.util.EnumMap;
 import java.util.Map;
+import java.util.function.ObjLongConsumer;
 
 /**
  * Where one process's CPU went, by Baton role, when broker, streams app, worker and client share
@@ -33,18 +34,23 @@ final class CpuByRole {
     }
 
     static Snapshot snapshot() {
-        ThreadMXBean threads = ManagementFactory.getThreadMXBean();
         Map<Role, Long> byRole = new EnumMap<>(Role.class);
+        forEachLiveThread((name, nanos) -> byRole.merge(roleOf(name), nanos, Long::sum));
+        return new Snapshot(processNanos(), byRole);
+    }
+
+    /** Calls {@code action} with the name and CPU nanoseconds so far of every live Java thread that has used any. */
+    static void forEachLiveThread(ObjLongConsumer<String> action) {
+        ThreadMXBean threads = ManagementFactory.getThreadMXBean();
         for (ThreadInfo info : threads.getThreadInfo(threads.getAllThreadIds())) {
             if (info == null) {
                 continue; // ended since the id list was taken
             }
             long nanos = threads.getThreadCpuTime(info.getThreadId());
             if (nanos > 0) {
-                byRole.merge(roleOf(info.getThreadName()), nanos, Long::sum);
+                action.accept(info.getThreadName(), nanos);
             }
         }
-        return new Snapshot(processNanos(), byRole);
     }
 
     private static long processNanos() {

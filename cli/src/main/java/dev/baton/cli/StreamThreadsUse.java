@@ -1,9 +1,5 @@
 package dev.baton.cli;
 
-import java.lang.management.ManagementFactory;
-import java.lang.management.ThreadInfo;
-import java.lang.management.ThreadMXBean;
-
 import org.apache.kafka.streams.KafkaStreams;
 
 /**
@@ -46,13 +42,12 @@ final class StreamThreadsUse {
 
     /** Threads named {@code baton-streams-<id>-StreamThread-<n>}; their producers' and consumers' threads are named otherwise. */
     private static long streamThreadsCpuNanos() {
-        ThreadMXBean threads = ManagementFactory.getThreadMXBean();
-        long nanos = 0;
-        for (ThreadInfo info : threads.getThreadInfo(threads.getAllThreadIds())) {
-            if (info != null && info.getThreadName().startsWith("baton-streams-") && info.getThreadName().contains("-StreamThread-")) {
-                nanos += Math.max(0, threads.getThreadCpuTime(info.getThreadId()));
+        long[] nanos = {0};
+        CpuByRole.forEachLiveThread((name, n) -> {
+            if (name.startsWith("baton-streams-") && name.contains("-StreamThread-")) {
+                nanos[0] += n;
             }
-        }
-        return nanos;
+        });
+        return nanos[0];
     }
 }

@@ -27,7 +27,7 @@ public final class BoundedRocksDbConfigSetter implements RocksDBConfigSetter {
             // One shard, not RocksDB's default of up to 64: memtables are charged to this cache in
             // pinned 256 KiB entries, and a 1 MiB shard holding a few of them had no room left for a
             // table's filter block, which was then read from its file on every lookup (7.5% of the
-            // stream thread). The cache is used by the stream threads only, so one lock is no contention.
+            // stream thread). Only the stream threads look blocks up, so one lock is no contention.
             cache = new LRUCache(cacheBytes, 0, false, 0.1);
             writeBufferManager = new WriteBufferManager(writeBufferBytes, cache);
         }
