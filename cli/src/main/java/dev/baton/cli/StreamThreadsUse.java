@@ -1,17 +1,26 @@
 package dev.baton.cli;
 
+import java.util.Map;
+
+import org.apache.kafka.common.Metric;
+import org.apache.kafka.common.MetricName;
 import org.apache.kafka.streams.KafkaStreams;
 
 /**
  * The stream threads' commits and CPU over one stretch of a run. Every activity waits for two of the
- * streams app's commits, so how often they commit during a fixed-rate run sets much of its latency;
- * the streams metrics' own rates are averaged over a window that also covers the quiet time after
- * the run, so the bench takes the difference of the totals instead.
+ * streams app's commits, so how often they commit during a fixed-rate run, and how long each commit
+ * blocks its thread, set much of its latency. The streams metrics' own rates are averaged over a
+ * window that also covers the quiet time after the run, so the bench takes the difference of the
+ * totals instead.
  */
 final class StreamThreadsUse {
 
-    /** Totals at one moment. */
-    record Mark(double commits, long cpuNanos, long wallNanos) {
+    /**
+     * Totals at one moment. The three waits are the stream threads' producers' time blocked in a
+     * commit's three broker round trips: sending what the transaction holds, its consumed offsets,
+     * and ending it.
+     */
+    record Mark(double commits, double flushNanos, double offsetsNanos, double endNanos, long cpuNanos, long wallNanos) {
     }
 
     private final KafkaStreams streams;
@@ -21,23 +30,44 @@ final class StreamThreadsUse {
     }
 
     Mark mark() {
-        double commits = 0;
-        for (var e : streams.metrics().entrySet()) {
-            if (e.getKey().group().equals("stream-thread-metrics") && e.getKey().name().equals("commit-total")
-                    && e.getValue().metricValue() instanceof Double d) {
-                commits += d;
-            }
-        }
-        return new Mark(commits, streamThreadsCpuNanos(), System.nanoTime());
+        Map<MetricName, ? extends Metric> metrics = streams.metrics();
+        return new Mark(total(metrics, "stream-thread-metrics", "commit-total"),
+                total(metrics, "producer-metrics", "flush-time-ns-total"),
+                total(metrics, "producer-metrics", "txn-send-offsets-time-ns-total"),
+                total(metrics, "producer-metrics", "txn-commit-time-ns-total"),
+                streamThreadsCpuNanos(), System.nanoTime());
     }
 
-    /** "120 commits/s (one per 8.3 ms), stream threads on a CPU 21% of the time". */
+    /**
+     * "62 commits/s (one per 16.0 ms), each waiting 2.5 ms to flush, 1.6 ms for offsets, 0.7 ms to end;
+     * stream threads on a CPU 28% of the time".
+     */
     static String between(Mark from, Mark to) {
         double seconds = Math.max(1e-9, (to.wallNanos() - from.wallNanos()) / 1e9);
-        double perSecond = (to.commits() - from.commits()) / seconds;
-        String every = perSecond > 0 ? String.format(" (one per %.1f ms)", 1000 / perSecond) : "";
-        return String.format("%.0f commits/s%s, stream threads on a CPU %.0f%% of the time", perSecond, every,
-                100.0 * (to.cpuNanos() - from.cpuNanos()) / 1e9 / seconds);
+        double commits = to.commits() - from.commits();
+        String cycle = "";
+        if (commits > 0) {
+            cycle = String.format(" (one per %.1f ms), each waiting %.1f ms to flush, %.1f ms for offsets, %.1f ms to end;",
+                    1000 * seconds / commits, perCommitMillis(from.flushNanos(), to.flushNanos(), commits),
+                    perCommitMillis(from.offsetsNanos(), to.offsetsNanos(), commits), perCommitMillis(from.endNanos(), to.endNanos(), commits));
+        }
+        return String.format("%.0f commits/s%s stream threads on a CPU %.0f%% of the time", commits / seconds,
+                cycle.isEmpty() ? "," : cycle, 100.0 * (to.cpuNanos() - from.cpuNanos()) / 1e9 / seconds);
+    }
+
+    private static double perCommitMillis(double fromNanos, double toNanos, double commits) {
+        return (toNanos - fromNanos) / 1e6 / commits;
+    }
+
+    /** Sum over the instance's threads (or, for producer metrics, the stream threads' producers). */
+    private static double total(Map<MetricName, ? extends Metric> metrics, String group, String name) {
+        double sum = 0;
+        for (var e : metrics.entrySet()) {
+            if (e.getKey().group().equals(group) && e.getKey().name().equals(name) && e.getValue().metricValue() instanceof Double d) {
+                sum += d;
+            }
+        }
+        return sum;
     }
 
     /** Threads named {@code baton-streams-<id>-StreamThread-<n>}; their producers' and consumers' threads are named otherwise. */

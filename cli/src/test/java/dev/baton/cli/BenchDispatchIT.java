@@ -18,9 +18,10 @@ class BenchDispatchIT {
                 .containsPattern("baton          max sustained: [0-9]{3,} activities");
         // Every sampled activity's hops are found in the topics (the scan keeps the sampled sites only).
         assertThat(run.output()).contains("hops           at    50/s (p50/p99 ms, n=50)");
-        // The stream threads' commits during each fixed-rate run, from the totals (the run commits at least once).
+        // The stream threads' commits during each fixed-rate run, from the totals (the run commits at least once),
+        // and what each commit waited for.
         assertThat(run.output()).containsPattern("streams        at    50/s: [1-9][0-9]* commits/s \\(one per [0-9.]+ ms\\), "
-                + "stream threads on a CPU [0-9]+% of the time");
+                + "each waiting [0-9.]+ ms to flush, [0-9.]+ ms for offsets, [0-9.]+ ms to end; stream threads on a CPU [0-9]+% of the time");
         // CPU is attributed by role; the streams app must be found by its threads' names.
         assertThat(run.output()).containsPattern("cpu         in the bursts, per activity \\(us\\): raw [0-9]+; baton [0-9]+ = broker [0-9]+, "
                 + "streams app [1-9][0-9]*, worker [1-9][0-9]*, client [1-9][0-9]*, outside Java threads");
