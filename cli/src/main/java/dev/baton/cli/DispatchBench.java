@@ -194,12 +194,7 @@ public final class DispatchBench implements Callable<Integer> {
      * {@code streams at} line.
      */
     private void printStreamsLoop(LocalCluster cluster) {
-        Map<String, Double> m = new java.util.TreeMap<>();
-        cluster.streamsApp().streams().metrics().forEach((name, metric) -> {
-            if (name.group().equals("stream-thread-metrics") && metric.metricValue() instanceof Double d) {
-                m.merge(name.name(), d, Double::sum);
-            }
-        });
+        Map<String, Double> m = StreamThreadsUse.sums(cluster.streamsApp().streams(), "stream-thread-metrics");
         out.printf("streams     commit %.1f ms avg per task in it (max %.1f ms), %.0f commits/s; poll %.1f ms avg, %.1f records per poll; process %.1f records per loop%n",
                 m.getOrDefault("commit-latency-avg", 0.0), m.getOrDefault("commit-latency-max", 0.0), m.getOrDefault("commit-rate", 0.0),
                 m.getOrDefault("poll-latency-avg", 0.0), m.getOrDefault("poll-records-avg", 0.0), m.getOrDefault("process-records-avg", 0.0));

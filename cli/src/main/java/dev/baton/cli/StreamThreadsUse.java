@@ -1,9 +1,8 @@
 package dev.baton.cli;
 
 import java.util.Map;
+import java.util.TreeMap;
 
-import org.apache.kafka.common.Metric;
-import org.apache.kafka.common.MetricName;
 import org.apache.kafka.streams.KafkaStreams;
 
 /**
@@ -30,11 +29,10 @@ final class StreamThreadsUse {
     }
 
     Mark mark() {
-        Map<MetricName, ? extends Metric> metrics = streams.metrics();
-        return new Mark(total(metrics, "stream-thread-metrics", "commit-total"),
-                total(metrics, "producer-metrics", "flush-time-ns-total"),
-                total(metrics, "producer-metrics", "txn-send-offsets-time-ns-total"),
-                total(metrics, "producer-metrics", "txn-commit-time-ns-total"),
+        Map<String, Double> thread = sums(streams, "stream-thread-metrics");
+        Map<String, Double> producer = sums(streams, "producer-metrics");
+        return new Mark(thread.getOrDefault("commit-total", 0.0), producer.getOrDefault("flush-time-ns-total", 0.0),
+                producer.getOrDefault("txn-send-offsets-time-ns-total", 0.0), producer.getOrDefault("txn-commit-time-ns-total", 0.0),
                 streamThreadsCpuNanos(), System.nanoTime());
     }
 
@@ -45,29 +43,30 @@ final class StreamThreadsUse {
     static String between(Mark from, Mark to) {
         double seconds = Math.max(1e-9, (to.wallNanos() - from.wallNanos()) / 1e9);
         double commits = to.commits() - from.commits();
-        String cycle = "";
-        if (commits > 0) {
-            cycle = String.format(" (one per %.1f ms), each waiting %.1f ms to flush, %.1f ms for offsets, %.1f ms to end;",
-                    1000 * seconds / commits, perCommitMillis(from.flushNanos(), to.flushNanos(), commits),
-                    perCommitMillis(from.offsetsNanos(), to.offsetsNanos(), commits), perCommitMillis(from.endNanos(), to.endNanos(), commits));
-        }
-        return String.format("%.0f commits/s%s stream threads on a CPU %.0f%% of the time", commits / seconds,
-                cycle.isEmpty() ? "," : cycle, 100.0 * (to.cpuNanos() - from.cpuNanos()) / 1e9 / seconds);
+        String cycle = commits <= 0 ? "0 commits/s,"
+                : String.format("%.0f commits/s (one per %.1f ms), each waiting %.1f ms to flush, %.1f ms for offsets, %.1f ms to end;",
+                        commits / seconds, 1000 * seconds / commits, perCommitMillis(from.flushNanos(), to.flushNanos(), commits),
+                        perCommitMillis(from.offsetsNanos(), to.offsetsNanos(), commits), perCommitMillis(from.endNanos(), to.endNanos(), commits));
+        return String.format("%s stream threads on a CPU %.0f%% of the time", cycle,
+                100.0 * (to.cpuNanos() - from.cpuNanos()) / 1e9 / seconds);
     }
 
     private static double perCommitMillis(double fromNanos, double toNanos, double commits) {
         return (toNanos - fromNanos) / 1e6 / commits;
     }
 
-    /** Sum over the instance's threads (or, for producer metrics, the stream threads' producers). */
-    private static double total(Map<MetricName, ? extends Metric> metrics, String group, String name) {
-        double sum = 0;
-        for (var e : metrics.entrySet()) {
-            if (e.getKey().group().equals(group) && e.getKey().name().equals(name) && e.getValue().metricValue() instanceof Double d) {
-                sum += d;
+    /**
+     * Each metric of {@code group}, summed over the instance's threads (for producer metrics: over the
+     * stream threads' producers, the only producers an instance's metrics hold).
+     */
+    static Map<String, Double> sums(KafkaStreams streams, String group) {
+        Map<String, Double> sums = new TreeMap<>();
+        streams.metrics().forEach((name, metric) -> {
+            if (name.group().equals(group) && metric.metricValue() instanceof Double d) {
+                sums.merge(name.name(), d, Double::sum);
             }
-        }
-        return sum;
+        });
+        return sums;
     }
 
     /** Threads named {@code baton-streams-<id>-StreamThread-<n>}; their producers' and consumers' threads are named otherwise. */
