@@ -24,6 +24,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import dev.baton.cli.local.LocalCluster;
 import dev.baton.dispatcher.ActivityRequest;
 import dev.baton.dispatcher.DispatchClient;
+import dev.baton.streams.config.Profile;
+import dev.baton.streams.config.StreamsAppConfig;
 import dev.baton.worker.WorkerOptions;
 import org.HdrHistogram.Histogram;
 import org.HdrHistogram.SynchronizedHistogram;
@@ -87,8 +89,12 @@ public final class DispatchBench implements Callable<Integer> {
     @Option(names = "--streams-config", description = "Extra streams-app settings for the Baton side, key=value (repeatable)")
     Map<String, String> streamsConfig = Map.of();
 
-    @Option(names = "--stream-threads", defaultValue = "1", description = "Stream threads of the Baton side (default ${DEFAULT-VALUE})")
-    int streamThreads;
+    @Option(names = "--stream-threads", description = "Stream threads of the Baton side (default: the profile's)")
+    Integer streamThreads;
+
+    @Option(names = "--profile", defaultValue = "latency",
+            description = "Streams-app profile of the Baton side, ${COMPLETION-CANDIDATES}: the defaults of the two options above (default ${DEFAULT-VALUE})")
+    Profile profile;
 
     private static final String RAW = "raw three-hop";
     private static final String BATON = "baton";
@@ -122,6 +128,7 @@ public final class DispatchBench implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
+        StreamsAppConfig streams = new StreamsAppConfig(streamsSettings()); // a bad --streams-config fails here, not after the raw echo
         MachineReference.Figures machineBefore = MachineReference.measure();
         long cpuStart = OtherCpu.othersJiffies();
         long wallStart = System.nanoTime();
@@ -136,6 +143,8 @@ public final class DispatchBench implements Callable<Integer> {
             }
             long before = totalRecords(cluster.bootstrapServers());
             List<Map<String, HopBreakdown.Sample>> samples = new ArrayList<>();
+            out.printf("%-14s profile %s: commit.interval.ms=%d, num.stream.threads=%d%n", BATON, streams.profile().configName(),
+                    streams.commitIntervalMs(), streams.streamThreads());
             try (BatonEcho echo = new BatonEcho(cluster, payloadBytes)) {
                 baton = measure(BATON, echo, samples, new StreamThreadsUse(cluster.streamsApp().streams()));
             }
@@ -167,7 +176,10 @@ public final class DispatchBench implements Callable<Integer> {
         if (commitIntervalMs != null) {
             settings.put("commit.interval.ms", commitIntervalMs);
         }
-        settings.put("num.stream.threads", streamThreads);
+        if (streamThreads != null) {
+            settings.put("num.stream.threads", streamThreads);
+        }
+        settings.put(StreamsAppConfig.PROFILE_CONFIG, profile.configName());
         return settings;
     }
 

@@ -13,6 +13,8 @@ class BenchDispatchIT {
         assertThat(run.exit()).as(run.output()).isZero();
         assertThat(run.output()).contains("raw three-hop  warm-up: 100 activities", "baton          warm-up: 100 activities",
                 "at    50/s", "baton/raw", "records per activity");
+        // The streams app's settings that set Baton's latency and throughput, as the profile resolved them.
+        assertThat(run.output()).contains("baton          profile latency: commit.interval.ms=10, num.stream.threads=1");
         // The burst is sized from the warm-up's rate, never below --burst.
         assertThat(run.output()).containsPattern("raw three-hop  max sustained: [0-9]{3,} activities")
                 .containsPattern("baton          max sustained: [0-9]{3,} activities");

@@ -32,10 +32,21 @@ public final class StreamsAppConfig extends AbstractConfig {
     private static final String STATE_DIR_DOC = "Directory of the RocksDB stores.";
 
     public static final String NUM_STREAM_THREADS_CONFIG = StreamsConfig.NUM_STREAM_THREADS_CONFIG;
-    private static final String NUM_STREAM_THREADS_DOC = "Stream threads per instance; sites spread over them by partition.";
+    private static final String NUM_STREAM_THREADS_DOC = "Stream threads per instance; sites spread over them by partition. Default: the profile's "
+            + "(1 for latency, 2 for throughput).";
+
+    public static final String PROFILE_CONFIG = "profile";
+    private static final String PROFILE_DOC = "What the defaults of commit.interval.ms and num.stream.threads are tuned for: 'latency' "
+            + "(10 ms, 1 thread) or 'throughput' (100 ms, 2 threads). A key set explicitly wins over its profile. On 2 cores, warmed up: "
+            + "latency sustained 13-18k activities/s with p50/p99 ~35/80 ms at 2,000/s; throughput 19-20k/s with p50 ~180 ms "
+            + "(docs/benchmarks/dispatch.txt).";
 
     public static final String COMMIT_INTERVAL_MS_CONFIG = StreamsConfig.COMMIT_INTERVAL_MS_CONFIG;
-    private static final String COMMIT_INTERVAL_MS_DOC = "Transaction commit interval. Each activity waits for two commits, half an interval each on average, so this sets most of the end-to-end latency; each commit costs a flush and a transaction round trip, so an interval below the commit's own latency makes the stream thread commit after every few records (on 2 cores, warmed up, at 2,000/s: 10 ms gave p50/p99 30/89 ms, 20 ms 50/115 ms, 5 ms 36/161 ms; throughput 5.3-6.1k/s for all three).";
+    private static final String COMMIT_INTERVAL_MS_DOC = "Transaction commit interval. Default: the profile's (10 ms for latency, 100 ms for "
+            + "throughput). Each activity waits for two commits, half an interval each on average plus the commit itself, so this sets "
+            + "most of the end-to-end latency; each commit also stops the stream thread for a flush and two transaction round trips "
+            + "(~5 ms on 2 cores at 2,000/s), so a shorter interval commits more often and picks up input later (5 ms against 10 ms: "
+            + "p50 at 2,000/s 35.4 against 33.9 ms, 12.6k against 15.8k activities/s).";
 
     public static final String DEDUPE_WINDOW_MS_CONFIG = "dedupe.window.ms";
     private static final String DEDUPE_WINDOW_MS_DOC = "How long a resolved site is kept so a repeated dispatch gets the stored outcome instead of running again.";
@@ -87,8 +98,12 @@ public final class StreamsAppConfig extends AbstractConfig {
             .define(BOOTSTRAP_SERVERS_CONFIG, Type.STRING, "localhost:9092", Importance.HIGH, BOOTSTRAP_SERVERS_DOC)
             .define(SCHEMA_REGISTRY_URL_CONFIG, Type.STRING, "kafka://", Importance.HIGH, SCHEMA_REGISTRY_URL_DOC)
             .define(STATE_DIR_CONFIG, Type.STRING, System.getProperty("java.io.tmpdir") + "/baton-streams", Importance.MEDIUM, STATE_DIR_DOC)
-            .define(NUM_STREAM_THREADS_CONFIG, Type.INT, 1, Range.atLeast(1), Importance.MEDIUM, NUM_STREAM_THREADS_DOC)
-            .define(COMMIT_INTERVAL_MS_CONFIG, Type.LONG, 10L, Range.atLeast(1), Importance.MEDIUM, COMMIT_INTERVAL_MS_DOC)
+            .define(PROFILE_CONFIG, Type.STRING, Profile.LATENCY.configName(), ConfigDef.ValidString.in(Profile.configNames()), Importance.HIGH,
+                    PROFILE_DOC)
+            .define(NUM_STREAM_THREADS_CONFIG, Type.INT, Profile.LATENCY.streamThreads(), Range.atLeast(1), Importance.MEDIUM,
+                    NUM_STREAM_THREADS_DOC)
+            .define(COMMIT_INTERVAL_MS_CONFIG, Type.LONG, Profile.LATENCY.commitIntervalMs(), Range.atLeast(1), Importance.MEDIUM,
+                    COMMIT_INTERVAL_MS_DOC)
             .define(DEDUPE_WINDOW_MS_CONFIG, Type.LONG, 3_600_000L, Range.atLeast(0), Importance.MEDIUM, DEDUPE_WINDOW_MS_DOC)
             .define(TIMER_RESOLUTION_MS_CONFIG, Type.LONG, 250L, Range.atLeast(1), Importance.LOW, TIMER_RESOLUTION_MS_DOC)
             .define(MAX_PAYLOAD_BYTES_CONFIG, Type.INT, 1_048_576, Range.atLeast(0), Importance.MEDIUM, MAX_PAYLOAD_BYTES_DOC)
@@ -124,8 +139,8 @@ public final class StreamsAppConfig extends AbstractConfig {
         p.put(APPLICATION_ID_CONFIG, getString(APPLICATION_ID_CONFIG));
         p.put(BOOTSTRAP_SERVERS_CONFIG, getString(BOOTSTRAP_SERVERS_CONFIG));
         p.put(STATE_DIR_CONFIG, getString(STATE_DIR_CONFIG));
-        p.put(NUM_STREAM_THREADS_CONFIG, getInt(NUM_STREAM_THREADS_CONFIG));
-        p.put(COMMIT_INTERVAL_MS_CONFIG, getLong(COMMIT_INTERVAL_MS_CONFIG));
+        p.put(NUM_STREAM_THREADS_CONFIG, streamThreads());
+        p.put(COMMIT_INTERVAL_MS_CONFIG, commitIntervalMs());
         p.put(StreamsConfig.PROCESSING_GUARANTEE_CONFIG, StreamsConfig.EXACTLY_ONCE_V2);
         p.put(StreamsConfig.ROCKSDB_CONFIG_SETTER_CLASS_CONFIG, BoundedRocksDbConfigSetter.class);
         p.put(BoundedRocksDbConfigSetter.BLOCK_CACHE_BYTES, getLong(ROCKSDB_BLOCK_CACHE_BYTES_CONFIG));
@@ -139,7 +154,7 @@ public final class StreamsAppConfig extends AbstractConfig {
         // the interval, not equal to it: a linger that expired just before the commit sent a request,
         // and with one request in flight the flush waited for it and then sent another (2.2 produce
         // requests per commit at 2,000/s, against 1.3 with ten intervals).
-        p.putIfAbsent(StreamsConfig.producerPrefix(ProducerConfig.LINGER_MS_CONFIG), 10 * getLong(COMMIT_INTERVAL_MS_CONFIG));
+        p.putIfAbsent(StreamsConfig.producerPrefix(ProducerConfig.LINGER_MS_CONFIG), 10 * commitIntervalMs());
         // A produce request carries one batch per partition, and a hop writes ~8 records per activity
         // into two dozen partitions: with the default 16 KiB batches the producer needed ~0.07 requests
         // per activity in a burst, with 128 KiB 0.027 (and ~5 us less CPU per activity in its thread).
@@ -157,10 +172,24 @@ public final class StreamsAppConfig extends AbstractConfig {
         // Dispatches and worker events are independent streams: never hold a task back waiting to
         // interleave them by timestamp (the default idles a task whose other input looks empty).
         p.putIfAbsent(StreamsConfig.MAX_TASK_IDLE_MS_CONFIG, -1L);
-        p.putIfAbsent(StreamsConfig.POLL_MS_CONFIG, getLong(COMMIT_INTERVAL_MS_CONFIG));
+        p.putIfAbsent(StreamsConfig.POLL_MS_CONFIG, commitIntervalMs());
         Properties props = new Properties();
         props.putAll(p);
         return props;
+    }
+
+    public Profile profile() {
+        return Profile.fromConfig(getString(PROFILE_CONFIG));
+    }
+
+    /** The interval set explicitly, else the profile's. */
+    public long commitIntervalMs() {
+        return originals().containsKey(COMMIT_INTERVAL_MS_CONFIG) ? getLong(COMMIT_INTERVAL_MS_CONFIG) : profile().commitIntervalMs();
+    }
+
+    /** The thread count set explicitly, else the profile's. */
+    public int streamThreads() {
+        return originals().containsKey(NUM_STREAM_THREADS_CONFIG) ? getInt(NUM_STREAM_THREADS_CONFIG) : profile().streamThreads();
     }
 
     public long dedupeWindowMs() {

@@ -1,0 +1,55 @@
+package dev.baton.streams.config;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.util.Map;
+import java.util.Properties;
+
+import org.apache.kafka.common.config.ConfigException;
+import org.apache.kafka.streams.StreamsConfig;
+import org.junit.jupiter.api.Test;
+
+class StreamsAppConfigTest {
+
+    @Test
+    void shouldTuneForLatencyByDefault() {
+        Properties p = new StreamsAppConfig(Map.of()).streamsProperties();
+
+        assertThat(p).containsEntry(StreamsConfig.COMMIT_INTERVAL_MS_CONFIG, 10L)
+                .containsEntry(StreamsConfig.NUM_STREAM_THREADS_CONFIG, 1)
+                .containsEntry(StreamsConfig.POLL_MS_CONFIG, 10L)
+                .containsEntry(StreamsConfig.producerPrefix("linger.ms"), 100L);
+    }
+
+    @Test
+    void shouldTakeTheThroughputProfilesDefaults() {
+        StreamsAppConfig config = new StreamsAppConfig(Map.of("profile", "throughput"));
+        Properties p = config.streamsProperties();
+
+        assertThat(config.profile()).isEqualTo(Profile.THROUGHPUT);
+        assertThat(p).containsEntry(StreamsConfig.COMMIT_INTERVAL_MS_CONFIG, 100L)
+                .containsEntry(StreamsConfig.NUM_STREAM_THREADS_CONFIG, 2)
+                .containsEntry(StreamsConfig.POLL_MS_CONFIG, 100L)
+                .doesNotContainKey("profile");
+    }
+
+    @Test
+    void shouldLetAnExplicitKeyWinOverItsProfile() {
+        Properties p = new StreamsAppConfig(Map.of("profile", "throughput", "commit.interval.ms", "20", "num.stream.threads", "1"))
+                .streamsProperties();
+
+        assertThat(p).containsEntry(StreamsConfig.COMMIT_INTERVAL_MS_CONFIG, 20L)
+                .containsEntry(StreamsConfig.NUM_STREAM_THREADS_CONFIG, 1);
+    }
+
+    @Test
+    void shouldRefuseAnUnknownProfileNamingIt() {
+        assertThatThrownBy(() -> new StreamsAppConfig(Map.of("profile", "fast")))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining("fast")
+                .hasMessageContaining("profile")
+                .hasMessageContaining("latency")
+                .hasMessageContaining("throughput");
+    }
+}
