@@ -19,7 +19,7 @@ final class StreamThreadsUse {
      * commit's three broker round trips: sending what the transaction holds, its consumed offsets,
      * and ending it.
      */
-    record Mark(double commits, double flushNanos, double offsetsNanos, double endNanos, long cpuNanos, long wallNanos) {
+    record Mark(int threads, double commits, double flushNanos, double offsetsNanos, double endNanos, long cpuNanos, long wallNanos) {
     }
 
     private final KafkaStreams streams;
@@ -31,21 +31,25 @@ final class StreamThreadsUse {
     Mark mark() {
         Map<String, Double> thread = sums(streams, "stream-thread-metrics");
         Map<String, Double> producer = sums(streams, "producer-metrics");
-        return new Mark(thread.getOrDefault("commit-total", 0.0), producer.getOrDefault("flush-time-ns-total", 0.0),
-                producer.getOrDefault("txn-send-offsets-time-ns-total", 0.0), producer.getOrDefault("txn-commit-time-ns-total", 0.0),
+        return new Mark(streams.metadataForLocalThreads().size(), thread.getOrDefault("commit-total", 0.0),
+                producer.getOrDefault("flush-time-ns-total", 0.0), producer.getOrDefault("txn-send-offsets-time-ns-total", 0.0),
+                producer.getOrDefault("txn-commit-time-ns-total", 0.0),
                 streamThreadsCpuNanos(), System.nanoTime());
     }
 
     /**
      * "62 commits/s (one per 16.0 ms), each waiting 2.5 ms to flush, 1.6 ms for offsets, 0.7 ms to end;
-     * stream threads on a CPU 28% of the time".
+     * stream threads on a CPU 28% of the time". Each thread commits on its own, so with several the
+     * cycle is a thread's: "(one per 111.0 ms in each of 2 threads)".
      */
     static String between(Mark from, Mark to) {
         double seconds = Math.max(1e-9, (to.wallNanos() - from.wallNanos()) / 1e9);
         double commits = to.commits() - from.commits();
+        int threads = Math.max(1, to.threads());
+        String each = threads == 1 ? "" : " in each of " + threads + " threads";
         String cycle = commits <= 0 ? "0 commits/s,"
-                : String.format("%.0f commits/s (one per %.1f ms), each waiting %.1f ms to flush, %.1f ms for offsets, %.1f ms to end;",
-                        commits / seconds, 1000 * seconds / commits, perCommitMillis(from.flushNanos(), to.flushNanos(), commits),
+                : String.format("%.0f commits/s (one per %.1f ms%s), each waiting %.1f ms to flush, %.1f ms for offsets, %.1f ms to end;",
+                        commits / seconds, 1000 * seconds * threads / commits, each, perCommitMillis(from.flushNanos(), to.flushNanos(), commits),
                         perCommitMillis(from.offsetsNanos(), to.offsetsNanos(), commits), perCommitMillis(from.endNanos(), to.endNanos(), commits));
         return String.format("%s stream threads on a CPU %.0f%% of the time", cycle,
                 100.0 * (to.cpuNanos() - from.cpuNanos()) / 1e9 / seconds);

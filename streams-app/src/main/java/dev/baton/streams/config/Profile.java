@@ -11,9 +11,9 @@ import java.util.stream.Collectors;
  * processes) buys throughput. A key the operator sets explicitly wins over its profile.
  */
 public enum Profile {
-    /** The default: at 2,000/s on 2 cores p50 ~35 ms, max ~15-18k activities/s. */
+    /** The default. On 2 cores: p50 32-40 ms at 2,000/s, 13-18k activities/s at most. */
     LATENCY(10, 1),
-    /** Bulk work: on 2 cores ~19-20k activities/s, p50 ~180 ms. */
+    /** Bulk work. On 2 cores: 19.6-21.7k activities/s, p50 ~175-200 ms at any rate. */
     THROUGHPUT(100, 2);
 
     private final long commitIntervalMs;
