@@ -27,12 +27,15 @@ public final class QueueTimeouts {
         return new QueueTimeouts(Map.of());
     }
 
-    /** Parses every {@code queue.<name>.<field>} key; throws naming a key it cannot read. */
+    /**
+     * Parses every {@code queue.<name>.<field>} key; throws naming a key it cannot read. The streams
+     * app's own keys under the prefix ({@code queue.refresh.ms}) are not per-queue keys.
+     */
     public static QueueTimeouts from(Map<String, ?> originals) {
         Map<String, Timeouts> out = new HashMap<>();
         for (Map.Entry<String, ?> e : originals.entrySet()) {
             String key = e.getKey();
-            if (!key.startsWith(PREFIX)) {
+            if (!key.startsWith(PREFIX) || StreamsAppConfig.CONFIG.names().contains(key)) {
                 continue;
             }
             String rest = key.substring(PREFIX.length());
