@@ -22,6 +22,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 import dev.baton.cli.local.LocalCluster;
+import dev.baton.cli.local.TempDirs;
 import dev.baton.dispatcher.ActivityRequest;
 import dev.baton.dispatcher.DispatchClient;
 import dev.baton.streams.config.Profile;
@@ -92,6 +93,10 @@ public final class DispatchBench implements Callable<Integer> {
     @Option(names = "--stream-threads", description = "Stream threads of the Baton side (default: the profile's)")
     Integer streamThreads;
 
+    @Option(names = "--data-dir", description = "Where the broker's logs and the streams app's state live during the run (default: "
+            + "/dev/shm when it is a tmpfs with 8 GiB free, else the temp dir); a directory is made in it and deleted after")
+    Path dataDir;
+
     @Option(names = "--profile", defaultValue = "latency",
             description = "Streams-app profile of the Baton side, ${COMPLETION-CANDIDATES}: the defaults of the two options above (default ${DEFAULT-VALUE})")
     Profile profile;
@@ -129,10 +134,22 @@ public final class DispatchBench implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         StreamsAppConfig streams = new StreamsAppConfig(streamsSettings()); // a bad --streams-config fails here, not after the raw echo
+        Path runDir = Files.createTempDirectory(BenchStorage.parent(dataDir), "baton-bench-");
+        try {
+            return run(streams, runDir);
+        } finally {
+            TempDirs.deleteQuietly(runDir);
+        }
+    }
+
+    private int run(StreamsAppConfig streams, Path runDir) throws Exception {
+        out.printf("storage     broker logs and streams state in %s (%s)%n", runDir, BenchStorage.type(runDir));
+        Map<String, Object> settings = new java.util.HashMap<>(streamsSettings());
+        settings.put("state.dir", runDir.resolve("streams-state").toString());
         MachineReference.Figures machineBefore = MachineReference.measure();
         long cpuStart = OtherCpu.othersJiffies();
         long wallStart = System.nanoTime();
-        try (LocalCluster cluster = LocalCluster.start(partitions, List.of("bench"), streamsSettings())) {
+        try (LocalCluster cluster = LocalCluster.start(partitions, List.of("bench"), settings, runDir.resolve("kafka"))) {
             WorkerOptions.Builder worker = WorkerOptions.builder().workerId("bench-worker").queues("bench").maxConcurrent(workerConcurrency)
                     .handler("noop", (ctx, input) -> input);
             cluster.worker(worker);

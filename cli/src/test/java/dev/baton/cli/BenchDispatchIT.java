@@ -13,6 +13,10 @@ class BenchDispatchIT {
         assertThat(run.exit()).as(run.output()).isZero();
         assertThat(run.output()).contains("raw three-hop  warm-up: 100 activities", "baton          warm-up: 100 activities",
                 "at    50/s", "baton/raw", "records per activity");
+        // Where the run's data lived (memory or disk changes the latencies); the directory is gone afterwards.
+        assertThat(run.output()).containsPattern("storage     broker logs and streams state in \\S+baton-bench-\\S+ \\(\\w+\\)");
+        String dir = run.output().replaceAll("(?s).*storage     broker logs and streams state in (\\S+) .*", "$1");
+        assertThat(java.nio.file.Path.of(dir)).doesNotExist();
         // The streams app's settings that set Baton's latency and throughput, as the profile resolved them.
         assertThat(run.output()).contains("baton          profile latency: commit.interval.ms=10, num.stream.threads=1");
         // The burst is sized from the warm-up's rate, never below --burst.
