@@ -133,19 +133,19 @@ public final class DispatchBench implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        StreamsAppConfig streams = new StreamsAppConfig(streamsSettings()); // a bad --streams-config fails here, not after the raw echo
+        Map<String, Object> settings = streamsSettings();
+        StreamsAppConfig streams = new StreamsAppConfig(settings); // a bad --streams-config fails here, not after the raw echo
         Path runDir = Files.createTempDirectory(BenchStorage.parent(dataDir), "baton-bench-");
+        settings.put("state.dir", runDir.resolve("streams-state").toString());
         try {
-            return run(streams, runDir);
+            return run(streams, settings, runDir);
         } finally {
             TempDirs.deleteQuietly(runDir);
         }
     }
 
-    private int run(StreamsAppConfig streams, Path runDir) throws Exception {
+    private int run(StreamsAppConfig streams, Map<String, Object> settings, Path runDir) throws Exception {
         out.printf("storage     broker logs and streams state in %s (%s)%n", runDir, BenchStorage.type(runDir));
-        Map<String, Object> settings = new java.util.HashMap<>(streamsSettings());
-        settings.put("state.dir", runDir.resolve("streams-state").toString());
         MachineReference.Figures machineBefore = MachineReference.measure();
         long cpuStart = OtherCpu.othersJiffies();
         long wallStart = System.nanoTime();

@@ -2,7 +2,6 @@ package dev.baton.streams.config;
 
 import java.util.Arrays;
 import java.util.Locale;
-import java.util.stream.Collectors;
 
 /**
  * What the streams app's defaults are tuned for. Every activity waits for two of a stream thread's
@@ -11,9 +10,9 @@ import java.util.stream.Collectors;
  * processes) buys throughput. A key the operator sets explicitly wins over its profile.
  */
 public enum Profile {
-    /** The default. On 2 cores: p50 32-40 ms at 2,000/s, 13-18k activities/s at most. */
+    /** The default: commits every 10 ms on one stream thread. */
     LATENCY(10, 1),
-    /** Bulk work. On 2 cores: 19.6-21.7k activities/s, p50 ~175-200 ms at any rate. */
+    /** Bulk work: commits every 100 ms on two stream threads. Measured figures are in the {@code profile} key's description. */
     THROUGHPUT(100, 2);
 
     private final long commitIntervalMs;
@@ -43,14 +42,10 @@ public enum Profile {
                 return p;
             }
         }
-        throw new IllegalArgumentException("unknown profile '" + name + "'; use one of " + names());
+        throw new IllegalArgumentException("unknown profile '" + name + "'; use one of " + String.join(", ", configNames()));
     }
 
     static String[] configNames() {
         return Arrays.stream(values()).map(Profile::configName).toArray(String[]::new);
-    }
-
-    private static String names() {
-        return Arrays.stream(values()).map(Profile::configName).collect(Collectors.joining(", "));
     }
 }

@@ -37,9 +37,9 @@ public final class StreamsAppConfig extends AbstractConfig {
 
     public static final String PROFILE_CONFIG = "profile";
     private static final String PROFILE_DOC = "What the defaults of commit.interval.ms and num.stream.threads are tuned for: 'latency' "
-            + "(10 ms, 1 thread) or 'throughput' (100 ms, 2 threads). A key set explicitly wins over its profile. On 2 cores, warmed up: "
-            + "latency sustained 13-18k activities/s with p50 32-40 ms and p99 70-150 ms (more in some runs) at 2,000/s; throughput 19.6-21.7k/s with p50 ~175-200 ms "
-            + "(docs/benchmarks/dispatch.txt).";
+            + "(10 ms, 1 thread) or 'throughput' (100 ms, 2 threads). A key set explicitly wins over its profile. On 2 cores, warmed up "
+            + "(docs/benchmarks/dispatch.txt): latency sustained 13-18k activities/s, with p50/p99 31-41/63-100 ms at 2,000/s; "
+            + "throughput 16-22k/s (~19k on average), with p50 ~175-190 ms at any rate.";
 
     public static final String COMMIT_INTERVAL_MS_CONFIG = StreamsConfig.COMMIT_INTERVAL_MS_CONFIG;
     private static final String COMMIT_INTERVAL_MS_DOC = "Transaction commit interval. Default: the profile's (10 ms for latency, 100 ms for "
