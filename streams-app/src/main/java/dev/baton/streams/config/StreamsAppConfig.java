@@ -47,7 +47,7 @@ public final class StreamsAppConfig extends AbstractConfig {
             + "most of the end-to-end latency; each commit also stops the stream thread for a flush and two transaction round trips "
             + "(~5 ms on 2 cores at 2,000/s). The interval starts when a commit ends, and results come back ~12-13 ms after the commit "
             + "that released their tasks began; a cycle shorter than that makes them wait one more (2,000/s on 2 cores: 7-9 ms won "
-            + "1-3 ms on fast hours and lost 10-17 ms on slow ones; 5 ms: p50 35.4 against 33.9 ms, 12.6k against 15.8k activities/s).";
+            + "1-3 ms on fast hours and lost 9-20 ms on slow ones; 5 ms: p50 35.4 against 33.9 ms, 12.6k against 15.8k activities/s).";
 
     public static final String DEDUPE_WINDOW_MS_CONFIG = "dedupe.window.ms";
     private static final String DEDUPE_WINDOW_MS_DOC = "How long a resolved site is kept so a repeated dispatch gets the stored outcome instead of running again.";
