@@ -1,45 +1,34 @@
-package dev.baton.cli;
+package dev.baton.cli.bench;
 
-import java.io.IOException;
 import java.io.PrintStream;
 import java.lang.management.CompilationMXBean;
 import java.lang.management.ManagementFactory;
-import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
 
 import dev.baton.cli.local.LocalCluster;
 import dev.baton.cli.local.TempDirs;
-import dev.baton.dispatcher.ActivityRequest;
-import dev.baton.dispatcher.DispatchClient;
 import dev.baton.streams.config.Profile;
 import dev.baton.streams.config.StreamsAppConfig;
 import dev.baton.worker.WorkerOptions;
 import org.HdrHistogram.Histogram;
 import org.HdrHistogram.SynchronizedHistogram;
 import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.admin.OffsetSpec;
-import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.clients.consumer.KafkaConsumer;
-import org.apache.kafka.clients.producer.KafkaProducer;
-import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.serialization.ByteArrayDeserializer;
-import org.apache.kafka.common.serialization.ByteArraySerializer;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
@@ -104,7 +93,7 @@ public final class DispatchBench implements Callable<Integer> {
     private static final String RAW = "raw three-hop";
     private static final String BATON = "baton";
     private final PrintStream out = System.out;
-    private final Map<String, BurstCpu> burstCpu = new java.util.HashMap<>();
+    private final Map<String, BurstCpu> burstCpu = new HashMap<>();
     /** The clock Baton's processes stamp their events with; the hop breakdown compares against it. */
     private static final Clock WALL = Clock.systemUTC();
     /** A burst the pipeline finishes in a fraction of a second measures its start and end, not its rate. */
@@ -116,20 +105,6 @@ public final class DispatchBench implements Callable<Integer> {
     private static final int BURSTS = 3;
     /** Id blocks of the bursts: far below the fixed-rate runs' blocks (1e9 apart), far above any burst's size. */
     private static final long BURST_ID_SPACING = 300_000_000L;
-
-    /** Something that echoes a payload through Kafka and calls back with the key when it comes back. */
-    private interface Echo extends AutoCloseable {
-        CompletableFuture<Void> send(long id);
-
-        /** Sends ids {@code firstId ..< firstId + count} at once; completes when every one has come back. */
-        default CompletableFuture<Void> sendAll(long firstId, long count) {
-            List<CompletableFuture<Void>> all = new ArrayList<>();
-            for (long i = 0; i < count; i++) {
-                all.add(send(firstId + i));
-            }
-            return CompletableFuture.allOf(all.toArray(CompletableFuture[]::new));
-        }
-    }
 
     @Override
     public Integer call() throws Exception {
@@ -189,7 +164,7 @@ public final class DispatchBench implements Callable<Integer> {
     }
 
     private Map<String, Object> streamsSettings() {
-        Map<String, Object> settings = new java.util.HashMap<>(streamsConfig);
+        Map<String, Object> settings = new HashMap<>(streamsConfig);
         if (commitIntervalMs != null) {
             settings.put("commit.interval.ms", commitIntervalMs);
         }
@@ -253,7 +228,7 @@ public final class DispatchBench implements Callable<Integer> {
         long sent = activities * BURSTS + warm.activities();
         for (int k = 0; k < rates.length; k++) {
             int rate = rates[k];
-            Map<String, HopBreakdown.Sample> seen = new java.util.concurrent.ConcurrentHashMap<>();
+            Map<String, HopBreakdown.Sample> seen = new ConcurrentHashMap<>();
             samples.add(seen);
             // Ids (hence sites) are new in every run: a site seen before would be answered from the
             // streams app's dedupe window without running, and flatter Baton.
@@ -357,7 +332,7 @@ public final class DispatchBench implements Callable<Integer> {
     private static long totalRecords(String bootstrap) throws Exception {
         try (Admin admin = Admin.create(Map.of("bootstrap.servers", bootstrap))) {
             Set<String> topics = admin.listTopics().names().get();
-            Map<TopicPartition, OffsetSpec> latest = new java.util.HashMap<>();
+            Map<TopicPartition, OffsetSpec> latest = new HashMap<>();
             for (var d : admin.describeTopics(topics).allTopicNames().get().values()) {
                 if (d.name().startsWith("bench.raw") || d.name().startsWith("__")) {
                     continue;
@@ -365,193 +340,6 @@ public final class DispatchBench implements Callable<Integer> {
                 d.partitions().forEach(p -> latest.put(new TopicPartition(d.name(), p.partition()), OffsetSpec.latest()));
             }
             return admin.listOffsets(latest).all().get().values().stream().mapToLong(o -> o.offset()).sum();
-        }
-    }
-
-    /** Baton end to end: DispatchClient → streams app → worker (no-op) → outcome. */
-    private static final class BatonEcho implements Echo {
-        private final DispatchClient client;
-        private final byte[] payload;
-
-        BatonEcho(LocalCluster cluster, int payloadBytes) {
-            this.client = cluster.client("bench-client", o -> { }, Map.of("max.pending", 1_000_000));
-            this.payload = new byte[payloadBytes];
-        }
-
-        @Override
-        public CompletableFuture<Void> send(long id) {
-            return client.dispatch(ActivityRequest.builder().site("bench", "w" + id, "1").queue("bench").activityType("noop")
-                    .input(payload, "application/octet-stream").build()).thenApply(o -> null);
-        }
-
-        @Override
-        public void close() {
-            client.close();
-        }
-    }
-
-    /** Plain consumer/producer stages: dispatch → tasks → completions, keyed like Baton's sites. */
-    private static final class RawEcho implements Echo {
-        private static final List<String> TOPICS = List.of("bench.raw.dispatch", "bench.raw.tasks", "bench.raw.completions");
-        private final String bootstrap;
-        private final KafkaProducer<byte[], byte[]> producer;
-        private final Map<Long, CompletableFuture<Void>> pending = new java.util.concurrent.ConcurrentHashMap<>();
-        /** The burst under way, counted instead of tracked per activity; null between bursts. */
-        private volatile BurstCount burst;
-        private final AtomicBoolean running = new AtomicBoolean(true);
-        private final List<Thread> threads = new ArrayList<>();
-        private final byte[] payload;
-
-        RawEcho(String bootstrap, int partitions, int payloadBytes) throws Exception {
-            this.bootstrap = bootstrap;
-            this.payload = new byte[payloadBytes];
-            try (Admin admin = Admin.create(Map.of("bootstrap.servers", bootstrap))) {
-                // Deleted files go at once (not after the default minute), see close().
-                admin.createTopics(TOPICS.stream().map(t -> new NewTopic(t, partitions, (short) 1)
-                        .configs(Map.of("file.delete.delay.ms", "0"))).toList()).all().get();
-            }
-            Map<String, Object> p = Map.of("bootstrap.servers", bootstrap, "linger.ms", 1, "acks", "all");
-            producer = new KafkaProducer<>(p, new ByteArraySerializer(), new ByteArraySerializer());
-            CountDownLatch ready = new CountDownLatch(3);
-            stage(bootstrap, "bench.raw.dispatch", "bench.raw.tasks", ready);
-            stage(bootstrap, "bench.raw.tasks", "bench.raw.completions", ready);
-            stage(bootstrap, "bench.raw.completions", null, ready);
-            if (!ready.await(60, TimeUnit.SECONDS)) {
-                throw new IllegalStateException("raw echo stages did not start");
-            }
-        }
-
-        private void stage(String bootstrap, String from, String to, CountDownLatch ready) {
-            Thread t = new Thread(() -> {
-                Map<String, Object> c = Map.of("bootstrap.servers", bootstrap, "group.id", "bench-" + from, "auto.offset.reset", "latest",
-                        "fetch.max.wait.ms", 10);
-                try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(c, new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
-                    consumer.subscribe(List.of(from));
-                    while (consumer.assignment().isEmpty()) {
-                        consumer.poll(Duration.ofMillis(50));
-                    }
-                    consumer.assignment().forEach(tp -> consumer.position(tp));
-                    ready.countDown();
-                    while (running.get()) {
-                        for (ConsumerRecord<byte[], byte[]> r : consumer.poll(Duration.ofMillis(50))) {
-                            if (to != null) {
-                                producer.send(new ProducerRecord<>(to, r.key(), r.value()));
-                            } else {
-                                answered(ByteBuffer.wrap(r.value()).getLong());
-                            }
-                        }
-                    }
-                }
-            }, "raw-" + from);
-            t.setDaemon(true);
-            t.start();
-            threads.add(t);
-        }
-
-        @Override
-        public CompletableFuture<Void> send(long id) {
-            CompletableFuture<Void> f = new CompletableFuture<>();
-            pending.put(id, f);
-            produce(id);
-            return f;
-        }
-
-        /**
-         * A burst keeps a count, not a future and a map entry per activity: a million of those alive at
-         * once cost the raw echo 7-14% of its burst in G1 pauses, a harness cost Baton's side (70-100k
-         * activities per burst) hardly paid.
-         */
-        @Override
-        public CompletableFuture<Void> sendAll(long firstId, long count) {
-            BurstCount b = new BurstCount(firstId, count);
-            burst = b;
-            for (long i = 0; i < count; i++) {
-                produce(firstId + i);
-            }
-            return b.done.whenComplete((v, e) -> burst = null);
-        }
-
-        private void produce(long id) {
-            byte[] value = payload.clone();
-            ByteBuffer.wrap(value).putLong(id);
-            producer.send(new ProducerRecord<>("bench.raw.dispatch", ("bench/w" + id + "/1").getBytes(), value));
-        }
-
-        private void answered(long id) {
-            BurstCount b = burst;
-            if (b != null && b.covers(id)) {
-                b.answer(id);
-                return;
-            }
-            CompletableFuture<Void> f = pending.remove(id);
-            if (f != null) {
-                f.complete(null);
-            }
-        }
-
-        /** Touched only by the last stage's thread, which reads every answer; a bit per id, so a duplicate counts once. */
-        private static final class BurstCount {
-            final long firstId;
-            final int count;
-            final java.util.BitSet seen;
-            final CompletableFuture<Void> done = new CompletableFuture<>();
-            int answered;
-
-            BurstCount(long firstId, long count) {
-                this.firstId = firstId;
-                this.count = Math.toIntExact(count);
-                this.seen = new java.util.BitSet(this.count);
-            }
-
-            boolean covers(long id) {
-                return id >= firstId && id < firstId + count;
-            }
-
-            void answer(long id) {
-                int bit = (int) (id - firstId);
-                if (!seen.get(bit)) {
-                    seen.set(bit);
-                    if (++answered == count) {
-                        done.complete(null);
-                    }
-                }
-            }
-        }
-
-        @Override
-        public void close() throws InterruptedException {
-            running.set(false);
-            for (Thread t : threads) {
-                t.join(10_000);
-            }
-            producer.close(Duration.ofSeconds(5));
-            // The warm raw echo writes gigabytes in its warm-up: the Baton phase should run on a broker
-            // holding only its own data (no measurable difference in the one run compared).
-            try (Admin admin = Admin.create(Map.of("bootstrap.servers", bootstrap))) {
-                admin.deleteTopics(TOPICS).all().get(30, TimeUnit.SECONDS);
-            } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
-                System.err.println("could not delete the raw echo's topics (the Baton phase runs anyway): " + e);
-            }
-        }
-    }
-
-    /** CPU used by every process but this one, from /proc (Linux); 0 elsewhere. */
-    static final class OtherCpu {
-        static final long HZ = 100;
-
-        static long othersJiffies() {
-            try {
-                String[] cpu = Files.readAllLines(Path.of("/proc/stat")).get(0).trim().split("\\s+");
-                long busy = 0;
-                for (int i : new int[] {1, 2, 3, 6, 7, 8}) { // user nice system irq softirq steal
-                    busy += Long.parseLong(cpu[i]);
-                }
-                String[] self = Files.readString(Path.of("/proc/self/stat")).replaceAll("^.*\\) ", "").split(" ");
-                long own = Long.parseLong(self[11]) + Long.parseLong(self[12]);
-                return busy - own;
-            } catch (IOException | RuntimeException e) {
-                return 0;
-            }
         }
     }
 }

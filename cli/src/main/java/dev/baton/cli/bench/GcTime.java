@@ -1,4 +1,4 @@
-package dev.baton.cli;
+package dev.baton.cli.bench;
 
 import java.lang.management.GarbageCollectorMXBean;
 import java.lang.management.ManagementFactory;

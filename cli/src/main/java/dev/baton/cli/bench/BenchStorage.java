@@ -1,4 +1,4 @@
-package dev.baton.cli;
+package dev.baton.cli.bench;
 
 import java.io.IOException;
 import java.nio.file.FileStore;

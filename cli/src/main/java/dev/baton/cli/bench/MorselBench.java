@@ -1,4 +1,4 @@
-package dev.baton.cli;
+package dev.baton.cli.bench;
 
 import java.io.PrintStream;
 import java.nio.file.Path;

@@ -1,4 +1,4 @@
-package dev.baton.cli;
+package dev.baton.cli.bench;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

@@ -1,4 +1,4 @@
-package dev.baton.cli;
+package dev.baton.cli.bench;
 
 import java.util.Map;
 import java.util.TreeMap;

@@ -1,10 +1,10 @@
-package dev.baton.cli;
+package dev.baton.cli.bench;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.util.Map;
 
-import dev.baton.cli.CpuByRole.Role;
+import dev.baton.cli.bench.CpuByRole.Role;
 import org.junit.jupiter.api.Test;
 
 class CpuByRoleTest {
