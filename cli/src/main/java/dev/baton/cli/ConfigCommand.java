@@ -1,6 +1,7 @@
 package dev.baton.cli;
 
 import java.io.PrintStream;
+import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.concurrent.Callable;
 
@@ -22,7 +23,7 @@ public final class ConfigCommand {
 
         @Override
         public Integer call() {
-            Map<String, ConfigDef> processes = new java.util.LinkedHashMap<>();
+            Map<String, ConfigDef> processes = new LinkedHashMap<>();
             processes.put("streams-app (baton streams-app --config FILE; per-queue timeouts: queue.<name>.{schedule.to.start,start.to.close,schedule.to.close,heartbeat}.ms)",
                     StreamsAppConfig.CONFIG);
             processes.put("worker (baton worker --config FILE)", WorkerConfig.CONFIG);

@@ -2,29 +2,42 @@ package dev.baton.cli;
 
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.TreeMap;
+import java.util.UUID;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
+import dev.baton.cli.history.HistoryLog;
+import dev.baton.cli.history.HistoryStats;
 import dev.baton.cli.local.InvariantChecker;
 import dev.baton.cli.local.LocalCluster;
 import dev.baton.dispatcher.ActivityRequest;
 import dev.baton.dispatcher.ActivityRequest.RetryOptions;
 import dev.baton.dispatcher.DispatchClient;
 import dev.baton.dispatcher.Outcome;
+import dev.baton.events.HistoryKind;
+import dev.baton.events.OutcomeStatus;
+import dev.baton.events.SiteRef;
 import dev.baton.schemas.EventExamples;
 import dev.baton.schemas.EventExamples.Example;
 import dev.baton.schemas.EventSerde;
 import dev.baton.schemas.registry.SchemaRegistry;
+import dev.baton.topics.BatonTopics;
+import dev.baton.worker.Worker;
 import dev.baton.worker.WorkerOptions;
 import org.HdrHistogram.Histogram;
 import org.apache.avro.specific.SpecificRecord;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
@@ -46,7 +59,7 @@ public final class DemoCommand implements Callable<Integer> {
     int workerCount;
 
     @Option(names = "--data-dir", description = "Keep the broker's data here (e.g. ./.baton); default: a temp dir deleted on exit")
-    java.nio.file.Path dataDir;
+    Path dataDir;
 
     @Option(names = "--keep-running", description = "After the summary, keep everything up for the other commands until Ctrl-C")
     boolean keepRunning;
@@ -69,10 +82,10 @@ public final class DemoCommand implements Callable<Integer> {
     boolean injectBreach;
 
     private final PrintStream out = System.out;
-    private final List<dev.baton.worker.Worker> workers = new ArrayList<>();
+    private final List<Worker> workers = new ArrayList<>();
     private String firstRequestId;
     /** One namespace per run, so runs on a kept --data-dir never collide on site ids. */
-    private final String namespace = "demo-" + java.util.UUID.randomUUID().toString().substring(0, 8);
+    private final String namespace = "demo-" + UUID.randomUUID().toString().substring(0, 8);
 
     @Override
     public Integer call() throws Exception {
@@ -111,12 +124,12 @@ public final class DemoCommand implements Callable<Integer> {
                 injectDuplicateOutcome(cluster);
             }
             InvariantChecker.Report audit = InvariantChecker.check(cluster.bootstrapServers());
-            Map<dev.baton.events.HistoryKind, Long> kinds = audit.byKind();
+            Map<HistoryKind, Long> kinds = audit.byKind();
             out.printf("faults    retries %d, transport losses %d, parks %d, refused stale completions %d%n",
-                    kinds.getOrDefault(dev.baton.events.HistoryKind.RETRY_SCHEDULED, 0L),
-                    kinds.getOrDefault(dev.baton.events.HistoryKind.TRANSPORT_LOST, 0L),
-                    kinds.getOrDefault(dev.baton.events.HistoryKind.PARKED, 0L),
-                    kinds.getOrDefault(dev.baton.events.HistoryKind.COMPLETION_REFUSED, 0L));
+                    kinds.getOrDefault(HistoryKind.RETRY_SCHEDULED, 0L),
+                    kinds.getOrDefault(HistoryKind.TRANSPORT_LOST, 0L),
+                    kinds.getOrDefault(HistoryKind.PARKED, 0L),
+                    kinds.getOrDefault(HistoryKind.COMPLETION_REFUSED, 0L));
             out.printf("history   %s%n", kinds);
             printHistoryStats(cluster);
             out.printf("audit     %s%n", audit);
@@ -197,7 +210,7 @@ public final class DemoCommand implements Callable<Integer> {
     }
 
     /** Waits (up to 10 s) until the worker holds something, so the fault has work to lose. */
-    private static void awaitBusy(dev.baton.worker.Worker worker) throws InterruptedException {
+    private static void awaitBusy(Worker worker) throws InterruptedException {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
         while (worker.inFlight() == 0 && System.nanoTime() < deadline) {
             Thread.sleep(5);
@@ -213,14 +226,14 @@ public final class DemoCommand implements Callable<Integer> {
     /** Publishes a second outcome for an answered request, as a buggy or forged writer could. */
     private void injectDuplicateOutcome(LocalCluster cluster) throws Exception {
         try (SchemaRegistry registry = SchemaRegistry.forUrl("kafka://" + cluster.bootstrapServers(), Map.of());
-             org.apache.kafka.clients.producer.KafkaProducer<byte[], byte[]> producer = new org.apache.kafka.clients.producer.KafkaProducer<>(
-                     cluster.clientConfig(), new org.apache.kafka.common.serialization.ByteArraySerializer(),
-                     new org.apache.kafka.common.serialization.ByteArraySerializer())) {
-            dev.baton.events.Outcome forged = dev.baton.events.Outcome.newBuilder().setStatus(dev.baton.events.OutcomeStatus.COMPLETED)
-                    .setSite(new dev.baton.events.SiteRef(namespace, "order-0", "charge")).setRequestId(firstRequestId)
+             KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(
+                     cluster.clientConfig(), new ByteArraySerializer(),
+                     new ByteArraySerializer())) {
+            dev.baton.events.Outcome forged = dev.baton.events.Outcome.newBuilder().setStatus(OutcomeStatus.COMPLETED)
+                    .setSite(new SiteRef(namespace, "order-0", "charge")).setRequestId(firstRequestId)
                     .setReplyKey("demo").setAttempt(1).setAtMillis(0L).build();
-            producer.send(new org.apache.kafka.clients.producer.ProducerRecord<>(dev.baton.topics.BatonTopics.RESULTS, "demo".getBytes(StandardCharsets.UTF_8),
-                    EventSerde.of(dev.baton.events.Outcome.class, registry).encode(dev.baton.topics.BatonTopics.RESULTS, forged))).get();
+            producer.send(new ProducerRecord<>(BatonTopics.RESULTS, "demo".getBytes(StandardCharsets.UTF_8),
+                    EventSerde.of(dev.baton.events.Outcome.class, registry).encode(BatonTopics.RESULTS, forged))).get();
             out.println("injected  a forged second outcome for request " + firstRequestId);
         }
     }
@@ -243,9 +256,9 @@ public final class DemoCommand implements Callable<Integer> {
 
     /** The {@code baton history stats --by type} table for this run, computed by the morsel engine over baton.history. */
     private void printHistoryStats(LocalCluster cluster) {
-        try (dev.baton.cli.history.HistoryLog log = new dev.baton.cli.history.HistoryLog(cluster.clientConfig(), "kafka://", 2)) {
-            Map<String, dev.baton.cli.history.HistoryStats.Group> groups = new TreeMap<>(dev.baton.cli.history.HistoryStats.compute(log,
-                    new dev.baton.cli.history.HistoryLog.Scope(Long.MIN_VALUE, namespace), dev.baton.cli.history.HistoryStats.GroupBy.TYPE));
+        try (HistoryLog log = new HistoryLog(cluster.clientConfig(), "kafka://", 2)) {
+            Map<String, HistoryStats.Group> groups = new TreeMap<>(HistoryStats.compute(log,
+                    new HistoryLog.Scope(Long.MIN_VALUE, namespace), HistoryStats.GroupBy.TYPE));
             out.printf("stats     %-10s %8s %9s %9s %9s   (baton history stats --by type)%n", "type", "sites", "p50 ms", "p99 ms", "max ms");
             groups.forEach((type, g) -> out.printf("stats     %-10s %8d %9s %9s %9s%n", type, g.count(), g.percentile(50), g.percentile(99),
                     g.percentile(100)));
@@ -260,7 +273,7 @@ public final class DemoCommand implements Callable<Integer> {
         out.printf("            ./baton status --status-url http://localhost:%d/status%n", statusPort);
         out.printf("            echo hi | ./baton dispatch --bootstrap-servers %s --queue mail --type echo --input-file -%n", bootstrap);
         out.printf("            ./baton worker --bootstrap-servers %s --queue payments --demo-handlers%n", bootstrap);
-        java.util.concurrent.CountDownLatch stop = new java.util.concurrent.CountDownLatch(1);
+        CountDownLatch stop = new CountDownLatch(1);
         Runtime.getRuntime().addShutdownHook(new Thread(stop::countDown, "baton-demo-stop"));
         stop.await();
     }

@@ -1,6 +1,7 @@
 package dev.baton.cli;
 
 import java.time.Instant;
+import java.time.format.DateTimeParseException;
 import java.util.concurrent.Callable;
 
 import dev.baton.cli.history.HistoryLog;
@@ -66,7 +67,7 @@ public final class ReplayCommand implements Callable<Integer> {
         }
         try {
             return Instant.parse(text).toEpochMilli();
-        } catch (java.time.format.DateTimeParseException e) {
+        } catch (DateTimeParseException e) {
             throw new IllegalArgumentException("--from must be ISO-8601 (2026-11-29T10:00:00Z) or epoch millis, was '" + text + "'");
         }
     }

@@ -1,5 +1,6 @@
 package dev.baton.cli;
 
+import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -25,7 +26,7 @@ public final class StatusCommand implements Callable<Integer> {
         HttpResponse<String> response;
         try {
             response = http.send(HttpRequest.newBuilder(url).timeout(Duration.ofSeconds(30)).GET().build(), HttpResponse.BodyHandlers.ofString());
-        } catch (java.io.IOException e) {
+        } catch (IOException e) {
             System.err.println("cannot reach " + url + " (" + e.getMessage() + "): is the streams app running with status.port set?");
             return 2;
         }

@@ -1,5 +1,6 @@
 package dev.baton.dispatcher;
 
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
@@ -86,7 +87,7 @@ public record ActivityRequest(SiteKey site, int attempt, String runId, String qu
 
     /** Stable per (site, runId): identical across attempts and generations, so side effects can be deduplicated. */
     public String idempotencyKey() {
-        return UUID.nameUUIDFromBytes((site.asKey() + "#" + runId).getBytes(java.nio.charset.StandardCharsets.UTF_8)).toString();
+        return UUID.nameUUIDFromBytes((site.asKey() + "#" + runId).getBytes(StandardCharsets.UTF_8)).toString();
     }
 
     /** This request at another attempt (a caller-driven retry or takeover). */

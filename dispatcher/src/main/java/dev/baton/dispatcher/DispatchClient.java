@@ -17,10 +17,14 @@ import dev.baton.events.DispatchKind;
 import dev.baton.events.Payload;
 import dev.baton.events.RetryPolicy;
 import dev.baton.events.Timeouts;
+import dev.baton.metrics.BatonMetric;
 import dev.baton.schemas.EventSerde;
 import dev.baton.schemas.SiteKey;
 import dev.baton.schemas.registry.SchemaRegistry;
 import dev.baton.topics.BatonTopics;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
@@ -55,14 +59,14 @@ public final class DispatchClient implements AutoCloseable {
     private final Clock clock;
     private volatile boolean closed;
 
-    private final io.micrometer.core.instrument.Timer latency;
+    private final Timer latency;
 
     private DispatchClient(DispatchClientConfig config, UnmatchedResultHandler unmatched, Clock clock,
-                           io.micrometer.core.instrument.MeterRegistry meters) {
+                           MeterRegistry meters) {
         this.config = config;
         this.clientId = config.clientId();
         this.clock = clock;
-        this.latency = dev.baton.metrics.BatonMetric.DISPATCH_LATENCY.timer(meters, "client", config.clientId());
+        this.latency = BatonMetric.DISPATCH_LATENCY.timer(meters, "client", config.clientId());
         this.registry = SchemaRegistry.forUrl(config.getString(DispatchClientConfig.SCHEMA_REGISTRY_URL_CONFIG), config.kafkaConfig());
         this.commands = EventSerde.of(DispatchCommand.class, registry);
         Map<String, Object> producerConfig = new HashMap<>(config.kafkaConfig());
@@ -89,12 +93,12 @@ public final class DispatchClient implements AutoCloseable {
 
     /** Creates a started client; {@code configs} must name {@code baton.client.id}. */
     public static DispatchClient create(Map<String, ?> configs, UnmatchedResultHandler unmatched) {
-        return create(configs, unmatched, new io.micrometer.core.instrument.simple.SimpleMeterRegistry());
+        return create(configs, unmatched, new SimpleMeterRegistry());
     }
 
     /** As {@link #create(Map, UnmatchedResultHandler)}, registering the dispatch-to-outcome timer in {@code meters}. */
     public static DispatchClient create(Map<String, ?> configs, UnmatchedResultHandler unmatched,
-                                        io.micrometer.core.instrument.MeterRegistry meters) {
+                                        MeterRegistry meters) {
         return new DispatchClient(new DispatchClientConfig(configs), unmatched, Clock.systemUTC(), meters);
     }
 

@@ -1,7 +1,9 @@
 package dev.baton.dispatcher;
 
 import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
 
+import dev.baton.events.OutcomeStatus;
 import dev.baton.schemas.Reasons;
 import dev.baton.schemas.SiteKey;
 
@@ -26,7 +28,7 @@ public record Outcome(SiteKey site, String requestId, int attempt, boolean compl
             contentType = event.getOutput().getContentType();
         }
         return new Outcome(SiteKey.of(event.getSite()), event.getRequestId(), event.getAttempt(),
-                event.getStatus() == dev.baton.events.OutcomeStatus.COMPLETED, output, contentType, event.getReason(),
+                event.getStatus() == OutcomeStatus.COMPLETED, output, contentType, event.getReason(),
                 event.getWorkerId(), event.getUnmatched());
     }
 
@@ -36,7 +38,7 @@ public record Outcome(SiteKey site, String requestId, int attempt, boolean compl
     }
 
     public String outputAsString() {
-        return new String(output, java.nio.charset.StandardCharsets.UTF_8);
+        return new String(output, StandardCharsets.UTF_8);
     }
 
     @Override

@@ -6,19 +6,22 @@ import dev.baton.events.ActivityTask;
 import dev.baton.events.DeadLetter;
 import dev.baton.events.DispatchCommand;
 import dev.baton.events.DispatchKind;
-import dev.baton.events.HistoryKind;
-import dev.baton.events.OutcomeStatus;
-import dev.baton.events.WorkerControlKind;
-import dev.baton.events.WorkerEventKind;
 import dev.baton.events.HistoryEvent;
+import dev.baton.events.HistoryKind;
 import dev.baton.events.Outcome;
+import dev.baton.events.OutcomeStatus;
 import dev.baton.events.Payload;
 import dev.baton.events.RetryPolicy;
 import dev.baton.events.SiteRef;
 import dev.baton.events.Timeouts;
 import dev.baton.events.WorkerControl;
+import dev.baton.events.WorkerControlKind;
 import dev.baton.events.WorkerEvent;
+import dev.baton.events.WorkerEventKind;
 import dev.baton.events.WorkerStatus;
+import dev.baton.events.store.SiteState;
+import dev.baton.events.store.SiteStatus;
+import dev.baton.events.store.Waiter;
 import org.apache.avro.specific.SpecificRecord;
 import org.apache.avro.util.ClassSecurityValidator;
 
@@ -47,7 +50,7 @@ public final class AvroTrust {
         ClassSecurityValidator.Builder builder = ClassSecurityValidator.builder();
         EVENT_TYPES.forEach(builder::add);
         List.of(SiteRef.class, Payload.class, RetryPolicy.class, Timeouts.class,
-                dev.baton.events.store.SiteState.class, dev.baton.events.store.SiteStatus.class, dev.baton.events.store.Waiter.class,
+                SiteState.class, SiteStatus.class, Waiter.class,
                 DispatchKind.class, WorkerEventKind.class, WorkerControlKind.class, OutcomeStatus.class, HistoryKind.class)
                 .forEach(builder::add);
         for (Class<?> c : extra) {

@@ -1,5 +1,6 @@
 package dev.baton.schemas;
 
+import java.nio.ByteBuffer;
 import java.time.Clock;
 
 import dev.baton.events.DeadLetter;
@@ -35,8 +36,8 @@ public final class DeadLetters {
                 .setSourceTopic(topic)
                 .setSourcePartition(partition)
                 .setSourceOffset(offset)
-                .setKey(key == null ? null : java.nio.ByteBuffer.wrap(key))
-                .setValue(value == null ? null : java.nio.ByteBuffer.wrap(value))
+                .setKey(key == null ? null : ByteBuffer.wrap(key))
+                .setValue(value == null ? null : ByteBuffer.wrap(value))
                 .setReason(reason)
                 .setProcess(process)
                 .setAtMillis(clock.millis())

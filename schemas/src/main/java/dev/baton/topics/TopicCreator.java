@@ -13,6 +13,7 @@ import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.admin.TopicDescription;
 import org.apache.kafka.common.KafkaException;
+import org.apache.kafka.common.KafkaFuture;
 import org.apache.kafka.common.errors.TopicExistsException;
 
 /**
@@ -56,7 +57,7 @@ public final class TopicCreator {
                     toCreate.add(spec.toNewTopic());
                 }
             }
-            for (Map.Entry<String, ? extends org.apache.kafka.common.KafkaFuture<Void>> e : admin.createTopics(toCreate).values().entrySet()) {
+            for (Map.Entry<String, ? extends KafkaFuture<Void>> e : admin.createTopics(toCreate).values().entrySet()) {
                 try {
                     e.getValue().get();
                     created.add(e.getKey());

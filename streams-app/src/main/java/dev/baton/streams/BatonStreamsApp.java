@@ -3,24 +3,28 @@ package dev.baton.streams;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.Map;
+import java.util.Set;
 
 import dev.baton.schemas.registry.SchemaRegistry;
+import dev.baton.streams.config.QueueTimeouts;
 import dev.baton.streams.config.StreamsAppConfig;
 import dev.baton.streams.processor.AdminQueueDirectory;
+import dev.baton.streams.processor.QueueService;
 import dev.baton.streams.processor.Serdes;
 import dev.baton.streams.processor.SiteMetrics;
 import dev.baton.streams.processor.SiteProcessorSupplier;
-import dev.baton.streams.processor.QueueService;
 import dev.baton.streams.recovery.HangingTransactionFinder;
 import dev.baton.streams.recovery.HangingTransactionReaper;
+import dev.baton.streams.status.StatusReport;
+import dev.baton.streams.status.StatusServer;
 import dev.baton.streams.topology.BatonTopology;
 import dev.baton.topics.ClientIds;
 import io.micrometer.core.instrument.MeterRegistry;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.common.internals.Topic;
-import org.apache.kafka.streams.KafkaStreams;
 import org.apache.kafka.streams.CloseOptions;
 import org.apache.kafka.streams.CloseOptions.GroupMembershipOperation;
+import org.apache.kafka.streams.KafkaStreams;
 import org.apache.kafka.streams.Topology;
 import org.apache.kafka.streams.errors.StreamsUncaughtExceptionHandler.StreamThreadExceptionResponse;
 import org.slf4j.Logger;
@@ -41,7 +45,7 @@ public final class BatonStreamsApp implements AutoCloseable {
     private final KafkaStreams streams;
     private final QueueService queueService;
     private final Serdes serdes;
-    private dev.baton.streams.status.StatusServer status;
+    private StatusServer status;
     private HangingTransactionReaper reaper;
     private final Object stateChanged = new Object();
 
@@ -54,7 +58,7 @@ public final class BatonStreamsApp implements AutoCloseable {
         SiteProcessorSupplier supplier = new SiteProcessorSupplier(new SiteProcessorSupplier.Settings(serdes,
                 new SiteMetrics(meters), queues, queueService, config.workerStaleMs(), config.defaultRetryPolicy(), config.heartbeatWindowMs(), config.dedupeWindowMs(),
                 config.timerResolutionMs(), config.maxPayloadBytes(), config.transportLossBudget(),
-                dev.baton.streams.config.QueueTimeouts.from(configs)));
+                QueueTimeouts.from(configs)));
         Topology topology = BatonTopology.build(supplier, serdes.workerStatus());
         this.streams = new KafkaStreams(topology, config.streamsProperties());
         streams.setStateListener((now, before) -> {
@@ -69,7 +73,7 @@ public final class BatonStreamsApp implements AutoCloseable {
     }
 
     /** Queues this instance has seen without a live worker. */
-    public java.util.Set<String> unservedQueues() {
+    public Set<String> unservedQueues() {
         return queueService.unservedQueues();
     }
 
@@ -81,20 +85,20 @@ public final class BatonStreamsApp implements AutoCloseable {
                     id -> id.startsWith(ClientIds.WORKER_TRANSACTIONAL_PREFIX)).start(Duration.ofMillis(config.hangingTransactionCheckMs()));
         }
         if (config.statusPort() > 0) {
-            status = new dev.baton.streams.status.StatusServer(config.statusPort(), report());
+            status = new StatusServer(config.statusPort(), report());
         }
         return this;
     }
 
     /** The JSON that {@code GET /status} serves (whether or not the port is on). */
     public com.fasterxml.jackson.databind.node.ObjectNode status() {
-        try (dev.baton.streams.status.StatusReport report = report()) {
+        try (StatusReport report = report()) {
             return report.snapshot();
         }
     }
 
-    private dev.baton.streams.status.StatusReport report() {
-        return new dev.baton.streams.status.StatusReport(streams, serdes.siteState(), serdes.workerStatus(),
+    private StatusReport report() {
+        return new StatusReport(streams, serdes.siteState(), serdes.workerStatus(),
                 Admin.create(config.clientConfig()), queueService::unservedQueues);
     }
 

@@ -10,11 +10,11 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import dev.baton.events.ActivityTask;
-import dev.baton.metrics.BatonMetric;
 import dev.baton.events.DeadLetter;
 import dev.baton.events.WorkerControl;
 import dev.baton.events.WorkerEvent;
 import dev.baton.events.WorkerStatus;
+import dev.baton.metrics.BatonMetric;
 import dev.baton.schemas.DeadLetters;
 import dev.baton.schemas.EventSerde;
 import dev.baton.schemas.registry.SchemaRegistry;
@@ -28,6 +28,7 @@ import dev.baton.worker.internals.Executions;
 import dev.baton.worker.internals.Heartbeater;
 import dev.baton.worker.internals.QueueRunner;
 import dev.baton.worker.internals.Registration;
+import io.micrometer.core.instrument.Counter;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -76,7 +77,7 @@ public final class Worker implements AutoCloseable {
         this.housekeeping = Executors.newSingleThreadScheduledExecutor(r -> daemon(r, "baton-housekeeping-" + options.workerId()));
         this.heartbeater = new Heartbeater(executions, events, clock);
         BatonMetric.WORKER_IN_FLIGHT.gauge(options.meters(), executions, Executions::size, "worker", options.workerId());
-        io.micrometer.core.instrument.Counter leases = BatonMetric.WORKER_LEASES.counter(options.meters(), "worker", options.workerId());
+        Counter leases = BatonMetric.WORKER_LEASES.counter(options.meters(), "worker", options.workerId());
         ActivityRunner runner = new ActivityRunner(options.handlers(), pool, executions, events);
         DeadLetters deadLetters = new DeadLetters(EventSerde.of(DeadLetter.class, registry), "worker " + options.workerId(), clock);
         for (String queue : options.queues()) {

@@ -8,6 +8,8 @@ import java.util.Objects;
 import java.util.UUID;
 
 import dev.baton.topics.BatonTopics;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 
 /**
  * Immutable options of a {@link Worker}, validated at construction.
@@ -25,7 +27,7 @@ import dev.baton.topics.BatonTopics;
  */
 public record WorkerOptions(Map<String, Object> kafkaConfig, String workerId, String schemaRegistryUrl, List<String> queues,
                             Map<String, ActivityHandler> handlers, int maxConcurrent, List<String> nodeLabels, Duration drainTimeout,
-                            Duration registrationInterval, io.micrometer.core.instrument.MeterRegistry meters) {
+                            Duration registrationInterval, MeterRegistry meters) {
 
     public WorkerOptions {
         kafkaConfig = Map.copyOf(kafkaConfig);
@@ -73,10 +75,10 @@ public record WorkerOptions(Map<String, Object> kafkaConfig, String workerId, St
         private List<String> nodeLabels = List.of();
         private Duration drainTimeout = Duration.ofSeconds(30);
         private Duration registrationInterval = Duration.ofSeconds(5);
-        private io.micrometer.core.instrument.MeterRegistry meters = new io.micrometer.core.instrument.simple.SimpleMeterRegistry();
+        private MeterRegistry meters = new SimpleMeterRegistry();
 
         /** Where the worker's meters go (its in-flight gauge and lease counter); a private registry by default. */
-        public Builder meters(io.micrometer.core.instrument.MeterRegistry registry) {
+        public Builder meters(MeterRegistry registry) {
             this.meters = registry;
             return this;
         }

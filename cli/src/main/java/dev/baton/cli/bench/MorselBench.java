@@ -7,6 +7,7 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.Callable;
+import java.util.function.Function;
 import java.util.function.Supplier;
 
 import dev.baton.morsel.MorselMetrics;
@@ -57,7 +58,7 @@ public final class MorselBench implements Callable<Integer> {
 
     private final PrintStream out = System.out;
 
-    private record Query(String name, String sql, java.util.function.Function<TpchQueries, List<List<Object>>> engine,
+    private record Query(String name, String sql, Function<TpchQueries, List<List<Object>>> engine,
                          Supplier<List<List<Object>>> fused) {
     }
 

@@ -17,7 +17,9 @@ import dev.baton.dispatcher.Outcome;
 import dev.baton.morsel.kafka.OffsetRange;
 import dev.baton.morsel.kafka.TopicSplits;
 import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 
@@ -68,7 +70,7 @@ public final class DistributedGroupBy {
 
     private List<OffsetRange> splits(String topic, long offsetsPerSplit) {
         Map<String, Object> c = new HashMap<>(clientConfig);
-        c.keySet().retainAll(org.apache.kafka.clients.consumer.ConsumerConfig.configNames());
+        c.keySet().retainAll(ConsumerConfig.configNames());
         try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(c, new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
             return TopicSplits.of(consumer, topic, offsetsPerSplit);
         }
@@ -117,7 +119,7 @@ public final class DistributedGroupBy {
 
     private Map<String, Object> adminConfig() {
         Map<String, Object> c = new HashMap<>(clientConfig);
-        c.keySet().retainAll(org.apache.kafka.clients.admin.AdminClientConfig.configNames());
+        c.keySet().retainAll(AdminClientConfig.configNames());
         return c;
     }
 }

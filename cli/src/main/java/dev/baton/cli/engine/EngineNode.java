@@ -17,6 +17,7 @@ import dev.baton.topics.BatonTopics;
 import dev.baton.worker.ActivityContext;
 import dev.baton.worker.Worker;
 import dev.baton.worker.WorkerOptions;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
@@ -132,7 +133,7 @@ public final class EngineNode implements AutoCloseable {
         }
         List<OffsetRange> range;
         Map<String, Object> c = new HashMap<>(clientConfig);
-        c.keySet().retainAll(org.apache.kafka.clients.consumer.ConsumerConfig.configNames());
+        c.keySet().retainAll(ConsumerConfig.configNames());
         try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(c, new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
             range = TopicSplits.of(consumer, topic, Long.MAX_VALUE).stream().filter(r -> r.partition() == partition).toList();
         }

@@ -1,10 +1,14 @@
 package dev.baton.cli.history;
 
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 import dev.baton.events.DispatchCommand;
+import dev.baton.events.DispatchKind;
 import dev.baton.events.HistoryEvent;
 import dev.baton.events.Outcome;
 import dev.baton.events.OutcomeStatus;
@@ -13,6 +17,7 @@ import dev.baton.schemas.EventSerde;
 import dev.baton.schemas.UndecodableRecordException;
 import dev.baton.schemas.registry.SchemaRegistry;
 import dev.baton.topics.BatonTopics;
+import org.apache.avro.specific.SpecificRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 
 /**
@@ -120,13 +125,13 @@ public final class HistoryLog implements AutoCloseable {
     }
 
     /** The raw dispatch command records for these request ids, the highest attempt of each. */
-    public Map<String, ConsumerRecord<byte[], byte[]>> commands(java.util.Set<String> requestIds) {
+    public Map<String, ConsumerRecord<byte[], byte[]>> commands(Set<String> requestIds) {
         record Found(int attempt, ConsumerRecord<byte[], byte[]> rec) {
         }
         Map<String, Found> found = TopicFold.fold(clientConfig, BatonTopics.DISPATCH, threads, OFFSETS_PER_MORSEL, HashMap<String, Found>::new,
                 (map, rec) -> {
                     DispatchCommand c = decode(commands, rec);
-                    if (c != null && requestIds.contains(c.getRequestId()) && c.getKind() == dev.baton.events.DispatchKind.REQUESTED) {
+                    if (c != null && requestIds.contains(c.getRequestId()) && c.getKind() == DispatchKind.REQUESTED) {
                         map.merge(c.getRequestId(), new Found(c.getAttempt(), rec), (x, y) -> x.attempt() >= y.attempt() ? x : y);
                     }
                 }, (a, b) -> {
@@ -139,8 +144,8 @@ public final class HistoryLog implements AutoCloseable {
     }
 
     /** Every history event of one workflow (any namespace unless given), with its partition offset. */
-    public java.util.List<HistoryEvent> workflow(String workflowId, String namespace) {
-        return TopicFold.fold(clientConfig, BatonTopics.HISTORY, threads, OFFSETS_PER_MORSEL, java.util.ArrayList<HistoryEvent>::new,
+    public List<HistoryEvent> workflow(String workflowId, String namespace) {
+        return TopicFold.fold(clientConfig, BatonTopics.HISTORY, threads, OFFSETS_PER_MORSEL, ArrayList<HistoryEvent>::new,
                 (list, rec) -> {
                     HistoryEvent e = decode(history, rec);
                     if (e != null && e.getSite().getWorkflowId().equals(workflowId)
@@ -153,7 +158,7 @@ public final class HistoryLog implements AutoCloseable {
                 }).value();
     }
 
-    private static <T extends org.apache.avro.specific.SpecificRecord> T decode(EventSerde<T> serde, ConsumerRecord<byte[], byte[]> rec) {
+    private static <T extends SpecificRecord> T decode(EventSerde<T> serde, ConsumerRecord<byte[], byte[]> rec) {
         if (rec.value() == null) {
             return null;
         }

@@ -2,6 +2,7 @@ package dev.baton.cli.history;
 
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -76,7 +77,7 @@ public final class Replay {
         Set<String> requests = new HashSet<>();
         dangling.forEach(t -> requests.add(t.requestId));
         Map<String, ConsumerRecord<byte[], byte[]>> commands = log.commands(requests);
-        Map<String, Object> p = new java.util.HashMap<>(clientConfig);
+        Map<String, Object> p = new HashMap<>(clientConfig);
         p.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
         p.put(ProducerConfig.ACKS_CONFIG, "all");
         p.keySet().retainAll(ProducerConfig.configNames());

@@ -7,8 +7,10 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 import dev.baton.dispatcher.DispatchClient;
 import dev.baton.dispatcher.UnmatchedResultHandler;
@@ -136,7 +138,7 @@ public final class LocalCluster implements AutoCloseable {
         Files.createDirectories(stateDir);
         try (Admin admin = Admin.create(clientConfig())) {
             String prefix = streamsConfig.getOrDefault("application.id", "baton-streams") + "-";
-            java.util.Set<String> changelogs = new java.util.HashSet<>(admin.listTopics().names().get());
+            Set<String> changelogs = new HashSet<>(admin.listTopics().names().get());
             changelogs.removeIf(t -> !t.startsWith(prefix) || !t.endsWith("-changelog"));
             admin.deleteTopics(changelogs).all().get();
         }

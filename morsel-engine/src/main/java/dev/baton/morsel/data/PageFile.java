@@ -11,6 +11,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 
 /**
@@ -57,7 +58,7 @@ public final class PageFile implements PageSource, AutoCloseable {
             ByteBuffer header = buffer.duplicate().order(ByteOrder.LITTLE_ENDIAN);
             byte[] magic = new byte[MAGIC.length];
             header.get(magic);
-            if (!java.util.Arrays.equals(magic, MAGIC)) {
+            if (!Arrays.equals(magic, MAGIC)) {
                 throw new IllegalArgumentException(path + " is not a Baton page file (bad magic)");
             }
             int version = header.getInt();

@@ -1,5 +1,8 @@
 package dev.baton.morsel.kafka;
 
+import java.util.ArrayList;
+import java.util.List;
+
 /** Offsets {@code [from, to)} of one partition of a topic: the unit a topic scan is split into. */
 public record OffsetRange(String topic, int partition, long from, long to) {
 
@@ -15,8 +18,8 @@ public record OffsetRange(String topic, int partition, long from, long to) {
     }
 
     /** This range cut into consecutive ranges of at most {@code maxOffsets}: the morsels of one split. */
-    public java.util.List<OffsetRange> split(long maxOffsets) {
-        java.util.List<OffsetRange> parts = new java.util.ArrayList<>();
+    public List<OffsetRange> split(long maxOffsets) {
+        List<OffsetRange> parts = new ArrayList<>();
         for (long f = from; f < to; f += maxOffsets) {
             parts.add(new OffsetRange(topic, partition, f, Math.min(to, f + maxOffsets)));
         }

@@ -10,6 +10,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
 
 import dev.baton.morsel.data.PageSource;
+import org.apache.kafka.clients.consumer.CloseOptions;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
@@ -185,7 +186,7 @@ public final class TopicPageSource implements PageSource, AutoCloseable {
     @Override
     public void close() {
         for (KafkaConsumer<byte[], byte[]> c : consumers) {
-            c.close(org.apache.kafka.clients.consumer.CloseOptions.timeout(Duration.ofSeconds(5)));
+            c.close(CloseOptions.timeout(Duration.ofSeconds(5)));
         }
     }
 }

@@ -26,7 +26,7 @@ public final class LongAggTable {
             throw new IllegalArgumentException("slots must be >= 1, was " + slots);
         }
         this.slots = slots;
-        java.util.Arrays.fill(dense, -1);
+        Arrays.fill(dense, -1);
         int capacity = Integer.highestOneBit(Math.max(16, expectedGroups * 2 - 1)) << 1;
         allocate(capacity);
     }
@@ -114,7 +114,7 @@ public final class LongAggTable {
     }
 
     private void grow() {
-        java.util.Arrays.fill(dense, -1); // slot bases move when the table grows
+        Arrays.fill(dense, -1); // slot bases move when the table grows
         long[] oldKeys = keys;
         long[] oldValues = values;
         allocate((mask + 1) * 2);

@@ -1,12 +1,19 @@
 package dev.baton.morsel.scheduler;
 
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
+import java.util.concurrent.Callable;
 import java.util.concurrent.ConcurrentLinkedDeque;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.ForkJoinPool;
+import java.util.concurrent.ForkJoinTask;
+import java.util.concurrent.ForkJoinWorkerThread;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicIntegerArray;
 import java.util.concurrent.atomic.AtomicReference;
 
 import dev.baton.morsel.MorselMetrics;
@@ -32,7 +39,7 @@ public final class MorselScheduler implements AutoCloseable {
     public enum Mode { DEQUES, FORK_JOIN }
 
     private final Mode mode;
-    private final java.util.concurrent.ForkJoinPool forkJoin;
+    private final ForkJoinPool forkJoin;
     private final int workers;
     private final int numaNodes;
     private final ExecutorService threads;
@@ -53,9 +60,9 @@ public final class MorselScheduler implements AutoCloseable {
         this.numaNodes = numaNodes;
         this.metrics = metrics;
         this.mode = mode;
-        this.forkJoin = mode == Mode.FORK_JOIN ? new java.util.concurrent.ForkJoinPool(workers,
-                java.util.concurrent.ForkJoinPool.defaultForkJoinWorkerThreadFactory, null, false, workers, workers, 1,
-                pool -> true, 60, java.util.concurrent.TimeUnit.SECONDS) : null;
+        this.forkJoin = mode == Mode.FORK_JOIN ? new ForkJoinPool(workers,
+                ForkJoinPool.defaultForkJoinWorkerThreadFactory, null, false, workers, workers, 1,
+                pool -> true, 60, TimeUnit.SECONDS) : null;
         AtomicInteger n = new AtomicInteger();
         this.threads = Executors.newFixedThreadPool(workers, r -> {
             Thread t = new Thread(r, "baton-morsel-" + n.incrementAndGet());
@@ -93,7 +100,7 @@ public final class MorselScheduler implements AutoCloseable {
         AtomicInteger stolen = new AtomicInteger();
         CountDownLatch done = new CountDownLatch(workers);
         TaskContext context = () -> failure.get() != null;
-        List<Thread> running = java.util.Collections.synchronizedList(new ArrayList<>());
+        List<Thread> running = Collections.synchronizedList(new ArrayList<>());
         for (int w = 0; w < workers; w++) {
             int worker = w;
             threads.execute(() -> {
@@ -143,16 +150,16 @@ public final class MorselScheduler implements AutoCloseable {
         long start = System.nanoTime();
         long steals = forkJoin.getStealCount();
         AtomicReference<PipelineFailedException> failure = new AtomicReference<>();
-        java.util.concurrent.atomic.AtomicIntegerArray perWorker = new java.util.concurrent.atomic.AtomicIntegerArray(workers);
+        AtomicIntegerArray perWorker = new AtomicIntegerArray(workers);
         TaskContext context = () -> failure.get() != null;
-        List<java.util.concurrent.Callable<Void>> tasks = new ArrayList<>();
+        List<Callable<Void>> tasks = new ArrayList<>();
         for (Morsel m : pipeline.morsels()) {
             tasks.add(() -> {
                 if (failure.get() != null) {
                     return null;
                 }
-                int worker = java.util.concurrent.ForkJoinTask.getPool() == forkJoin
-                        ? ((java.util.concurrent.ForkJoinWorkerThread) Thread.currentThread()).getPoolIndex() : -1;
+                int worker = ForkJoinTask.getPool() == forkJoin
+                        ? ((ForkJoinWorkerThread) Thread.currentThread()).getPoolIndex() : -1;
                 try {
                     if (worker < 0 || worker >= workers) {
                         throw new IllegalStateException("fork-join worker index " + worker + " outside 0.." + (workers - 1));

@@ -4,6 +4,7 @@ import java.io.BufferedWriter;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.math.BigDecimal;
+import java.math.BigInteger;
 import java.nio.LongBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -63,7 +64,7 @@ public final class DuckDbPeer implements AutoCloseable {
                 List<Object> row = new ArrayList<>();
                 for (int c = 1; c <= columns; c++) {
                     Object v = rs.getObject(c);
-                    row.add(v instanceof Integer i ? Long.valueOf(i) : v instanceof java.math.BigInteger b ? Long.valueOf(b.longValueExact()) : v);
+                    row.add(v instanceof Integer i ? Long.valueOf(i) : v instanceof BigInteger b ? Long.valueOf(b.longValueExact()) : v);
                 }
                 rows.add(row);
             }

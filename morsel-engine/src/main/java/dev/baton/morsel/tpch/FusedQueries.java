@@ -13,6 +13,7 @@ import static dev.baton.morsel.tpch.TpchData.TAX;
 import java.math.BigDecimal;
 import java.nio.LongBuffer;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 
 import dev.baton.morsel.data.PageSource;
@@ -91,7 +92,7 @@ public final class FusedQueries {
     /** Q14 with the part side as a dense array indexed by part key — the ceiling for a key-dense join. */
     public static List<List<Object>> q14(PageSource li, PageSource part) {
         byte[] promo = new byte[(int) part.rowCount() + 2];
-        java.util.Arrays.fill(promo, (byte) -1);
+        Arrays.fill(promo, (byte) -1);
         for (int p = 0; p < part.pageCount(); p++) {
             LongBuffer key = part.page(p, 0);
             LongBuffer flag = part.page(p, 1);

@@ -14,7 +14,9 @@ import java.util.concurrent.TimeoutException;
 import dev.baton.topics.BatonTopics;
 import org.apache.avro.Schema;
 import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.consumer.CloseOptions;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
@@ -105,7 +107,7 @@ final class KafkaTopicSchemaRegistry implements SchemaRegistry {
     @Override
     public synchronized void close() {
         producer.close(Duration.ofSeconds(5));
-        consumer.close(org.apache.kafka.clients.consumer.CloseOptions.timeout(Duration.ofSeconds(5)));
+        consumer.close(CloseOptions.timeout(Duration.ofSeconds(5)));
     }
 
     private long append(String subject, Schema schema) {
@@ -144,7 +146,7 @@ final class KafkaTopicSchemaRegistry implements SchemaRegistry {
 
     private static void ensureTopic(Map<String, Object> clientConfig) {
         Map<String, Object> adminConfig = new HashMap<>(clientConfig);
-        adminConfig.keySet().retainAll(org.apache.kafka.clients.admin.AdminClientConfig.configNames());
+        adminConfig.keySet().retainAll(AdminClientConfig.configNames());
         try (Admin admin = Admin.create(adminConfig)) {
             if (exists(admin)) {
                 // Most roles may not create topics (DESIGN §10); only try when it is really missing.

@@ -4,6 +4,7 @@ import java.util.HashMap;
 import java.util.Map;
 import java.util.Properties;
 
+import dev.baton.events.RetryPolicy;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.common.config.AbstractConfig;
@@ -222,8 +223,8 @@ public final class StreamsAppConfig extends AbstractConfig {
     }
 
     /** The retry policy of activities that set none. */
-    public dev.baton.events.RetryPolicy defaultRetryPolicy() {
-        return new dev.baton.events.RetryPolicy(getLong(RETRY_INITIAL_INTERVAL_MS_CONFIG), getDouble(RETRY_BACKOFF_COEFFICIENT_CONFIG),
+    public RetryPolicy defaultRetryPolicy() {
+        return new RetryPolicy(getLong(RETRY_INITIAL_INTERVAL_MS_CONFIG), getDouble(RETRY_BACKOFF_COEFFICIENT_CONFIG),
                 getLong(RETRY_MAX_INTERVAL_MS_CONFIG), getInt(RETRY_MAX_ATTEMPTS_CONFIG), getList(RETRY_NON_RETRYABLE_PREFIXES_CONFIG));
     }
 

@@ -3,8 +3,10 @@ package dev.baton.streams.processor;
 import java.util.Optional;
 
 import dev.baton.events.DispatchCommand;
+import dev.baton.events.DispatchKind;
 import dev.baton.events.Payload;
 import dev.baton.events.WorkerEvent;
+import dev.baton.events.WorkerEventKind;
 import dev.baton.schemas.CompletionToken;
 import dev.baton.topics.BatonTopics;
 
@@ -22,13 +24,13 @@ final class InputValidator {
     }
 
     Optional<String> problemWith(DispatchCommand cmd) {
-        if (cmd.getKind() == null || cmd.getKind() == dev.baton.events.DispatchKind.UNKNOWN) {
+        if (cmd.getKind() == null || cmd.getKind() == DispatchKind.UNKNOWN) {
             return Optional.of("dispatch kind is unknown to this version");
         }
         if (cmd.getRequestId().isEmpty()) {
             return Optional.of("requestId must not be empty");
         }
-        if (cmd.getKind() == dev.baton.events.DispatchKind.CANCEL) {
+        if (cmd.getKind() == DispatchKind.CANCEL) {
             return Optional.empty();
         }
         if (cmd.getAttempt() < 1) {
@@ -47,7 +49,7 @@ final class InputValidator {
     }
 
     Optional<String> problemWith(WorkerEvent event) {
-        if (event.getKind() == null || event.getKind() == dev.baton.events.WorkerEventKind.UNKNOWN) {
+        if (event.getKind() == null || event.getKind() == WorkerEventKind.UNKNOWN) {
             return Optional.of("worker event kind is unknown to this version");
         }
         if (event.getAttempt() < 1 || event.getGeneration() < 1) {

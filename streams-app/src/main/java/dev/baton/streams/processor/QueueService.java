@@ -1,6 +1,8 @@
 package dev.baton.streams.processor;
 
 import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
 
 import dev.baton.metrics.BatonMetric;
@@ -37,8 +39,8 @@ public final class QueueService {
     }
 
     /** Queues currently seen without a live worker. */
-    public java.util.Set<String> unservedQueues() {
-        java.util.Set<String> out = new java.util.TreeSet<>();
+    public Set<String> unservedQueues() {
+        Set<String> out = new TreeSet<>();
         unserved.forEach((q, u) -> {
             if (u) {
                 out.add(q);

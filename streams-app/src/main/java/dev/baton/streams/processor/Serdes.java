@@ -7,6 +7,7 @@ import dev.baton.events.HistoryEvent;
 import dev.baton.events.Outcome;
 import dev.baton.events.WorkerControl;
 import dev.baton.events.WorkerEvent;
+import dev.baton.events.WorkerStatus;
 import dev.baton.events.store.SiteState;
 import dev.baton.schemas.EventSerde;
 import dev.baton.schemas.registry.SchemaRegistry;
@@ -21,13 +22,13 @@ public record Serdes(
         EventSerde<HistoryEvent> history,
         EventSerde<DeadLetter> deadLetter,
         EventSerde<SiteState> siteState,
-        EventSerde<dev.baton.events.WorkerStatus> workerStatus) {
+        EventSerde<WorkerStatus> workerStatus) {
 
     public static Serdes of(SchemaRegistry registry) {
         return new Serdes(EventSerde.of(DispatchCommand.class, registry), EventSerde.of(WorkerEvent.class, registry),
                 EventSerde.of(ActivityTask.class, registry), EventSerde.of(WorkerControl.class, registry),
                 EventSerde.of(Outcome.class, registry), EventSerde.of(HistoryEvent.class, registry),
                 EventSerde.of(DeadLetter.class, registry), EventSerde.of(SiteState.class, registry),
-                EventSerde.of(dev.baton.events.WorkerStatus.class, registry));
+                EventSerde.of(WorkerStatus.class, registry));
     }
 }

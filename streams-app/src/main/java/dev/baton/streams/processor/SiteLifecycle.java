@@ -7,6 +7,7 @@ import java.util.OptionalLong;
 
 import dev.baton.events.ActivityTask;
 import dev.baton.events.DispatchCommand;
+import dev.baton.events.DispatchKind;
 import dev.baton.events.HistoryEvent;
 import dev.baton.events.HistoryKind;
 import dev.baton.events.Outcome;
@@ -20,6 +21,7 @@ import dev.baton.events.store.SiteStatus;
 import dev.baton.events.store.Waiter;
 import dev.baton.schemas.CompletionToken;
 import dev.baton.schemas.SiteKey;
+import dev.baton.streams.config.QueueTimeouts;
 import dev.baton.streams.state.DeadlineIndex;
 import dev.baton.streams.state.DeadlineKind;
 import dev.baton.streams.state.Fence;
@@ -43,11 +45,11 @@ final class SiteLifecycle {
     private final RetryPolicies retries;
     private final WorkerCensus census;
     private final QueueService queueService;
-    private final dev.baton.streams.config.QueueTimeouts queueTimeouts;
+    private final QueueTimeouts queueTimeouts;
 
     SiteLifecycle(SiteStore sites, DeadlineIndex deadlines, Emitter emit, SiteMetrics metrics,
                   long defaultHeartbeatWindowMs, long dedupeWindowMs, RetryPolicies retries, WorkerCensus census,
-                  QueueService queueService, dev.baton.streams.config.QueueTimeouts queueTimeouts) {
+                  QueueService queueService, QueueTimeouts queueTimeouts) {
         this.queueTimeouts = queueTimeouts;
         this.retries = retries;
         this.census = census;
@@ -158,7 +160,7 @@ final class SiteLifecycle {
 
     /** The backoff is over: the next attempt starts for the same caller, through the takeover path's start. */
     void retry(SiteKey site, SiteState state) {
-        DispatchCommand next = DispatchCommand.newBuilder().setKind(dev.baton.events.DispatchKind.REQUESTED)
+        DispatchCommand next = DispatchCommand.newBuilder().setKind(DispatchKind.REQUESTED)
                 .setSite(site.toRef()).setRequestId(state.getRequestId()).setReplyKey(state.getReplyKey())
                 .setAttempt(state.getAttempt() + 1).setRunId(state.getRunId()).setIdempotencyKey(state.getIdempotencyKey())
                 .setQueue(state.getQueue()).setActivityType(state.getActivityType()).setNode(state.getNode())

@@ -3,9 +3,10 @@ package dev.baton.streams.processor;
 import java.util.Set;
 
 import dev.baton.events.RetryPolicy;
+import dev.baton.streams.config.QueueTimeouts;
 import dev.baton.streams.topology.TopologyNames;
-import org.apache.kafka.common.serialization.Serdes.BytesSerde;
 import org.apache.kafka.common.serialization.Serdes.ByteArraySerde;
+import org.apache.kafka.common.serialization.Serdes.BytesSerde;
 import org.apache.kafka.common.utils.Bytes;
 import org.apache.kafka.streams.processor.api.Processor;
 import org.apache.kafka.streams.processor.api.ProcessorSupplier;
@@ -19,7 +20,7 @@ public final class SiteProcessorSupplier implements ProcessorSupplier<byte[], by
     /** Everything a processor needs besides its context. */
     public record Settings(Serdes serdes, SiteMetrics metrics, QueueDirectory queues, QueueService queueService,
                            long workerStaleMs, RetryPolicy defaultRetryPolicy, long heartbeatWindowMs, long dedupeWindowMs, long timerResolutionMs,
-                           int maxPayloadBytes, int transportLossBudget, dev.baton.streams.config.QueueTimeouts queueTimeouts) {
+                           int maxPayloadBytes, int transportLossBudget, QueueTimeouts queueTimeouts) {
     }
 
     private final Settings settings;

@@ -1,9 +1,12 @@
 package dev.baton.streams.status;
 
+import java.time.Duration;
+import java.util.HashMap;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
@@ -37,10 +40,10 @@ public final class StatusReport implements AutoCloseable {
     private final EventSerde<SiteState> sites;
     private final EventSerde<WorkerStatus> workers;
     private final Admin admin;
-    private final java.util.function.Supplier<Set<String>> unserved;
+    private final Supplier<Set<String>> unserved;
 
     public StatusReport(KafkaStreams streams, EventSerde<SiteState> sites, EventSerde<WorkerStatus> workers, Admin admin,
-                        java.util.function.Supplier<Set<String>> unserved) {
+                        Supplier<Set<String>> unserved) {
         this.streams = streams;
         this.sites = sites;
         this.workers = workers;
@@ -108,7 +111,7 @@ public final class StatusReport implements AutoCloseable {
                 Map<TopicPartition, OffsetAndMetadata> committed = admin.listConsumerGroupOffsets(ClientIds.workerGroup(queue))
                         .partitionsToOffsetAndMetadata().get(5, TimeUnit.SECONDS);
                 int partitions = admin.describeTopics(Set.of(topic)).allTopicNames().get(5, TimeUnit.SECONDS).get(topic).partitions().size();
-                Map<TopicPartition, OffsetSpec> latest = new java.util.HashMap<>();
+                Map<TopicPartition, OffsetSpec> latest = new HashMap<>();
                 for (int p = 0; p < partitions; p++) {
                     latest.put(new TopicPartition(topic, p), OffsetSpec.latest());
                 }
@@ -127,6 +130,6 @@ public final class StatusReport implements AutoCloseable {
 
     @Override
     public void close() {
-        admin.close(java.time.Duration.ofSeconds(5));
+        admin.close(Duration.ofSeconds(5));
     }
 }
