@@ -2,6 +2,8 @@ package dev.baton.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.nio.file.Path;
+
 import org.junit.jupiter.api.Test;
 
 /** Runs the dispatch benchmark at toy size: it must complete and print both sides and the ratio (no timing asserted). */
@@ -16,7 +18,7 @@ class BenchDispatchIT {
         // Where the run's data lived (memory or disk changes the latencies); the directory is gone afterwards.
         assertThat(run.output()).containsPattern("storage     broker logs and streams state in \\S+baton-bench-\\S+ \\(\\w+\\)");
         String dir = run.output().replaceAll("(?s).*storage     broker logs and streams state in (\\S+) .*", "$1");
-        assertThat(java.nio.file.Path.of(dir)).doesNotExist();
+        assertThat(Path.of(dir)).doesNotExist();
         // The streams app's settings that set Baton's latency and throughput, as the profile resolved them.
         assertThat(run.output()).contains("baton          profile latency: commit.interval.ms=10, num.stream.threads=1");
         // The burst is sized from the warm-up's rate, never below --burst.

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
+import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -19,7 +20,9 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Collectors;
 
+import dev.baton.cli.local.InvariantChecker;
 import dev.baton.cli.local.LocalCluster;
+import dev.baton.cli.local.TopicScan;
 import dev.baton.dispatcher.ActivityRequest;
 import dev.baton.dispatcher.DispatchClient;
 import dev.baton.dispatcher.DispatchClientClosedException;
@@ -65,7 +68,7 @@ class CoreLoopIT {
     @AfterAll
     static void stop() {
         try {
-            dev.baton.cli.local.InvariantChecker.Report report = dev.baton.cli.local.InvariantChecker.check(cluster.bootstrapServers());
+            InvariantChecker.Report report = InvariantChecker.check(cluster.bootstrapServers());
             assertThat(report.violations()).as(report.toString()).isEmpty();
         } finally {
             cluster.close();
@@ -214,7 +217,7 @@ class CoreLoopIT {
     private static ProducerRecord<byte[], byte[]> completion(EventSerde<WorkerEvent> serde, ActivityTask task, String worker, String output) {
         WorkerEvent e = WorkerEvent.newBuilder().setKind(WorkerEventKind.COMPLETED).setSite(task.getSite()).setAttempt(task.getAttempt())
                 .setGeneration(task.getGeneration()).setToken(task.getToken()).setWorkerId(worker)
-                .setOutput(new Payload(java.nio.ByteBuffer.wrap(output.getBytes(UTF_8)), "text/plain")).setAtMillis(0L).build();
+                .setOutput(new Payload(ByteBuffer.wrap(output.getBytes(UTF_8)), "text/plain")).setAtMillis(0L).build();
         return new ProducerRecord<>(BatonTopics.WORKER_EVENTS, SiteKey.of(task.getSite()).toBytes(), serde.encode(BatonTopics.WORKER_EVENTS, e));
     }
 
@@ -222,7 +225,7 @@ class CoreLoopIT {
         EventSerde<ActivityTask> serde = EventSerde.of(ActivityTask.class, registry);
         ActivityTask[] found = new ActivityTask[1];
         await().atMost(Duration.ofSeconds(30)).until(() -> {
-            for (ConsumerRecord<byte[], byte[]> r : dev.baton.cli.local.TopicScan.readAll(cluster.bootstrapServers(), BatonTopics.tasks("nobody"))) {
+            for (ConsumerRecord<byte[], byte[]> r : TopicScan.readAll(cluster.bootstrapServers(), BatonTopics.tasks("nobody"))) {
                 ActivityTask t = serde.decode(r);
                 if (SiteKey.of(t.getSite()).equals(site) && t.getAttempt() == attempt) {
                     found[0] = t;
@@ -237,7 +240,7 @@ class CoreLoopIT {
     private static List<HistoryEvent> history() {
         try (SchemaRegistry registry = SchemaRegistry.forUrl("kafka://" + cluster.bootstrapServers(), Map.of())) {
             EventSerde<HistoryEvent> serde = EventSerde.of(HistoryEvent.class, registry);
-            return dev.baton.cli.local.TopicScan.readAll(cluster.bootstrapServers(), BatonTopics.HISTORY).stream().map(serde::decode).toList();
+            return TopicScan.readAll(cluster.bootstrapServers(), BatonTopics.HISTORY).stream().map(serde::decode).toList();
         }
     }
 }

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.nio.ByteBuffer;
 import java.nio.LongBuffer;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -12,6 +13,7 @@ import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 
 import dev.baton.cli.engine.DistributedGroupBy;
@@ -25,12 +27,12 @@ import dev.baton.morsel.kafka.TopicSplits;
 import dev.baton.morsel.morsel.Morsels;
 import dev.baton.morsel.scheduler.MorselScheduler;
 import dev.baton.morsel.scheduler.Pipeline;
-import org.apache.kafka.clients.consumer.KafkaConsumer;
-import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -62,7 +64,7 @@ class DistributedGroupByIT {
         // docs/decisions.md), and the reference must describe exactly what the topic holds.
         Map<String, Object> producerConfig = new HashMap<>(cluster.clientConfig());
         producerConfig.put("max.in.flight.requests.per.connection", 1);
-        List<java.util.concurrent.Future<?>> sends = new java.util.ArrayList<>();
+        List<Future<?>> sends = new ArrayList<>();
         try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(producerConfig, new ByteArraySerializer(), new ByteArraySerializer())) {
             for (long i = 0; i < RECORDS; i++) {
                 long key = (i * 7919) % GROUPS;
@@ -73,7 +75,7 @@ class DistributedGroupByIT {
                 acc[1]++;
             }
         }
-        for (java.util.concurrent.Future<?> f : sends) {
+        for (Future<?> f : sends) {
             f.get(60, TimeUnit.SECONDS);
         }
         sums.forEach((k, v) -> reference.put(k, List.of(v[0], v[1])));

@@ -4,10 +4,11 @@ import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.List;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
@@ -17,6 +18,7 @@ import dev.baton.cli.DemoHandlers;
 import dev.baton.cli.local.BatonProcess;
 import dev.baton.cli.local.InvariantChecker;
 import dev.baton.cli.local.LocalCluster;
+import dev.baton.cli.local.TopicScan;
 import dev.baton.dispatcher.ActivityRequest;
 import dev.baton.dispatcher.ActivityRequest.RetryOptions;
 import dev.baton.dispatcher.DispatchClient;
@@ -30,8 +32,8 @@ import dev.baton.events.WorkerEventKind;
 import dev.baton.schemas.EventSerde;
 import dev.baton.schemas.SiteKey;
 import dev.baton.schemas.registry.SchemaRegistry;
-import dev.baton.topics.ClientIds;
 import dev.baton.topics.BatonTopics;
+import dev.baton.topics.ClientIds;
 import dev.baton.worker.Worker;
 import dev.baton.worker.WorkerOptions;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -296,7 +298,7 @@ class FailureSemanticsIT {
     private static List<HistoryEvent> history(SiteKey site) {
         try (SchemaRegistry registry = SchemaRegistry.forUrl("kafka://" + cluster.bootstrapServers(), Map.of())) {
             EventSerde<HistoryEvent> serde = EventSerde.of(HistoryEvent.class, registry);
-            return dev.baton.cli.local.TopicScan.readAll(cluster.bootstrapServers(), BatonTopics.HISTORY).stream().map(serde::decode)
+            return TopicScan.readAll(cluster.bootstrapServers(), BatonTopics.HISTORY).stream().map(serde::decode)
                     .filter(e -> SiteKey.of(e.getSite()).equals(site)).toList();
         }
     }
@@ -304,7 +306,7 @@ class FailureSemanticsIT {
     private static ActivityTask task(String queue, SiteKey site, int generation) {
         try (SchemaRegistry registry = SchemaRegistry.forUrl("kafka://" + cluster.bootstrapServers(), Map.of())) {
             EventSerde<ActivityTask> serde = EventSerde.of(ActivityTask.class, registry);
-            for (ConsumerRecord<byte[], byte[]> r : dev.baton.cli.local.TopicScan.readAll(cluster.bootstrapServers(), BatonTopics.tasks(queue))) {
+            for (ConsumerRecord<byte[], byte[]> r : TopicScan.readAll(cluster.bootstrapServers(), BatonTopics.tasks(queue))) {
                 ActivityTask t = serde.decode(r);
                 if (SiteKey.of(t.getSite()).equals(site) && t.getGeneration() == generation) {
                     return t;
@@ -319,7 +321,7 @@ class FailureSemanticsIT {
              KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(cluster.clientConfig(), new ByteArraySerializer(), new ByteArraySerializer())) {
             WorkerEvent e = WorkerEvent.newBuilder().setKind(WorkerEventKind.COMPLETED).setSite(task.getSite()).setAttempt(task.getAttempt())
                     .setGeneration(task.getGeneration()).setToken(task.getToken()).setWorkerId(workerId)
-                    .setOutput(new Payload(java.nio.ByteBuffer.wrap("zombie".getBytes(UTF_8)), "text/plain")).setAtMillis(0L).build();
+                    .setOutput(new Payload(ByteBuffer.wrap("zombie".getBytes(UTF_8)), "text/plain")).setAtMillis(0L).build();
             producer.send(new ProducerRecord<>(BatonTopics.WORKER_EVENTS, SiteKey.of(task.getSite()).toBytes(),
                     EventSerde.of(WorkerEvent.class, registry).encode(BatonTopics.WORKER_EVENTS, e))).get();
         }

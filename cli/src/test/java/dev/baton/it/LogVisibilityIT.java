@@ -2,6 +2,7 @@ package dev.baton.it;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -55,7 +56,7 @@ class LogVisibilityIT {
     }
 
     private static KafkaProducer<byte[], byte[]> producer(EmbeddedKafka kafka, String transactionalId) {
-        Map<String, Object> config = new java.util.HashMap<>(Map.of("bootstrap.servers", kafka.bootstrapServers()));
+        Map<String, Object> config = new HashMap<>(Map.of("bootstrap.servers", kafka.bootstrapServers()));
         if (transactionalId != null) {
             config.put("transactional.id", transactionalId);
         }

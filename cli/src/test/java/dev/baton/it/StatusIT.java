@@ -3,23 +3,26 @@ package dev.baton.it;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.net.ServerSocket;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.baton.cli.CliRun;
 import dev.baton.cli.DemoHandlers;
 import dev.baton.cli.local.LocalCluster;
 import dev.baton.dispatcher.ActivityRequest;
 import dev.baton.dispatcher.DispatchClient;
 import dev.baton.worker.WorkerOptions;
+import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
 
 class StatusIT {
 
     private static String statusJson(int port) {
-        dev.baton.cli.CliRun run = dev.baton.cli.CliRun.of("status", "--status-url", "http://127.0.0.1:" + port + "/status");
+        CliRun run = CliRun.of("status", "--status-url", "http://127.0.0.1:" + port + "/status");
         assertThat(run.exit()).as(run.output()).isZero();
         return run.output();
     }
@@ -39,7 +42,7 @@ class StatusIT {
                     .get(60, TimeUnit.SECONDS);
             client.dispatch(ActivityRequest.builder().site("status", "waiting", "1").queue("forgotten").activityType("echo").build());
 
-            org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(30)).untilAsserted(() -> {
+            Awaitility.await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> {
                 JsonNode status = new ObjectMapper().readTree(statusJson(port));
                 assertThat(status.get("state").asText()).isEqualTo("RUNNING");
                 assertThat(status.path("sitesByQueue").path("forgotten").path("UNSERVED").asLong()).isEqualTo(1);

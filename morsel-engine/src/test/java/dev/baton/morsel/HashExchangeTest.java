@@ -2,6 +2,7 @@ package dev.baton.morsel;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.util.Arrays;
 import java.util.List;
 import java.util.stream.IntStream;
 
@@ -16,7 +17,7 @@ class HashExchangeTest {
     @Test
     void shouldSpillASkewedKeySoPartitionsDifferByAtMostOne() {
         long[] keys = new long[1000];
-        java.util.Arrays.fill(keys, 7L);
+        Arrays.fill(keys, 7L);
         List<List<Integer>> parts = HashExchange.hashPartition(keys, 8, 1);
         IntSummary sizes = new IntSummary(parts.stream().mapToInt(List::size).toArray());
         assertThat(sizes.max - sizes.min).isLessThanOrEqualTo(1);

@@ -13,6 +13,7 @@ import dev.baton.morsel.scheduler.MorselScheduler;
 import dev.baton.morsel.scheduler.Pipeline;
 import dev.baton.morsel.scheduler.PipelineFailedException;
 import dev.baton.morsel.scheduler.PipelineReport;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.junit.jupiter.api.Test;
 
 class MorselSchedulerTest {
@@ -73,7 +74,7 @@ class MorselSchedulerTest {
 
     @Test
     void shouldPublishMorselAndThroughputMeters() {
-        io.micrometer.core.instrument.simple.SimpleMeterRegistry registry = new io.micrometer.core.instrument.simple.SimpleMeterRegistry();
+        SimpleMeterRegistry registry = new SimpleMeterRegistry();
         try (MorselScheduler s = new MorselScheduler(2, 1, new MorselMetrics(registry))) {
             s.run(new Pipeline("metered", morsels, 1_000_000, (w, m, ctx) -> busy(10_000)));
         }

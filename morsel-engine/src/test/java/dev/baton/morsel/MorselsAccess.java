@@ -2,11 +2,13 @@ package dev.baton.morsel;
 
 import java.nio.file.Path;
 
+import dev.baton.morsel.morsel.MorselsAccessBridge;
+
 final class MorselsAccess {
     private MorselsAccess() {
     }
 
     static long l2Bytes(Path dir) {
-        return dev.baton.morsel.morsel.MorselsAccessBridge.l2Bytes(dir);
+        return MorselsAccessBridge.l2Bytes(dir);
     }
 }

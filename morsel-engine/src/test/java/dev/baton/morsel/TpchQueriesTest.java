@@ -2,12 +2,15 @@ package dev.baton.morsel;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.math.BigDecimal;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.function.Function;
 
 import dev.baton.morsel.data.PageFile;
 import dev.baton.morsel.scheduler.MorselScheduler;
 import dev.baton.morsel.tpch.DuckDbPeer;
+import dev.baton.morsel.tpch.FusedQueries;
 import dev.baton.morsel.tpch.Results;
 import dev.baton.morsel.tpch.TpchData;
 import dev.baton.morsel.tpch.TpchQueries;
@@ -42,7 +45,7 @@ class TpchQueriesTest {
         duckdb.close();
     }
 
-    private static List<List<Object>> engine(int workers, java.util.function.Function<TpchQueries, List<List<Object>>> query) {
+    private static List<List<Object>> engine(int workers, Function<TpchQueries, List<List<Object>>> query) {
         try (MorselScheduler s = new MorselScheduler(workers, 1, MorselMetrics.noop())) {
             return query.apply(new TpchQueries(s, 8));
         }
@@ -81,16 +84,16 @@ class TpchQueriesTest {
 
     @Test
     void shouldMatchTheHandFusedLoops() {
-        assertThat(Results.difference(dev.baton.morsel.tpch.FusedQueries.q1(lineitem), engine(2, q -> q.q1(lineitem)))).isEmpty();
-        assertThat(Results.difference(dev.baton.morsel.tpch.FusedQueries.q6(lineitem), engine(2, q -> q.q6(lineitem)))).isEmpty();
-        assertThat(Results.difference(dev.baton.morsel.tpch.FusedQueries.q14(lineitem, part), engine(2, q -> q.q14(lineitem, part)))).isEmpty();
-        assertThat(Results.difference(dev.baton.morsel.tpch.FusedQueries.groupByOrderKey(lineitem), engine(2, q -> q.groupByOrderKey(lineitem)))).isEmpty();
+        assertThat(Results.difference(FusedQueries.q1(lineitem), engine(2, q -> q.q1(lineitem)))).isEmpty();
+        assertThat(Results.difference(FusedQueries.q6(lineitem), engine(2, q -> q.q6(lineitem)))).isEmpty();
+        assertThat(Results.difference(FusedQueries.q14(lineitem, part), engine(2, q -> q.q14(lineitem, part)))).isEmpty();
+        assertThat(Results.difference(FusedQueries.groupByOrderKey(lineitem), engine(2, q -> q.groupByOrderKey(lineitem)))).isEmpty();
     }
 
     @Test
     void shouldDetectADifferenceInTheComparison() {
         List<List<Object>> expected = duckdb.query(TpchQueries.Q6_SQL);
-        List<List<Object>> wrong = List.of(List.of(new java.math.BigDecimal("1.0001")));
+        List<List<Object>> wrong = List.of(List.of(new BigDecimal("1.0001")));
         assertThat(Results.difference(expected, wrong)).isPresent();
     }
 }

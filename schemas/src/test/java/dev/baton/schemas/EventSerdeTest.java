@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.io.ByteArrayOutputStream;
+import java.nio.ByteBuffer;
 import java.util.Arrays;
 import java.util.Map;
 import java.util.UUID;
@@ -32,7 +33,7 @@ class EventSerdeTest {
             byte[] bytes = serde.encode(sample.topic(), sample.event());
 
             assertThat(bytes[0]).as("magic byte").isEqualTo((byte) 0);
-            int id = java.nio.ByteBuffer.wrap(bytes, 1, 4).getInt();
+            int id = ByteBuffer.wrap(bytes, 1, 4).getInt();
             assertThat(registry.schemaById(id)).isEqualTo(sample.event().getSchema());
             assertThat(registry.latest(sample.topic() + "-value")).hasValueSatisfying(r -> assertThat(r.id()).isEqualTo(id));
             assertThat(serde.decode(sample.topic(), bytes)).isEqualTo(sample.event());

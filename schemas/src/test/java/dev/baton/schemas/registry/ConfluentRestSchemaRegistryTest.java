@@ -18,6 +18,7 @@ import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
 import org.apache.avro.Schema;
 import org.apache.avro.SchemaBuilder;
+import org.apache.kafka.common.errors.RetriableException;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -105,7 +106,7 @@ class ConfluentRestSchemaRegistryTest {
     @Test
     void shouldMapA500ToTheRetriableUnavailableError() {
         assertThatThrownBy(() -> registry.register("down-value", ORDER)).isInstanceOf(SchemaRegistryUnavailableException.class)
-                .isInstanceOf(org.apache.kafka.common.errors.RetriableException.class).hasMessageContaining("50001");
+                .isInstanceOf(RetriableException.class).hasMessageContaining("50001");
     }
 
     @Test

@@ -3,6 +3,7 @@ package dev.baton.schemas.registry;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -14,9 +15,9 @@ import java.util.concurrent.Future;
 
 import dev.baton.embedded.EmbeddedKafkaExtension;
 import dev.baton.events.Outcome;
-import dev.baton.schemas.EventSerde;
 import dev.baton.schemas.EventExamples;
 import dev.baton.schemas.EventExamples.Example;
+import dev.baton.schemas.EventSerde;
 import org.apache.avro.Schema;
 import org.apache.avro.SchemaBuilder;
 import org.apache.avro.specific.SpecificRecord;
@@ -39,7 +40,7 @@ class KafkaTopicSchemaRegistryIT {
                 byte[] bytes = serde(sample.event(), writerSide).encode(sample.topic(), sample.event());
                 assertThat(serde(sample.event(), readerSide).decode(sample.topic(), bytes)).isEqualTo(sample.event());
 
-                int id = java.nio.ByteBuffer.wrap(bytes, 1, 4).getInt();
+                int id = ByteBuffer.wrap(bytes, 1, 4).getInt();
                 assertThat(readerSide.register(sample.topic() + "-value", sample.event().getSchema())).isEqualTo(id);
                 assertThat(readerSide.latest(sample.topic() + "-value")).hasValueSatisfying(r -> assertThat(r.id()).isEqualTo(id));
             }

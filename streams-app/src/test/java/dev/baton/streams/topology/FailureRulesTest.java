@@ -8,8 +8,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 
 import dev.baton.events.ActivityTask;
+import dev.baton.events.DispatchCommand;
 import dev.baton.events.HistoryKind;
 import dev.baton.events.Outcome;
 import dev.baton.events.OutcomeStatus;
@@ -17,6 +19,8 @@ import dev.baton.events.RetryPolicy;
 import dev.baton.events.WorkerEventKind;
 import dev.baton.events.store.SiteStatus;
 import dev.baton.schemas.SiteKey;
+import dev.baton.streams.config.QueueTimeouts;
+import org.assertj.core.api.Assertions;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -31,7 +35,7 @@ class FailureRulesTest {
         h.close();
     }
 
-    private ActivityTask leased(dev.baton.events.DispatchCommand cmd) {
+    private ActivityTask leased(DispatchCommand cmd) {
         h.send(cmd);
         ActivityTask task = h.tasks().get(0);
         h.report(task, WorkerEventKind.LEASED, "w1");
@@ -232,8 +236,8 @@ class FailureRulesTest {
 
     @Test
     void shouldRefuseAnUnreadablePerQueueKeyByName() {
-        org.assertj.core.api.Assertions.assertThatThrownBy(() -> dev.baton.streams.config.QueueTimeouts.from(
-                java.util.Map.of("queue.mail.schedule.to.start.ms", "soon"))).hasMessageContaining("queue.mail.schedule.to.start.ms must be a number");
+        Assertions.assertThatThrownBy(() -> QueueTimeouts.from(
+                Map.of("queue.mail.schedule.to.start.ms", "soon"))).hasMessageContaining("queue.mail.schedule.to.start.ms must be a number");
     }
 
     @Test

@@ -1,16 +1,18 @@
 package dev.baton.streams.topology;
 
-import java.nio.ByteBuffer;
-import java.nio.charset.StandardCharsets;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Properties;
 import java.util.Set;
 import java.util.UUID;
@@ -29,21 +31,27 @@ import dev.baton.events.Timeouts;
 import dev.baton.events.WorkerControl;
 import dev.baton.events.WorkerEvent;
 import dev.baton.events.WorkerEventKind;
+import dev.baton.events.WorkerStatus;
+import dev.baton.events.store.SiteState;
 import dev.baton.schemas.SiteKey;
 import dev.baton.schemas.registry.SchemaRegistry;
+import dev.baton.streams.config.DeadLetterProcessingHandler;
+import dev.baton.streams.config.QueueTimeouts;
 import dev.baton.streams.processor.QueueDirectory;
+import dev.baton.streams.processor.QueueService;
 import dev.baton.streams.processor.Serdes;
 import dev.baton.streams.processor.SiteMetrics;
 import dev.baton.streams.processor.SiteProcessorSupplier;
-import dev.baton.streams.processor.QueueService;
 import dev.baton.topics.BatonTopics;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.apache.kafka.common.utils.Bytes;
 import org.apache.kafka.streams.StreamsConfig;
 import org.apache.kafka.streams.TestInputTopic;
 import org.apache.kafka.streams.TestOutputTopic;
 import org.apache.kafka.streams.TopologyTestDriver;
+import org.apache.kafka.streams.state.KeyValueStore;
 import org.apache.kafka.streams.test.TestRecord;
 
 /** The real topology under TopologyTestDriver, with helpers that speak Baton's events. */
@@ -80,12 +88,12 @@ public final class SiteHarness implements AutoCloseable {
         SiteProcessorSupplier supplier = new SiteProcessorSupplier(new SiteProcessorSupplier.Settings(serdes, new SiteMetrics(meters),
                 SiteHarness::declared, new QueueService(meters), 15_000L, new RetryPolicy(1_000L, 2.0, 10_000L, 3, List.of()),
                 30_000L, 60_000L, TIMER_RESOLUTION_MS, 1024, transportLossBudget,
-                dev.baton.streams.config.QueueTimeouts.from(Map.of("queue.mail.schedule.to.start.ms", "1000"))));
+                QueueTimeouts.from(Map.of("queue.mail.schedule.to.start.ms", "1000"))));
         Properties props = new Properties();
         props.put(StreamsConfig.APPLICATION_ID_CONFIG, "baton-test");
         props.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, "unused:9092");
         props.put(StreamsConfig.PROCESSING_GUARANTEE_CONFIG, StreamsConfig.EXACTLY_ONCE_V2);
-        props.put(StreamsConfig.PROCESSING_EXCEPTION_HANDLER_CLASS_CONFIG, dev.baton.streams.config.DeadLetterProcessingHandler.class);
+        props.put(StreamsConfig.PROCESSING_EXCEPTION_HANDLER_CLASS_CONFIG, DeadLetterProcessingHandler.class);
         props.put("schema.registry.url", registryUrl);
         try {
             stateDir = Files.createTempDirectory("baton-ttd");
@@ -93,7 +101,7 @@ public final class SiteHarness implements AutoCloseable {
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
-        driver = new TopologyTestDriver(BatonTopology.build(supplier, serdes.workerStatus()), props, java.time.Instant.ofEpochMilli(START_MILLIS));
+        driver = new TopologyTestDriver(BatonTopology.build(supplier, serdes.workerStatus()), props, Instant.ofEpochMilli(START_MILLIS));
         ByteArraySerializer ser = new ByteArraySerializer();
         ByteArrayDeserializer de = new ByteArrayDeserializer();
         dispatch = driver.createInputTopic(BatonTopics.DISPATCH, ser, ser);
@@ -108,7 +116,7 @@ public final class SiteHarness implements AutoCloseable {
 
     /** Registers (or refreshes) a worker in the census, as a worker process would. */
     public void registerWorker(String workerId, boolean draining, String... queues) {
-        dev.baton.events.WorkerStatus status = dev.baton.events.WorkerStatus.newBuilder().setWorkerId(workerId)
+        WorkerStatus status = WorkerStatus.newBuilder().setWorkerId(workerId)
                 .setQueues(List.of(queues)).setCapacity(4).setInFlight(0).setDraining(draining)
                 .setStartedAtMillis(wallClock).setLastSeenMillis(wallClock).build();
         workers.pipeInput(workerId.getBytes(StandardCharsets.UTF_8), serdes.workerStatus().encode(BatonTopics.WORKERS, status));
@@ -243,11 +251,11 @@ public final class SiteHarness implements AutoCloseable {
     }
 
     /** The site's row in the {@code sites} store, if any. */
-    public java.util.Optional<dev.baton.events.store.SiteState> siteState(SiteKey site) {
-        org.apache.kafka.streams.state.KeyValueStore<org.apache.kafka.common.utils.Bytes, byte[]> store =
+    public Optional<SiteState> siteState(SiteKey site) {
+        KeyValueStore<Bytes, byte[]> store =
                 driver.getKeyValueStore(TopologyNames.SITES_STORE);
-        byte[] bytes = store.get(org.apache.kafka.common.utils.Bytes.wrap(site.toBytes()));
-        return java.util.Optional.ofNullable(bytes).map(b -> serdes.siteState().decode(TopologyNames.SITES_SUBJECT_TOPIC, b));
+        byte[] bytes = store.get(Bytes.wrap(site.toBytes()));
+        return Optional.ofNullable(bytes).map(b -> serdes.siteState().decode(TopologyNames.SITES_SUBJECT_TOPIC, b));
     }
 
     public double counter(String name) {
