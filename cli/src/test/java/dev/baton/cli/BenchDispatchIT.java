@@ -20,7 +20,7 @@ class BenchDispatchIT {
         String dir = run.output().replaceAll("(?s).*storage     broker logs and streams state in (\\S+) .*", "$1");
         assertThat(Path.of(dir)).doesNotExist();
         // The streams app's settings that set Baton's latency and throughput, as the profile resolved them.
-        assertThat(run.output()).contains("baton          profile latency: commit.interval.ms=10, num.stream.threads=1");
+        assertThat(run.output()).contains("baton          profile latency: commit.pacing=returns, commit.interval.ms=20, num.stream.threads=1");
         // The burst is sized from the warm-up's rate, never below --burst.
         assertThat(run.output()).containsPattern("raw three-hop  max sustained: [0-9]{3,} activities")
                 .containsPattern("baton          max sustained: [0-9]{3,} activities");

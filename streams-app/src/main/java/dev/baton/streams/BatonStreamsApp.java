@@ -6,9 +6,11 @@ import java.util.Map;
 import java.util.Set;
 
 import dev.baton.schemas.registry.SchemaRegistry;
+import dev.baton.streams.config.CommitPacing;
 import dev.baton.streams.config.QueueTimeouts;
 import dev.baton.streams.config.StreamsAppConfig;
 import dev.baton.streams.processor.AdminQueueDirectory;
+import dev.baton.streams.processor.CommitPacingClientSupplier;
 import dev.baton.streams.processor.QueueService;
 import dev.baton.streams.processor.Serdes;
 import dev.baton.streams.processor.SiteMetrics;
@@ -55,12 +57,14 @@ public final class BatonStreamsApp implements AutoCloseable {
         this.queues = new AdminQueueDirectory(Admin.create(config.clientConfig()), config.queueRefreshMs());
         this.serdes = Serdes.of(registry);
         this.queueService = new QueueService(meters);
+        boolean paced = config.commitPacing() == CommitPacing.RETURNS;
         SiteProcessorSupplier supplier = new SiteProcessorSupplier(new SiteProcessorSupplier.Settings(serdes,
                 new SiteMetrics(meters), queues, queueService, config.workerStaleMs(), config.defaultRetryPolicy(), config.heartbeatWindowMs(), config.dedupeWindowMs(),
                 config.timerResolutionMs(), config.maxPayloadBytes(), config.transportLossBudget(),
-                QueueTimeouts.from(configs)));
+                QueueTimeouts.from(configs), paced ? config.commitIntervalMs() : 0));
         Topology topology = BatonTopology.build(supplier, serdes.workerStatus());
-        this.streams = new KafkaStreams(topology, config.streamsProperties());
+        this.streams = paced ? new KafkaStreams(topology, config.streamsProperties(), new CommitPacingClientSupplier())
+                : new KafkaStreams(topology, config.streamsProperties());
         streams.setStateListener((now, before) -> {
             synchronized (stateChanged) {
                 stateChanged.notifyAll();

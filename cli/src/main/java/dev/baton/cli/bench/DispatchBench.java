@@ -135,8 +135,8 @@ public final class DispatchBench implements Callable<Integer> {
             }
             long before = totalRecords(cluster.bootstrapServers());
             List<Map<String, HopBreakdown.Sample>> samples = new ArrayList<>();
-            out.printf("%-14s profile %s: commit.interval.ms=%d, num.stream.threads=%d%n", BATON, streams.profile().configName(),
-                    streams.commitIntervalMs(), streams.streamThreads());
+            out.printf("%-14s profile %s: commit.pacing=%s, commit.interval.ms=%d, num.stream.threads=%d%n", BATON, streams.profile().configName(),
+                    streams.commitPacing().configName(), streams.commitIntervalMs(), streams.streamThreads());
             try (BatonEcho echo = new BatonEcho(cluster, payloadBytes)) {
                 baton = measure(BATON, echo, samples, new StreamThreadsUse(cluster.streamsApp().streams()));
             }

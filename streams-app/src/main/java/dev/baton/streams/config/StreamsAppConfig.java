@@ -37,18 +37,26 @@ public final class StreamsAppConfig extends AbstractConfig {
             + "(1 for latency, 2 for throughput).";
 
     public static final String PROFILE_CONFIG = "profile";
-    private static final String PROFILE_DOC = "What the defaults of commit.interval.ms and num.stream.threads are tuned for: 'latency' "
-            + "(10 ms, 1 thread) or 'throughput' (100 ms, 2 threads). A key set explicitly wins over its profile. On 2 cores, warmed up "
-            + "(docs/benchmarks/dispatch.txt): latency sustained 13-18k activities/s, with p50/p99 31-41/63-100 ms at 2,000/s; "
-            + "throughput 16-22k/s (~19k on average), with p50 ~175-190 ms at any rate.";
+    private static final String PROFILE_DOC = "What the defaults of commit.pacing, commit.interval.ms and num.stream.threads are tuned for: "
+            + "'latency' (commits paced by the returns, 20 ms apart at most, 1 thread) or 'throughput' (every 100 ms, 2 threads). A key "
+            + "set explicitly wins over its profile. On 2 cores, warmed up (docs/benchmarks/, docs/decisions.md): latency p50 25-30 ms "
+            + "at 2,000/s when the machine is fast and 32-37 ms when it is slower, 15-17k activities/s; throughput 16-22k/s, with p50 "
+            + "~175-190 ms at any rate.";
+
+    public static final String COMMIT_PACING_CONFIG = "commit.pacing";
+    private static final String COMMIT_PACING_DOC = "How the stream threads time their commits. 'returns' (the latency profile's): the "
+            + "processors ask for a commit as soon as every task the last commit released has its outcome, and at the latest "
+            + "commit.interval.ms after the last commit started; Kafka Streams' own commit timer is kept only as a safety net (ten "
+            + "intervals, at least 1 s). 'interval' (the throughput profile's): Kafka Streams' timer, commit.interval.ms after the "
+            + "last commit ended. Completions come back ~12 ms after the commit that released their tasks starts: a timer either "
+            + "starts the next commit before they are all in, and they wait a whole cycle, or well after.";
 
     public static final String COMMIT_INTERVAL_MS_CONFIG = StreamsConfig.COMMIT_INTERVAL_MS_CONFIG;
-    private static final String COMMIT_INTERVAL_MS_DOC = "Transaction commit interval. Default: the profile's (10 ms for latency, 100 ms for "
-            + "throughput). Each activity waits for two commits, half an interval each on average plus the commit itself, so this sets "
-            + "most of the end-to-end latency; each commit also stops the stream thread for a flush and two transaction round trips "
-            + "(~5 ms on 2 cores at 2,000/s). The interval starts when a commit ends, and results come back ~12-13 ms after the commit "
-            + "that released their tasks began; a cycle shorter than that makes them wait one more (2,000/s on 2 cores: 7-9 ms won "
-            + "1-3 ms on fast hours and lost 9-20 ms on slow ones; 5 ms: p50 35.4 against 33.9 ms, 12.6k against 15.8k activities/s).";
+    private static final String COMMIT_INTERVAL_MS_DOC = "Default: the profile's (20 ms for latency, 100 ms for throughput). With "
+            + "commit.pacing=returns: the longest wait from one commit's start to the next while anything is uncommitted. With "
+            + "commit.pacing=interval: Kafka Streams' commit interval, counted from the end of the last commit. Each activity waits for "
+            + "two commits, and each commit stops the stream thread for a flush and two transaction round trips (~4-5 ms on 2 cores at "
+            + "2,000/s); docs/decisions.md has the measurements.";
 
     public static final String DEDUPE_WINDOW_MS_CONFIG = "dedupe.window.ms";
     private static final String DEDUPE_WINDOW_MS_DOC = "How long a resolved site is kept so a repeated dispatch gets the stored outcome instead of running again.";
@@ -106,6 +114,8 @@ public final class StreamsAppConfig extends AbstractConfig {
                     NUM_STREAM_THREADS_DOC)
             .define(COMMIT_INTERVAL_MS_CONFIG, Type.LONG, Profile.LATENCY.commitIntervalMs(), Range.atLeast(1), Importance.MEDIUM,
                     COMMIT_INTERVAL_MS_DOC)
+            .define(COMMIT_PACING_CONFIG, Type.STRING, Profile.LATENCY.commitPacing().configName(),
+                    ConfigDef.ValidString.in(CommitPacing.configNames()), Importance.MEDIUM, COMMIT_PACING_DOC)
             .define(DEDUPE_WINDOW_MS_CONFIG, Type.LONG, 3_600_000L, Range.atLeast(0), Importance.MEDIUM, DEDUPE_WINDOW_MS_DOC)
             .define(TIMER_RESOLUTION_MS_CONFIG, Type.LONG, 250L, Range.atLeast(1), Importance.LOW, TIMER_RESOLUTION_MS_DOC)
             .define(MAX_PAYLOAD_BYTES_CONFIG, Type.INT, 1_048_576, Range.atLeast(0), Importance.MEDIUM, MAX_PAYLOAD_BYTES_DOC)
@@ -129,6 +139,9 @@ public final class StreamsAppConfig extends AbstractConfig {
             .define(HANGING_TRANSACTION_CHECK_MS_CONFIG, Type.LONG, 10_000L, Range.atLeast(0), Importance.LOW, HANGING_TRANSACTION_CHECK_MS_DOC)
             .define(HANGING_TRANSACTION_MIN_AGE_MS_CONFIG, Type.LONG, 30_000L, Range.atLeast(0), Importance.LOW, HANGING_TRANSACTION_MIN_AGE_MS_DOC);
 
+    /** Kafka Streams' own commit timer under paced commits: only for a pacer that failed to ask. */
+    private static final long PACED_SAFETY_NET_MS = 1_000;
+
     public StreamsAppConfig(Map<String, ?> originals) {
         super(CONFIG, originals, false);
     }
@@ -142,7 +155,8 @@ public final class StreamsAppConfig extends AbstractConfig {
         p.put(BOOTSTRAP_SERVERS_CONFIG, getString(BOOTSTRAP_SERVERS_CONFIG));
         p.put(STATE_DIR_CONFIG, getString(STATE_DIR_CONFIG));
         p.put(NUM_STREAM_THREADS_CONFIG, streamThreads());
-        p.put(COMMIT_INTERVAL_MS_CONFIG, commitIntervalMs());
+        p.put(COMMIT_INTERVAL_MS_CONFIG, commitPacing() == CommitPacing.RETURNS
+                ? Math.max(PACED_SAFETY_NET_MS, 10 * commitIntervalMs()) : commitIntervalMs());
         p.put(StreamsConfig.PROCESSING_GUARANTEE_CONFIG, StreamsConfig.EXACTLY_ONCE_V2);
         p.put(StreamsConfig.ROCKSDB_CONFIG_SETTER_CLASS_CONFIG, BoundedRocksDbConfigSetter.class);
         p.put(BoundedRocksDbConfigSetter.BLOCK_CACHE_BYTES, getLong(ROCKSDB_BLOCK_CACHE_BYTES_CONFIG));
@@ -174,7 +188,10 @@ public final class StreamsAppConfig extends AbstractConfig {
         // Dispatches and worker events are independent streams: never hold a task back waiting to
         // interleave them by timestamp (the default idles a task whose other input looks empty).
         p.putIfAbsent(StreamsConfig.MAX_TASK_IDLE_MS_CONFIG, -1L);
-        p.putIfAbsent(StreamsConfig.POLL_MS_CONFIG, commitIntervalMs());
+        // Paced commits: the fallback is a punctuator, which runs once per loop, so a poll() that waits
+        // for input must not outlast it by much; half the fallback is enough (2 ms measured no better).
+        p.putIfAbsent(StreamsConfig.POLL_MS_CONFIG, commitPacing() == CommitPacing.RETURNS ? Math.max(1, commitIntervalMs() / 2)
+                : commitIntervalMs());
         Properties props = new Properties();
         props.putAll(p);
         return props;
@@ -187,6 +204,12 @@ public final class StreamsAppConfig extends AbstractConfig {
     /** The interval set explicitly, else the profile's. */
     public long commitIntervalMs() {
         return originals().containsKey(COMMIT_INTERVAL_MS_CONFIG) ? getLong(COMMIT_INTERVAL_MS_CONFIG) : profile().commitIntervalMs();
+    }
+
+    /** The pacing set explicitly, else the profile's. */
+    public CommitPacing commitPacing() {
+        return originals().containsKey(COMMIT_PACING_CONFIG) ? CommitPacing.fromConfig(getString(COMMIT_PACING_CONFIG))
+                : profile().commitPacing();
     }
 
     /** The thread count set explicitly, else the profile's. */

@@ -15,17 +15,23 @@ import org.apache.kafka.common.header.internals.RecordHeaders;
 import org.apache.kafka.streams.processor.api.ProcessorContext;
 import org.apache.kafka.streams.processor.api.Record;
 
-/** Encodes and forwards the streams app's outputs to their sinks. One per processor instance. */
+/**
+ * Encodes and forwards the streams app's outputs to their sinks. One per processor instance. With
+ * paced commits it also tells the thread's {@link CommitPacer} what was released and resolved, and
+ * asks for a commit when the pacer says the last commit's tasks are all back.
+ */
 final class Emitter {
 
     private final ProcessorContext<byte[], byte[]> context;
     private final Serdes serdes;
     private final DeadLetters deadLetters;
+    private final boolean paced;
 
-    Emitter(ProcessorContext<byte[], byte[]> context, Serdes serdes, DeadLetters deadLetters) {
+    Emitter(ProcessorContext<byte[], byte[]> context, Serdes serdes, DeadLetters deadLetters, boolean paced) {
         this.context = context;
         this.serdes = serdes;
         this.deadLetters = deadLetters;
+        this.paced = paced;
     }
 
     void task(SiteKey site, ActivityTask task) {
@@ -33,6 +39,9 @@ final class Emitter {
         RecordHeaders headers = new RecordHeaders();
         headers.add(TopologyNames.TASK_TOPIC_HEADER, topic.getBytes(StandardCharsets.UTF_8));
         context.forward(new Record<>(site.toBytes(), serdes.task().encode(topic, task), now(), headers), TopologyNames.TASKS_SINK);
+        if (paced) {
+            CommitPacer.current().released(site);
+        }
     }
 
     void control(WorkerControl control) {
@@ -42,6 +51,9 @@ final class Emitter {
 
     void outcome(String replyKey, Outcome outcome) {
         forward(replyKey.getBytes(StandardCharsets.UTF_8), serdes.outcome().encode(BatonTopics.RESULTS, outcome), TopologyNames.RESULTS_SINK);
+        if (paced && CommitPacer.current().resolved(SiteKey.of(outcome.getSite()))) {
+            context.commit();
+        }
     }
 
     void history(SiteKey site, HistoryEvent event) {
@@ -59,5 +71,8 @@ final class Emitter {
 
     private void forward(byte[] key, byte[] value, String sink) {
         context.forward(new Record<>(key, value, now()), sink);
+        if (paced) {
+            CommitPacer.current().wrote();
+        }
     }
 }

@@ -61,7 +61,8 @@ public final class SiteProcessor implements Processor<byte[], byte[], byte[], by
         SiteStore sites = new SiteStore(sitesStore, serdes.siteState());
         deadlines = new DeadlineIndex(context.getStateStore(TopologyNames.DEADLINES_STORE));
         deadlines.rebuild(sites);
-        emit = new Emitter(context, serdes, new DeadLetters(serdes.deadLetter(), "streams-app " + context.taskId(), Clock.systemUTC()));
+        emit = new Emitter(context, serdes, new DeadLetters(serdes.deadLetter(), "streams-app " + context.taskId(), Clock.systemUTC()),
+                settings.pacedCommitMs() > 0);
         WorkerCensus census = new StoreWorkerCensus(context.getStateStore(TopologyNames.WORKERS_STORE), serdes.workerStatus(),
                 context::currentSystemTimeMs, settings.workerStaleMs(), censusChanges);
         SiteLifecycle lifecycle = new SiteLifecycle(sites, deadlines, emit, settings.metrics(), settings.heartbeatWindowMs(),
@@ -73,6 +74,14 @@ public final class SiteProcessor implements Processor<byte[], byte[], byte[], by
         deadlineRules = new DeadlineRules(sites, deadlines, lifecycle, settings.metrics(), census,
                 settings.transportLossBudget());
         context.schedule(Duration.ofMillis(settings.timerResolutionMs()), PunctuationType.WALL_CLOCK_TIME, this::punctuate);
+        if (settings.pacedCommitMs() > 0) {
+            // The paced commit's fallback: checked on every loop of the thread (the punctuator is due each millisecond).
+            context.schedule(Duration.ofMillis(1), PunctuationType.WALL_CLOCK_TIME, now -> {
+                if (CommitPacer.current().fallbackDue(now, settings.pacedCommitMs())) {
+                    context.commit();
+                }
+            });
+        }
     }
 
     @Override

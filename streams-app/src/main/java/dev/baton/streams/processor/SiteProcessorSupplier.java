@@ -17,10 +17,14 @@ import org.apache.kafka.streams.state.Stores;
 /** Supplies {@link SiteProcessor}s and declares the two stores they own. */
 public final class SiteProcessorSupplier implements ProcessorSupplier<byte[], byte[], byte[], byte[]> {
 
-    /** Everything a processor needs besides its context. */
+    /**
+     * Everything a processor needs besides its context. {@code pacedCommitMs}: with commits paced by
+     * the returns ({@link CommitPacer}), the longest wait from one commit's start to the next while
+     * something is uncommitted; 0 when Kafka Streams' own timer paces them.
+     */
     public record Settings(Serdes serdes, SiteMetrics metrics, QueueDirectory queues, QueueService queueService,
                            long workerStaleMs, RetryPolicy defaultRetryPolicy, long heartbeatWindowMs, long dedupeWindowMs, long timerResolutionMs,
-                           int maxPayloadBytes, int transportLossBudget, QueueTimeouts queueTimeouts) {
+                           int maxPayloadBytes, int transportLossBudget, QueueTimeouts queueTimeouts, long pacedCommitMs) {
     }
 
     private final Settings settings;

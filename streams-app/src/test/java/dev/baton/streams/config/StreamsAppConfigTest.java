@@ -14,12 +14,35 @@ class StreamsAppConfigTest {
 
     @Test
     void shouldTuneForLatencyByDefault() {
-        Properties p = new StreamsAppConfig(Map.of()).streamsProperties();
+        StreamsAppConfig config = new StreamsAppConfig(Map.of());
+        Properties p = config.streamsProperties();
 
-        assertThat(p).containsEntry(StreamsConfig.COMMIT_INTERVAL_MS_CONFIG, 10L)
+        assertThat(config.commitPacing()).isEqualTo(CommitPacing.RETURNS);
+        assertThat(config.commitIntervalMs()).isEqualTo(20L);
+        // Paced commits: Kafka Streams' own timer is only a safety net, and the loop wakes often enough for the fallback.
+        assertThat(p).containsEntry(StreamsConfig.COMMIT_INTERVAL_MS_CONFIG, 1_000L)
                 .containsEntry(StreamsConfig.NUM_STREAM_THREADS_CONFIG, 1)
                 .containsEntry(StreamsConfig.POLL_MS_CONFIG, 10L)
-                .containsEntry(StreamsConfig.producerPrefix("linger.ms"), 100L);
+                .containsEntry(StreamsConfig.producerPrefix("linger.ms"), 200L)
+                .doesNotContainKey("commit.pacing");
+    }
+
+    @Test
+    void shouldLeaveCommitsToKafkaStreamsTimerWithIntervalPacing() {
+        Properties p = new StreamsAppConfig(Map.of("commit.pacing", "interval", "commit.interval.ms", "10")).streamsProperties();
+
+        assertThat(p).containsEntry(StreamsConfig.COMMIT_INTERVAL_MS_CONFIG, 10L)
+                .containsEntry(StreamsConfig.POLL_MS_CONFIG, 10L);
+    }
+
+    @Test
+    void shouldRefuseAnUnknownPacingNamingIt() {
+        assertThatThrownBy(() -> new StreamsAppConfig(Map.of("commit.pacing", "asap")))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining("asap")
+                .hasMessageContaining("commit.pacing")
+                .hasMessageContaining("returns")
+                .hasMessageContaining("interval");
     }
 
     @Test
@@ -28,6 +51,7 @@ class StreamsAppConfigTest {
         Properties p = config.streamsProperties();
 
         assertThat(config.profile()).isEqualTo(Profile.THROUGHPUT);
+        assertThat(config.commitPacing()).isEqualTo(CommitPacing.INTERVAL);
         assertThat(p).containsEntry(StreamsConfig.COMMIT_INTERVAL_MS_CONFIG, 100L)
                 .containsEntry(StreamsConfig.NUM_STREAM_THREADS_CONFIG, 2)
                 .containsEntry(StreamsConfig.POLL_MS_CONFIG, 100L)

@@ -1,0 +1,29 @@
+package dev.baton.streams.config;
+
+import java.util.Arrays;
+import java.util.Locale;
+
+/** How a stream thread times its commits. */
+public enum CommitPacing {
+    /**
+     * The processors ask for each commit: as soon as the tasks the last commit released all have their
+     * outcomes, and at the latest {@code commit.interval.ms} after the last commit started. Kafka
+     * Streams' own timer stays only as a safety net.
+     */
+    RETURNS,
+    /** Kafka Streams' own timer: {@code commit.interval.ms} after the last commit ended. */
+    INTERVAL;
+
+    /** The name used in configuration: {@code returns} or {@code interval}. */
+    public String configName() {
+        return name().toLowerCase(Locale.ROOT);
+    }
+
+    public static CommitPacing fromConfig(String name) {
+        return valueOf(name.toUpperCase(Locale.ROOT));
+    }
+
+    static String[] configNames() {
+        return Arrays.stream(values()).map(CommitPacing::configName).toArray(String[]::new);
+    }
+}
