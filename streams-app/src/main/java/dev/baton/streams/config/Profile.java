@@ -5,13 +5,14 @@ import java.util.Locale;
 
 /**
  * What the streams app's defaults are tuned for. Every activity waits for two of a stream thread's
- * commits, so commits timed by the returns buy latency; each commit also stops the thread for a flush
- * and two transaction round trips, so a long interval (and a second thread to commit while the other
- * processes) buys throughput. A key the operator sets explicitly wins over its profile.
+ * commits, so a short interval buys latency; each commit also stops the thread for a flush and two
+ * transaction round trips, so a long interval (and a second thread to commit while the other
+ * processes) buys throughput. Commits paced by the returns ({@link CommitPacing#RETURNS}) are an
+ * opt-in of either. A key the operator sets explicitly wins over its profile.
  */
 public enum Profile {
-    /** The default: one stream thread, commits paced by the returns, 20 ms apart at the most. */
-    LATENCY(20, 1, CommitPacing.RETURNS),
+    /** The default: commits every 10 ms on one stream thread. */
+    LATENCY(10, 1, CommitPacing.INTERVAL),
     /** Bulk work: commits every 100 ms on two stream threads. Measured figures are in the {@code profile} key's description. */
     THROUGHPUT(100, 2, CommitPacing.INTERVAL);
 

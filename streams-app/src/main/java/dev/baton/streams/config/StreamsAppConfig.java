@@ -38,25 +38,25 @@ public final class StreamsAppConfig extends AbstractConfig {
 
     public static final String PROFILE_CONFIG = "profile";
     private static final String PROFILE_DOC = "What the defaults of commit.pacing, commit.interval.ms and num.stream.threads are tuned for: "
-            + "'latency' (commits paced by the returns, 20 ms apart at most, 1 thread) or 'throughput' (every 100 ms, 2 threads). A key "
-            + "set explicitly wins over its profile. On 2 cores, warmed up (docs/benchmarks/, docs/decisions.md): latency p50 25-30 ms "
-            + "at 2,000/s when the machine is fast and 32-37 ms when it is slower, 15-17k activities/s; throughput 16-22k/s, with p50 "
-            + "~175-190 ms at any rate.";
+            + "'latency' (every 10 ms, 1 thread) or 'throughput' (every 100 ms, 2 threads). A key set explicitly wins over its profile. "
+            + "On 2 cores, warmed up (docs/benchmarks/dispatch.txt): latency sustained 11-18k activities/s, with p50/p99 29-41/63-100 ms "
+            + "at 2,000/s; throughput 16-22k/s, with p50 ~175-190 ms at any rate.";
 
     public static final String COMMIT_PACING_CONFIG = "commit.pacing";
-    private static final String COMMIT_PACING_DOC = "How the stream threads time their commits. 'returns' (the latency profile's): the "
-            + "processors ask for a commit as soon as every task the last commit released has its outcome, and at the latest "
-            + "commit.interval.ms after the last commit started; Kafka Streams' own commit timer is kept only as a safety net (ten "
-            + "intervals, at least 1 s). 'interval' (the throughput profile's): Kafka Streams' timer, commit.interval.ms after the "
-            + "last commit ended. Completions come back ~12 ms after the commit that released their tasks starts: a timer either "
-            + "starts the next commit before they are all in, and they wait a whole cycle, or well after.";
+    private static final String COMMIT_PACING_DOC = "How the stream threads time their commits. 'interval' (both profiles' default): Kafka "
+            + "Streams' timer, commit.interval.ms after the last commit ended. 'returns': the processors ask for a commit as soon as "
+            + "every task the last commit released has its outcome, and at the latest commit.interval.ms after the last commit "
+            + "started (use 20); Kafka Streams' timer stays only as a safety net (ten intervals, at least 1 s). On 2 cores 'returns' "
+            + "with 20 ms cut the p50 at 200/s from ~31 to ~22 ms and at 2,000/s to 25-30 ms when the machine is fast, but at "
+            + "10,000/s it took 202 ms against 81-85 (more commits left the thread behind): for light and moderate load only.";
 
     public static final String COMMIT_INTERVAL_MS_CONFIG = StreamsConfig.COMMIT_INTERVAL_MS_CONFIG;
-    private static final String COMMIT_INTERVAL_MS_DOC = "Default: the profile's (20 ms for latency, 100 ms for throughput). With "
-            + "commit.pacing=returns: the longest wait from one commit's start to the next while anything is uncommitted. With "
-            + "commit.pacing=interval: Kafka Streams' commit interval, counted from the end of the last commit. Each activity waits for "
-            + "two commits, and each commit stops the stream thread for a flush and two transaction round trips (~4-5 ms on 2 cores at "
-            + "2,000/s); docs/decisions.md has the measurements.";
+    private static final String COMMIT_INTERVAL_MS_DOC = "Default: the profile's (10 ms for latency, 100 ms for throughput). With "
+            + "commit.pacing=interval: Kafka Streams' commit interval, counted from the end of the last commit. With "
+            + "commit.pacing=returns: the longest wait from one commit's start to the next while anything is uncommitted. Each activity "
+            + "waits for two commits, and each commit stops the stream thread for a flush and two transaction round trips (~4-5 ms on "
+            + "2 cores at 2,000/s). Results come back ~12-13 ms after the commit that released their tasks began; with interval pacing "
+            + "a cycle shorter than that makes them wait one more (7-9 ms won 1-3 ms on fast hours and lost 9-20 ms on slow ones).";
 
     public static final String DEDUPE_WINDOW_MS_CONFIG = "dedupe.window.ms";
     private static final String DEDUPE_WINDOW_MS_DOC = "How long a resolved site is kept so a repeated dispatch gets the stored outcome instead of running again.";

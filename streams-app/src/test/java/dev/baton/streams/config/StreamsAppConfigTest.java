@@ -17,22 +17,22 @@ class StreamsAppConfigTest {
         StreamsAppConfig config = new StreamsAppConfig(Map.of());
         Properties p = config.streamsProperties();
 
-        assertThat(config.commitPacing()).isEqualTo(CommitPacing.RETURNS);
-        assertThat(config.commitIntervalMs()).isEqualTo(20L);
-        // Paced commits: Kafka Streams' own timer is only a safety net, and the loop wakes often enough for the fallback.
-        assertThat(p).containsEntry(StreamsConfig.COMMIT_INTERVAL_MS_CONFIG, 1_000L)
+        assertThat(config.commitPacing()).isEqualTo(CommitPacing.INTERVAL);
+        assertThat(p).containsEntry(StreamsConfig.COMMIT_INTERVAL_MS_CONFIG, 10L)
                 .containsEntry(StreamsConfig.NUM_STREAM_THREADS_CONFIG, 1)
                 .containsEntry(StreamsConfig.POLL_MS_CONFIG, 10L)
-                .containsEntry(StreamsConfig.producerPrefix("linger.ms"), 200L)
+                .containsEntry(StreamsConfig.producerPrefix("linger.ms"), 100L)
                 .doesNotContainKey("commit.pacing");
     }
 
     @Test
-    void shouldLeaveCommitsToKafkaStreamsTimerWithIntervalPacing() {
-        Properties p = new StreamsAppConfig(Map.of("commit.pacing", "interval", "commit.interval.ms", "10")).streamsProperties();
+    void shouldKeepKafkaStreamsTimerOnlyAsASafetyNetWithPacedCommits() {
+        Properties p = new StreamsAppConfig(Map.of("commit.pacing", "returns", "commit.interval.ms", "20")).streamsProperties();
 
-        assertThat(p).containsEntry(StreamsConfig.COMMIT_INTERVAL_MS_CONFIG, 10L)
-                .containsEntry(StreamsConfig.POLL_MS_CONFIG, 10L);
+        // The processors ask for every commit; the loop wakes often enough for the fallback.
+        assertThat(p).containsEntry(StreamsConfig.COMMIT_INTERVAL_MS_CONFIG, 1_000L)
+                .containsEntry(StreamsConfig.POLL_MS_CONFIG, 10L)
+                .containsEntry(StreamsConfig.producerPrefix("linger.ms"), 200L);
     }
 
     @Test
