@@ -1,5 +1,6 @@
 package dev.baton.streams.processor;
 
+import java.time.Clock;
 import java.util.Map;
 
 import org.apache.kafka.clients.admin.Admin;
@@ -21,7 +22,7 @@ public final class CommitPacingClientSupplier implements KafkaClientSupplier {
 
     @Override
     public Producer<byte[], byte[]> getProducer(Map<String, Object> config) {
-        return new CommitSignallingProducer(new KafkaProducer<>(config, new ByteArraySerializer(), new ByteArraySerializer()));
+        return new CommitSignallingProducer(new KafkaProducer<>(config, new ByteArraySerializer(), new ByteArraySerializer()), Clock.systemUTC());
     }
 
     @Override

@@ -1,5 +1,6 @@
 package dev.baton.streams.processor;
 
+import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -26,14 +27,17 @@ import org.apache.kafka.common.metrics.KafkaMetric;
 final class CommitSignallingProducer implements Producer<byte[], byte[]> {
 
     private final Producer<byte[], byte[]> producer;
+    /** The wall clock Streams' punctuators run on, which the pacer's fallback compares against. */
+    private final Clock clock;
 
-    CommitSignallingProducer(Producer<byte[], byte[]> producer) {
+    CommitSignallingProducer(Producer<byte[], byte[]> producer, Clock clock) {
         this.producer = producer;
+        this.clock = clock;
     }
 
     @Override
     public void flush() {
-        CommitPacer.current().commitStarting(System.currentTimeMillis());
+        CommitPacer.current().commitStarting(clock.millis());
         producer.flush();
     }
 
