@@ -140,7 +140,7 @@ class SecurityIT {
         assertWriteDenied("engine", BatonTopics.RESULTS);
         assertReadDenied("engine", BatonTopics.tasks("a"));
         assertWriteDenied("streams", BatonTopics.DISPATCH);
-        assertWriteDenied("streams", BatonTopics.WORKER_EVENTS);
+        assertWriteDenied("streams", BatonTopics.WORKERS);
         assertReadDenied("streams", BatonTopics.RESULTS);
     }
 

@@ -1,15 +1,30 @@
 package dev.baton.schemas;
 
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
+import java.security.GeneralSecurityException;
 import java.security.MessageDigest;
 import java.security.SecureRandom;
+import java.util.Arrays;
 import java.util.Base64;
 import java.util.Objects;
 
+import javax.crypto.Mac;
+import javax.crypto.spec.SecretKeySpec;
+
 /**
- * The authorization a generation carries: 128 random bits from {@link SecureRandom}, rendered
- * URL-safe base64 without padding (22 characters). Never derivable from ids; compared in constant
- * time so a guesser learns nothing from timing.
+ * The authorization a generation carries: 128 bits rendered URL-safe base64 without padding (22
+ * characters), compared in constant time so a guesser learns nothing from timing.
+ *
+ * <p>A site's tokens are derived from a secret of its own ({@link #newSiteSecret()}, 128 bits from
+ * {@link SecureRandom}): the token of (attempt, generation) is the first 128 bits of
+ * HMAC-SHA256(secret, attempt/generation). Without the secret a token is as unguessable as random
+ * bits and never derivable from ids; with it, the site can tell a token it issued to an earlier
+ * generation (a late report, relayed or quietly ignored) from a forged one (refused, no effect on
+ * anybody). {@link #random()} remains for tests and for sites stored before secrets existed.
+ *
+ * <p>{@link #fingerprint()} is what a stop request carries instead of the token: a worker stops only
+ * the run whose token has that fingerprint, and the fingerprint does not reveal the token.
  */
 public record CompletionToken(String value) {
 
@@ -17,6 +32,9 @@ public record CompletionToken(String value) {
     public static final int LENGTH = 22;
     private static final SecureRandom RANDOM = new SecureRandom();
     private static final Base64.Encoder ENCODER = Base64.getUrlEncoder().withoutPadding();
+    private static final String HMAC = "HmacSHA256";
+    private static final ThreadLocal<Mac> MACS = ThreadLocal.withInitial(CompletionToken::newMac);
+    private static final ThreadLocal<MessageDigest> SHA256 = ThreadLocal.withInitial(CompletionToken::newSha256);
 
     public CompletionToken {
         Objects.requireNonNull(value, "token");
@@ -26,6 +44,35 @@ public record CompletionToken(String value) {
         byte[] bits = new byte[BYTES];
         RANDOM.nextBytes(bits);
         return new CompletionToken(ENCODER.encodeToString(bits));
+    }
+
+    /** A fresh secret for a new site's tokens. */
+    public static byte[] newSiteSecret() {
+        byte[] secret = new byte[BYTES];
+        RANDOM.nextBytes(secret);
+        return secret;
+    }
+
+    /** The token of one generation of one attempt of the site whose secret is {@code siteSecret}. */
+    public static CompletionToken derive(byte[] siteSecret, int attempt, int generation) {
+        Mac mac = MACS.get();
+        try {
+            mac.init(new SecretKeySpec(siteSecret, HMAC));
+        } catch (GeneralSecurityException e) {
+            throw new IllegalStateException("HMAC key rejected", e);
+        }
+        byte[] full = mac.doFinal(ByteBuffer.allocate(8).putInt(attempt).putInt(generation).array());
+        return new CompletionToken(ENCODER.encodeToString(Arrays.copyOf(full, BYTES)));
+    }
+
+    /** The fingerprint of {@code token}: the first 128 bits of its SHA-256, URL-safe base64. */
+    public static String fingerprint(String token) {
+        byte[] digest = SHA256.get().digest(token.getBytes(StandardCharsets.US_ASCII));
+        return ENCODER.encodeToString(Arrays.copyOf(digest, BYTES));
+    }
+
+    public String fingerprint() {
+        return fingerprint(value);
     }
 
     /** True when {@code candidate} is this token; constant time in the token's length. */
@@ -40,5 +87,21 @@ public record CompletionToken(String value) {
     @Override
     public String toString() {
         return value.length() <= 4 ? "****" : value.substring(0, 4) + "…";
+    }
+
+    private static Mac newMac() {
+        try {
+            return Mac.getInstance(HMAC);
+        } catch (GeneralSecurityException e) {
+            throw new IllegalStateException("every Java 17 runtime has " + HMAC, e);
+        }
+    }
+
+    private static MessageDigest newSha256() {
+        try {
+            return MessageDigest.getInstance("SHA-256");
+        } catch (GeneralSecurityException e) {
+            throw new IllegalStateException("every Java 17 runtime has SHA-256", e);
+        }
     }
 }

@@ -95,8 +95,9 @@ public final class RoleAcls {
 
     /**
      * Reads dispatch commands, worker events and registrations; the only writer of tasks, results,
-     * history and control messages; owns its internal topics, group and transactions; describes the
-     * workers' groups for {@code baton status} lag.
+     * history and control messages; writes clock ticks into worker events (so a heartbeat deadline
+     * waits until the reports written before it are read); owns its internal topics, group and
+     * transactions; describes the workers' groups for {@code baton status} lag.
      */
     public static List<AclBinding> streamsApp(String principal, String applicationId) {
         if (applicationId == null || applicationId.isBlank()) {
@@ -105,6 +106,7 @@ public final class RoleAcls {
         return new RoleAcls(principal)
                 .topic(BatonTopics.DISPATCH, AclOperation.READ)
                 .topic(BatonTopics.WORKER_EVENTS, AclOperation.READ)
+                .topic(BatonTopics.WORKER_EVENTS, AclOperation.WRITE)
                 .topic(BatonTopics.WORKERS, AclOperation.READ)
                 .prefixed(ResourceType.TOPIC, BatonTopics.TASKS_PREFIX, AclOperation.WRITE)
                 .topic(BatonTopics.RESULTS, AclOperation.WRITE)

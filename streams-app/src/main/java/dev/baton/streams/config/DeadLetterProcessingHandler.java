@@ -14,7 +14,6 @@ import dev.baton.events.DispatchKind;
 import dev.baton.events.Outcome;
 import dev.baton.schemas.DeadLetters;
 import dev.baton.schemas.EventSerde;
-import dev.baton.schemas.Reasons;
 import dev.baton.schemas.registry.SchemaRegistry;
 import dev.baton.streams.processor.DispatchAnswers;
 import dev.baton.topics.BatonTopics;
@@ -26,20 +25,16 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * When a processor throws on a record (a bug, not bad input — bad input is dead-lettered inside the
- * processor), the raw record goes to {@code baton.dlq} with the exception, in the same transaction,
- * and processing resumes. Without it the stream thread would die, be replaced, re-read the same
- * record and die again: one poison record would stop every site of its partition.
+ * The last line of defence when a processor throws on a record. {@code SiteProcessor} already turns a
+ * failed decision into a dropped step and a dead letter; this handler catches what escapes it (a dead
+ * letter that could not be written, a bug outside the rules): the raw record goes to
+ * {@code baton.dlq} with the exception, in the same transaction, and processing resumes. Without it
+ * the stream thread would die, be replaced, re-read the same record and die again: one poison record
+ * would stop every site of its partition.
  *
  * <p>A dispatch request that names a reply key also gets an answer, in the same transaction: a
  * failed {@code Outcome}, {@code retryable:}, naming the dead letter. Its caller would otherwise
  * wait forever for a decision that will never come.
- *
- * <p>Trade-off, recorded in docs/decisions.md: store writes the processor made before it threw are
- * committed with the dead letter. The processor validates before it writes, so a throw after a
- * write means a bug that the dead letter and the ERROR log make visible. Such a site may be left
- * half-made, so the answer tells the caller to dispatch the next attempt, which takes over whatever
- * is there.
  */
 public final class DeadLetterProcessingHandler implements ProcessingExceptionHandler {
 
@@ -85,9 +80,8 @@ public final class DeadLetterProcessingHandler implements ProcessingExceptionHan
         if (cmd.getKind() != DispatchKind.REQUESTED || cmd.getReplyKey() == null || cmd.getReplyKey().isEmpty()) {
             return Optional.empty();
         }
-        Outcome outcome = DispatchAnswers.failed(cmd.getSite(), cmd, Reasons.RETRYABLE + " internal error in the streams app while "
-                + "deciding this dispatch (dead-lettered from " + context.topic() + "-" + context.partition() + "@" + context.offset()
-                + ": " + exception + "); dispatch attempt " + (cmd.getAttempt() + 1) + " to try again", clock.millis());
+        Outcome outcome = DispatchAnswers.internalError(cmd.getSite(), cmd, context.topic() + "-" + context.partition() + "@"
+                + context.offset(), exception, clock.millis());
         return Optional.of(new ProducerRecord<>(BatonTopics.RESULTS, cmd.getReplyKey().getBytes(StandardCharsets.UTF_8),
                 outcomes.encode(BatonTopics.RESULTS, outcome)));
     }

@@ -8,18 +8,17 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.LongSupplier;
 import java.util.function.Supplier;
 
-import dev.baton.topics.BatonTopics;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.ListTopicsOptions;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Declared queues, from the cluster's topic list, asked on the stream thread for every dispatch.
+ * Declared queues and nodes, from the cluster's topic list, asked on the stream thread for every dispatch.
  * A list older than {@code refreshMs} is refreshed in the background and the known list answers
  * meanwhile: waiting for the Admin round trip there held up every dispatch behind it (the stream
  * thread picks nothing up while it waits). Only an unknown queue waits for a fresh list, so a queue
- * declared a moment before its first dispatch is found; at most once a second, so a flood of bad
+ * or node declared a moment before its first dispatch is found; at most once a second, so a flood of bad
  * queue names cannot hammer the controller.
  */
 public final class AdminQueueDirectory implements QueueDirectory, AutoCloseable {
@@ -51,8 +50,7 @@ public final class AdminQueueDirectory implements QueueDirectory, AutoCloseable 
     }
 
     @Override
-    public boolean isDeclared(String queue) {
-        String topic = BatonTopics.TASKS_PREFIX + queue;
+    public boolean hasTopic(String topic) {
         long ageMs = (nanoTime.getAsLong() - refreshedAtNanos) / 1_000_000;
         if (topics.contains(topic)) {
             if (ageMs > refreshMs) {

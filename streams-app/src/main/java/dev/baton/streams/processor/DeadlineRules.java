@@ -48,17 +48,23 @@ final class DeadlineRules {
         SiteKey site = due.site();
         switch (due.kind()) {
             case EXPIRE -> expire(site, state);
-            case HEARTBEAT -> transportLoss(site, state);
+            case HEARTBEAT -> {
+                if (state.getState() == SiteStatus.LEASED) {
+                    transportLoss(site, state);
+                } else {
+                    sites.put(site, state);
+                }
+            }
             case START_TO_CLOSE -> {
                 String reason = Reasons.RETRYABLE + " start-to-close timeout after " + state.getTimeouts().getStartToCloseMillis() + " ms";
-                lifecycle.stopWorker(state.getWorkerId(), site, state.getAttempt(), state.getGeneration(), reason);
-                lifecycle.fail(site, state, reason, null, HistoryKind.TIMED_OUT);
+                lifecycle.stopHolder(site, state, reason);
+                lifecycle.fail(site, state, reason, HistoryKind.TIMED_OUT, state.getGeneration());
             }
             case SCHEDULE_TO_START -> unavailable(site, state);
             case SCHEDULE_TO_CLOSE -> {
                 String reason = Reasons.TERMINAL + " schedule-to-close timeout after " + state.getTimeouts().getScheduleToCloseMillis() + " ms";
-                lifecycle.stopWorker(state.getWorkerId(), site, state.getAttempt(), state.getGeneration(), reason);
-                lifecycle.resolve(site, state, OutcomeStatus.FAILED, null, reason, null, HistoryKind.TIMED_OUT);
+                lifecycle.stopHolder(site, state, reason);
+                lifecycle.resolve(site, state, OutcomeStatus.FAILED, null, reason, HistoryKind.TIMED_OUT, state.getGeneration());
             }
             case RETRY -> {
                 if (state.getState() == SiteStatus.BACKOFF) {
@@ -84,12 +90,13 @@ final class DeadlineRules {
         state.setTransportLosses(losses);
         String silent = "no heartbeat from worker " + state.getWorkerId() + " for " + lifecycle.heartbeatWindowMs(state) + " ms";
         if (losses > transportLossBudget) {
-            lifecycle.stopWorker(state.getWorkerId(), site, state.getAttempt(), state.getGeneration(), Reasons.TRANSPORT_EXHAUSTED);
+            lifecycle.stopHolder(site, state, Reasons.TRANSPORT_EXHAUSTED);
             lifecycle.resolve(site, state, OutcomeStatus.FAILED, null, Reasons.TRANSPORT_EXHAUSTED + " " + silent
-                    + "; " + (losses - 1) + " re-deliveries spent the budget of " + transportLossBudget, null, HistoryKind.TRANSPORT_LOST);
+                    + "; " + (losses - 1) + " re-deliveries spent the budget of " + transportLossBudget, HistoryKind.TRANSPORT_LOST,
+                    state.getGeneration());
         } else {
             lifecycle.redeliver(site, state, HistoryKind.TRANSPORT_LOST,
-                    Reasons.LOST + " " + silent + " (loss " + losses + " of budget " + transportLossBudget + ")");
+                    Reasons.LOST + " " + silent + " (loss " + losses + " of budget " + transportLossBudget + ")", true);
         }
     }
 
@@ -98,10 +105,13 @@ final class DeadlineRules {
             sites.put(site, state);
             return;
         }
-        int live = census.liveWorkers(state.getQueue());
-        String why = live == 0 ? "unserved: no live worker serves queue '" + state.getQueue() + "'"
-                : "saturated: " + live + " live worker(s) serve queue '" + state.getQueue() + "', none took the task";
+        String queue = state.getQueue();
+        String node = state.getNode();
+        int live = census.liveWorkers(queue, node);
+        String serving = node == null ? "serve queue '" + queue + "'" : "with node '" + node + "' on queue '" + queue + "'";
+        String why = live == 0 ? "unserved: no live worker " + (node == null ? "serves queue '" + queue + "'" : serving)
+                : "saturated: " + live + " live worker(s) " + serving + ", none took the task";
         String reason = Reasons.UNAVAILABLE + " " + why + " within schedule-to-start " + state.getTimeouts().getScheduleToStartMillis() + " ms";
-        lifecycle.resolve(site, state, OutcomeStatus.FAILED, null, reason, null, HistoryKind.UNAVAILABLE);
+        lifecycle.resolve(site, state, OutcomeStatus.FAILED, null, reason, HistoryKind.UNAVAILABLE, state.getGeneration());
     }
 }

@@ -4,6 +4,7 @@ import dev.baton.events.DispatchCommand;
 import dev.baton.events.Outcome;
 import dev.baton.events.OutcomeStatus;
 import dev.baton.events.SiteRef;
+import dev.baton.schemas.Reasons;
 
 /** The outcome that answers a dispatch request without running it: refused, invalid, or lost to a bug. */
 public final class DispatchAnswers {
@@ -16,5 +17,14 @@ public final class DispatchAnswers {
         return Outcome.newBuilder().setStatus(OutcomeStatus.FAILED).setSite(site).setRequestId(request.getRequestId())
                 .setReplyKey(request.getReplyKey()).setAttempt(Math.max(request.getAttempt(), 0)).setReason(reason)
                 .setAtMillis(atMillis).build();
+    }
+
+    /**
+     * The answer to a request whose decision threw (a bug, or an output that could not be encoded):
+     * the step was dropped whole, so nothing changed, and the same request may simply be sent again.
+     */
+    public static Outcome internalError(SiteRef site, DispatchCommand request, String where, Exception e, long atMillis) {
+        return failed(site, request, Reasons.RETRYABLE + " internal error in the streams app while deciding this dispatch (dead-lettered "
+                + "from " + where + ": " + e + "); nothing was changed, send it again", atMillis);
     }
 }

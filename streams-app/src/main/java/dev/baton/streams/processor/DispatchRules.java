@@ -12,7 +12,11 @@ import dev.baton.schemas.Reasons;
 import dev.baton.schemas.SiteKey;
 import dev.baton.streams.state.SiteStore;
 
-/** The rules for a service's {@code DispatchCommand}: start, duplicate, republish, collision, takeover, refusal, cancel. */
+/**
+ * The rules for a service's {@code DispatchCommand}: start, join, republish, collision, takeover,
+ * refusal, cancel. A request names an attempt; the site's run covers the attempts from the one its
+ * caller dispatched ({@code callerAttempt}) to the one running now (policy retries raise it).
+ */
 final class DispatchRules {
 
     private final SiteStore sites;
@@ -33,26 +37,37 @@ final class DispatchRules {
                     + "': declare it with `baton topics create --queue " + cmd.getQueue() + "`");
             return;
         }
+        if (cmd.getNode() != null && !queues.isDeclared(cmd.getQueue(), cmd.getNode())) {
+            refuse(site, cmd, HistoryKind.UNAVAILABLE, Reasons.UNAVAILABLE + " unknown node '" + cmd.getNode() + "' on queue '"
+                    + cmd.getQueue() + "': declare it with `baton topics create --queue " + cmd.getQueue() + " --node " + cmd.getNode() + "`");
+            return;
+        }
         Optional<SiteState> current = sites.get(site);
         if (current.isEmpty()) {
-            lifecycle.start(site, cmd, emit.now());
+            lifecycle.startRun(site, null, cmd, emit.now());
             return;
         }
         SiteState held = current.get();
         boolean resolved = held.getState() == SiteStatus.RESOLVED;
-        if (cmd.getAttempt() == held.getAttempt()) {
-            sameAttempt(site, cmd, held, resolved);
-        } else if (cmd.getAttempt() > held.getAttempt()) {
+        if (cmd.getAttempt() > held.getAttempt()) {
             if (resolved) {
-                lifecycle.disarmAll(site, held); // the dedupe window of the old attempt ends here
-                lifecycle.start(site, cmd, emit.now());
+                lifecycle.startRun(site, held, cmd, emit.now());
             } else {
                 lifecycle.supersede(site, held, Reasons.SUPERSEDED + " by attempt " + cmd.getAttempt());
-                lifecycle.start(site, cmd, held.getFirstRequestedAtMillis());
+                lifecycle.startRun(site, held, cmd, held.getFirstRequestedAtMillis());
             }
-        } else {
+        } else if (cmd.getAttempt() < SiteLifecycle.callerAttempt(held)) {
             refuse(site, cmd, HistoryKind.ATTEMPT_REFUSED, Reasons.TERMINAL + " AttemptRefused: attempt " + cmd.getAttempt()
-                    + " is below the site's attempt " + held.getAttempt());
+                    + " is below the site's attempt " + SiteLifecycle.callerAttempt(held));
+        } else if (!cmd.getIdempotencyKey().equals(held.getIdempotencyKey())) {
+            refuse(site, cmd, HistoryKind.SITE_COLLISION, Reasons.TERMINAL + " SiteCollision: attempt " + cmd.getAttempt()
+                    + " of site " + site + " is held by a different request (idempotency key differs)");
+        } else if (resolved) {
+            emit.outcome(cmd.getReplyKey(), lifecycle.outcome(site, held, cmd.getRequestId(), cmd.getReplyKey(), null));
+            emit.history(site, lifecycle.history(site, held, HistoryKind.OUTCOME_REPUBLISHED, held.getOutcomeReason())
+                    .setRequestId(cmd.getRequestId()).build());
+        } else {
+            join(site, cmd, held);
         }
     }
 
@@ -63,22 +78,17 @@ final class DispatchRules {
         }
         SiteState held = current.get();
         String reason = Reasons.CANCELLED + " cancelled by request " + cmd.getRequestId();
-        lifecycle.stopWorker(held.getWorkerId(), site, held.getAttempt(), held.getGeneration(), reason);
-        lifecycle.resolve(site, held, OutcomeStatus.FAILED, null, reason, null, HistoryKind.CANCELLED);
+        lifecycle.stopHolder(site, held, reason);
+        lifecycle.resolve(site, held, OutcomeStatus.FAILED, null, reason, HistoryKind.CANCELLED, held.getGeneration());
     }
 
-    private void sameAttempt(SiteKey site, DispatchCommand cmd, SiteState held, boolean resolved) {
-        if (!cmd.getIdempotencyKey().equals(held.getIdempotencyKey())) {
-            refuse(site, cmd, HistoryKind.SITE_COLLISION, Reasons.TERMINAL + " SiteCollision: attempt " + cmd.getAttempt()
-                    + " of site " + site + " is held by a different request (idempotency key differs)");
-        } else if (resolved) {
-            emit.outcome(cmd.getReplyKey(), lifecycle.outcome(site, held, cmd.getRequestId(), cmd.getReplyKey(), null));
-            emit.history(site, lifecycle.history(site, held, HistoryKind.OUTCOME_REPUBLISHED, held.getOutcomeReason())
-                    .setRequestId(cmd.getRequestId()).build());
-        } else {
-            lifecycle.addWaiter(site, held, cmd.getRequestId(), cmd.getReplyKey());
-            emit.history(site, lifecycle.history(site, held, HistoryKind.DUPLICATE_IGNORED, null).setRequestId(cmd.getRequestId()).build());
+    private void join(SiteKey site, DispatchCommand cmd, SiteState held) {
+        if (lifecycle.join(site, held, cmd.getRequestId(), cmd.getReplyKey()) == SiteLifecycle.Joined.FULL) {
+            refuse(site, cmd, HistoryKind.DUPLICATE_IGNORED, Reasons.RETRYABLE + " site " + site + " already has "
+                    + SiteLifecycle.MAX_WAITERS + " joined callers waiting; re-send this request once it resolves to get its outcome");
+            return;
         }
+        emit.history(site, lifecycle.history(site, held, HistoryKind.DUPLICATE_IGNORED, null).setRequestId(cmd.getRequestId()).build());
     }
 
     /** Refuses this caller only; the site, if any, is untouched. */

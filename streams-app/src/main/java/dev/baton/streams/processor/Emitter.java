@@ -1,6 +1,9 @@
 package dev.baton.streams.processor;
 
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
 
 import dev.baton.events.ActivityTask;
 import dev.baton.events.HistoryEvent;
@@ -16,16 +19,24 @@ import org.apache.kafka.streams.processor.api.ProcessorContext;
 import org.apache.kafka.streams.processor.api.Record;
 
 /**
- * Encodes and forwards the streams app's outputs to their sinks. One per processor instance. With
- * paced commits it also tells the thread's {@link CommitPacer} what was released and resolved, and
- * asks for a commit when the pacer says the last commit's tasks are all back.
+ * Encodes the streams app's outputs and forwards them to their sinks. One per processor instance.
+ *
+ * <p>Outputs are staged like the stores' writes: they are encoded when a rule emits them (so an
+ * output that cannot be encoded fails the step before anything is forwarded) and forwarded together
+ * at {@link #commitStep()}; {@link #abortStep()} drops them. With paced commits it also tells the
+ * thread's {@link CommitPacer} what was released and resolved, and asks for a commit when the pacer
+ * says the last commit's tasks are all back.
  */
 final class Emitter {
+
+    private record Staged(Record<byte[], byte[]> record, String sink, SiteKey released, SiteKey resolved) {
+    }
 
     private final ProcessorContext<byte[], byte[]> context;
     private final Serdes serdes;
     private final DeadLetters deadLetters;
     private final boolean paced;
+    private final List<Staged> staged = new ArrayList<>();
 
     Emitter(ProcessorContext<byte[], byte[]> context, Serdes serdes, DeadLetters deadLetters, boolean paced) {
         this.context = context;
@@ -38,41 +49,72 @@ final class Emitter {
         String topic = task.getNode() == null ? BatonTopics.tasks(task.getQueue()) : BatonTopics.tasks(task.getQueue(), task.getNode());
         RecordHeaders headers = new RecordHeaders();
         headers.add(TopologyNames.TASK_TOPIC_HEADER, topic.getBytes(StandardCharsets.UTF_8));
-        context.forward(new Record<>(site.toBytes(), serdes.task().encode(topic, task), now(), headers), TopologyNames.TASKS_SINK);
-        if (paced) {
-            CommitPacer.current().released(site);
-        }
+        staged.add(new Staged(new Record<>(site.toBytes(), serdes.task().encode(topic, task), now(), headers), TopologyNames.TASKS_SINK,
+                site, null));
     }
 
     void control(WorkerControl control) {
-        forward(control.getWorkerId().getBytes(StandardCharsets.UTF_8),
-                serdes.control().encode(BatonTopics.WORKER_CONTROL, control), TopologyNames.WORKER_CONTROL_SINK);
+        stage(control.getWorkerId().getBytes(StandardCharsets.UTF_8),
+                serdes.control().encode(BatonTopics.WORKER_CONTROL, control), TopologyNames.WORKER_CONTROL_SINK, null);
     }
 
     void outcome(String replyKey, Outcome outcome) {
-        forward(replyKey.getBytes(StandardCharsets.UTF_8), serdes.outcome().encode(BatonTopics.RESULTS, outcome), TopologyNames.RESULTS_SINK);
-        if (paced && CommitPacer.current().resolved(SiteKey.of(outcome.getSite()))) {
-            context.commit();
-        }
+        stage(replyKey.getBytes(StandardCharsets.UTF_8), serdes.outcome().encode(BatonTopics.RESULTS, outcome), TopologyNames.RESULTS_SINK,
+                SiteKey.of(outcome.getSite()));
     }
 
     void history(SiteKey site, HistoryEvent event) {
-        forward(site.toBytes(), serdes.history().encode(BatonTopics.HISTORY, event), TopologyNames.HISTORY_SINK);
+        stage(site.toBytes(), serdes.history().encode(BatonTopics.HISTORY, event), TopologyNames.HISTORY_SINK, null);
     }
 
     void deadLetter(String topic, int partition, long offset, byte[] key, byte[] value, String reason) {
         ProducerRecord<byte[], byte[]> letter = deadLetters.deadLetter(topic, partition, offset, key, value, reason);
-        forward(letter.key(), letter.value(), TopologyNames.DLQ_SINK);
+        stage(letter.key(), letter.value(), TopologyNames.DLQ_SINK, null);
+    }
+
+    /**
+     * A clock tick for this task's own worker-events partition: once it is read back, every report
+     * written before {@code nowMillis} has been read (see {@link ReportClock}).
+     */
+    void clockTick(int partition, long nowMillis) {
+        RecordHeaders headers = new RecordHeaders();
+        headers.add(TopologyNames.CLOCK_HEADER, ByteBuffer.allocate(Long.BYTES).putLong(nowMillis).array());
+        staged.add(new Staged(new Record<>(ByteBuffer.allocate(Integer.BYTES).putInt(partition).array(), null, nowMillis, headers),
+                TopologyNames.CLOCK_SINK, null, null));
     }
 
     long now() {
         return context.currentSystemTimeMs();
     }
 
-    private void forward(byte[] key, byte[] value, String sink) {
-        context.forward(new Record<>(key, value, now()), sink);
-        if (paced) {
-            CommitPacer.current().wrote();
+    /** Forwards this step's outputs, in the order they were emitted. */
+    void commitStep() {
+        boolean commitNow = false;
+        for (Staged s : staged) {
+            context.forward(s.record(), s.sink());
+            if (paced) {
+                CommitPacer pacer = CommitPacer.current();
+                if (s.released() != null) {
+                    pacer.released(s.released());
+                } else if (s.resolved() != null) {
+                    commitNow |= pacer.resolved(s.resolved());
+                } else {
+                    pacer.wrote();
+                }
+            }
         }
+        staged.clear();
+        if (commitNow) {
+            context.commit();
+        }
+    }
+
+    /** Drops this step's outputs. */
+    void abortStep() {
+        staged.clear();
+    }
+
+    private void stage(byte[] key, byte[] value, String sink, SiteKey resolved) {
+        staged.add(new Staged(new Record<>(key, value, now()), sink, null, resolved));
     }
 }

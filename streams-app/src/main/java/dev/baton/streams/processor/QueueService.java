@@ -25,20 +25,25 @@ public final class QueueService {
         BatonMetric.UNSERVED_QUEUES.gauge(meters, unserved, m -> m.values().stream().filter(b -> b).count());
     }
 
-    /** Records what the census says about the queue now; returns whether it is served. */
-    boolean observe(String queue, int liveWorkers) {
+    /**
+     * Records what the census says about the queue, or a node of it (when {@code node} is not null),
+     * now; returns whether it is served. A node is listed as {@code queue/node}.
+     */
+    boolean observe(String queue, String node, int liveWorkers) {
         boolean isUnserved = liveWorkers == 0;
-        Boolean was = unserved.put(queue, isUnserved);
+        String name = node == null ? queue : queue + "/" + node;
+        Boolean was = unserved.put(name, isUnserved);
         if (isUnserved && !Boolean.TRUE.equals(was)) {
-            log.warn("queue '{}' has no live worker: its activities wait (state UNSERVED) until one registers"
-                    + " or their schedule-to-start passes; start one with `baton worker --queue {}`", queue, queue);
+            String start = node == null ? "`baton worker --queue " + queue + "`" : "`baton worker --queue " + queue + " --node-label " + node + "`";
+            log.warn("{} '{}' has no live worker: its activities wait (state UNSERVED) until one registers"
+                    + " or their schedule-to-start passes; start one with {}", node == null ? "queue" : "node", name, start);
         } else if (!isUnserved && Boolean.TRUE.equals(was)) {
-            log.info("queue '{}' is served again by {} worker(s)", queue, liveWorkers);
+            log.info("'{}' is served again by {} worker(s)", name, liveWorkers);
         }
         return !isUnserved;
     }
 
-    /** Queues currently seen without a live worker. */
+    /** Queues (and {@code queue/node} pins) currently seen without a live worker. */
     public Set<String> unservedQueues() {
         Set<String> out = new TreeSet<>();
         unserved.forEach((q, u) -> {

@@ -7,7 +7,6 @@ import java.util.OptionalLong;
 
 import dev.baton.events.ActivityTask;
 import dev.baton.events.DispatchCommand;
-import dev.baton.events.DispatchKind;
 import dev.baton.events.HistoryEvent;
 import dev.baton.events.HistoryKind;
 import dev.baton.events.Outcome;
@@ -28,13 +27,22 @@ import dev.baton.streams.state.Fence;
 import dev.baton.streams.state.SiteStore;
 
 /**
- * The moves every rule is made of: start an attempt, re-deliver a generation, resolve, revoke.
- * Each move writes the stores, emits its records and one history event; the Streams transaction
- * makes the whole step atomic.
+ * The moves every rule is made of: start a run, retry, re-deliver a generation, resolve, supersede,
+ * revoke. Each move writes the stores, emits its records and one history event; the processor
+ * commits or aborts the whole step, and the Streams transaction makes it atomic with its input.
+ *
+ * <p>A run has callers: the one whose request started it ({@code requestId}) and those who joined
+ * it with the same idempotency key ({@code waiters}). Every caller gets exactly one outcome: the
+ * run's, when it resolves (retries continue the same run), or {@code superseded:} when a higher
+ * attempt takes the site over.
  */
 final class SiteLifecycle {
 
-    private static final int MAX_WAITERS = 64;
+    /** Callers besides the first that one run remembers; more are answered at once (see {@link #join}). */
+    static final int MAX_WAITERS = 64;
+
+    /** What became of a request that joins a live run. */
+    enum Joined { JOINED, ALREADY_WAITING, FULL }
 
     private final SiteStore sites;
     private final DeadlineIndex deadlines;
@@ -62,11 +70,15 @@ final class SiteLifecycle {
         this.dedupeWindowMs = dedupeWindowMs;
     }
 
-    /** A new attempt of a site: new state, first generation, task published, timeouts armed. */
-    SiteState start(SiteKey site, DispatchCommand cmd, long firstRequestedAtMillis) {
+    /**
+     * A new run of a site for {@code cmd}'s caller: new state at the command's attempt, first
+     * generation, task published, timeouts armed. {@code previous}, the site's earlier row if any,
+     * lends its token secret (so tokens it issued stay recognisable) and its last self-ended token.
+     */
+    SiteState startRun(SiteKey site, SiteState previous, DispatchCommand cmd, long firstRequestedAtMillis) {
         long now = emit.now();
         SiteState state = SiteState.newBuilder()
-                .setState(SiteStatus.PENDING).setAttempt(cmd.getAttempt()).setGeneration(1)
+                .setState(SiteStatus.PENDING).setAttempt(cmd.getAttempt()).setCallerAttempt(cmd.getAttempt()).setGeneration(1)
                 .setRequestId(cmd.getRequestId()).setReplyKey(cmd.getReplyKey()).setRunId(cmd.getRunId())
                 .setIdempotencyKey(cmd.getIdempotencyKey()).setQueue(cmd.getQueue()).setActivityType(cmd.getActivityType())
                 .setNode(cmd.getNode()).setInput(cmd.getInput()).setRetryPolicy(cmd.getRetryPolicy())
@@ -74,22 +86,49 @@ final class SiteLifecycle {
                 .setCreatedAtMillis(now).setFirstRequestedAtMillis(firstRequestedAtMillis).setDeadlines(new HashMap<>())
                 .setWaiters(new ArrayList<>())
                 .build();
+        if (previous != null) {
+            disarmAll(site, previous);
+            state.setTokenSecret(previous.getTokenSecret());
+            state.setResolvedToken(previous.getResolvedToken());
+        }
+        beginAttempt(site, state);
+        return state;
+    }
+
+    /** The backoff is over: the next attempt of the same run, for the same callers. */
+    void retry(SiteKey site, SiteState state) {
+        disarmAll(site, state);
+        state.setAttempt(state.getAttempt() + 1);
+        state.setGeneration(1);
+        state.setTransportLosses(0);
+        state.setWorkerId(null);
+        state.setCreatedAtMillis(emit.now());
+        beginAttempt(site, state);
+    }
+
+    private void beginAttempt(SiteKey site, SiteState state) {
+        long now = emit.now();
         Timeouts t = state.getTimeouts();
         if (t != null && t.getScheduleToStartMillis() != null) {
             arm(site, state, DeadlineKind.SCHEDULE_TO_START, now + t.getScheduleToStartMillis());
         }
         if (t != null && t.getScheduleToCloseMillis() != null) {
-            arm(site, state, DeadlineKind.SCHEDULE_TO_CLOSE, firstRequestedAtMillis + t.getScheduleToCloseMillis());
+            arm(site, state, DeadlineKind.SCHEDULE_TO_CLOSE, state.getFirstRequestedAtMillis() + t.getScheduleToCloseMillis());
         }
         publishGeneration(site, state);
-        emit.history(site, history(site, state, HistoryKind.DISPATCHED, null).setIdempotencyKey(cmd.getIdempotencyKey()).build());
+        emit.history(site, history(site, state, HistoryKind.DISPATCHED, null).setIdempotencyKey(state.getIdempotencyKey()).build());
         metrics.dispatched();
-        return state;
     }
 
-    /** The same attempt again as a new generation: the old tokens are revoked, the task republished. */
-    void redeliver(SiteKey site, SiteState state, HistoryKind why, String reason) {
-        stopHolder(site, state, reason);
+    /**
+     * The same attempt again as a new generation: the old token is revoked, the task republished.
+     * {@code stopHolder} is false when the holder gave the generation back itself (a park).
+     */
+    void redeliver(SiteKey site, SiteState state, HistoryKind why, String reason, boolean stopHolder) {
+        if (stopHolder) {
+            stopHolder(site, state, reason);
+        }
+        Fence.revoke(state);
         state.setGeneration(state.getGeneration() + 1);
         state.setWorkerId(null);
         disarm(site, state, DeadlineKind.HEARTBEAT);
@@ -98,50 +137,39 @@ final class SiteLifecycle {
         emit.history(site, history(site, state, why, reason).build());
     }
 
-    /** Publishes the outcome to the caller, stores it for the dedupe window and retires the fence. */
-    void resolve(SiteKey site, SiteState state, OutcomeStatus status, Payload output, String reason, String resolvingToken,
-                 HistoryKind kind) {
-        resolve(site, state, status, output, reason, resolvingToken, kind, state.getGeneration());
-    }
-
-    void resolve(SiteKey site, SiteState state, OutcomeStatus status, Payload output, String reason, String resolvingToken,
-                 HistoryKind kind, int reportedGeneration) {
+    /** Resolves the run: every caller gets the outcome, which is kept for the dedupe window; the fence is retired. */
+    void resolve(SiteKey site, SiteState state, OutcomeStatus status, Payload output, String reason, HistoryKind kind,
+                 int reportedGeneration) {
         long now = emit.now();
+        String worker = state.getWorkerId();
         Fence.revoke(state);
         disarmAll(site, state);
-        String worker = state.getWorkerId();
         state.setState(SiteStatus.RESOLVED);
         state.setOutcomeStatus(status);
         state.setOutcomeOutput(output);
         state.setOutcomeReason(reason);
-        state.setResolvedToken(resolvingToken);
         // The dedupe window needs the outcome, not the work: the input (up to max.payload.bytes)
         // would otherwise be stored, changelogged and compacted for the whole window.
         state.setInput(null);
         arm(site, state, DeadlineKind.EXPIRE, now + dedupeWindowMs);
-        sites.put(site, state);
-        emit.outcome(state.getReplyKey(), outcome(site, state, state.getRequestId(), state.getReplyKey(), worker));
-        for (Waiter w : state.getWaiters()) {
-            emit.outcome(w.getReplyKey(), outcome(site, state, w.getRequestId(), w.getReplyKey(), worker));
+        for (Waiter caller : callers(state)) {
+            emit.outcome(caller.getReplyKey(), outcome(site, state, caller.getRequestId(), caller.getReplyKey(), worker));
         }
         state.setWaiters(new ArrayList<>());
+        sites.put(site, state);
         HistoryEvent.Builder h = history(site, state, kind, reason).setOutput(output).setWorkerId(worker).setGeneration(reportedGeneration);
         emit.history(site, h.build());
         metrics.resolved(status, reason);
     }
 
     /**
-     * A failed attempt: retried after its backoff when the policy allows ({@code BACKOFF}, the caller
-     * is not woken), otherwise resolved with the failure.
+     * A failed attempt: retried after its backoff when the policy allows ({@code BACKOFF}, no caller
+     * is woken), otherwise the run resolves with the failure.
      */
-    void fail(SiteKey site, SiteState state, String reason, String failingToken, HistoryKind kind) {
-        fail(site, state, reason, failingToken, kind, state.getGeneration());
-    }
-
-    void fail(SiteKey site, SiteState state, String reason, String failingToken, HistoryKind kind, int reportedGeneration) {
+    void fail(SiteKey site, SiteState state, String reason, HistoryKind kind, int reportedGeneration) {
         OptionalLong backoff = retries.backoffAfter(state.getRetryPolicy(), state.getAttempt(), reason);
         if (backoff.isEmpty()) {
-            resolve(site, state, OutcomeStatus.FAILED, null, reason, failingToken, kind, reportedGeneration);
+            resolve(site, state, OutcomeStatus.FAILED, null, reason, kind, reportedGeneration);
             return;
         }
         String worker = state.getWorkerId();
@@ -158,39 +186,37 @@ final class SiteLifecycle {
                 "attempt " + (state.getAttempt() + 1) + " in " + backoff.getAsLong() + " ms").build());
     }
 
-    /** The backoff is over: the next attempt starts for the same caller, through the takeover path's start. */
-    void retry(SiteKey site, SiteState state) {
-        DispatchCommand next = DispatchCommand.newBuilder().setKind(DispatchKind.REQUESTED)
-                .setSite(site.toRef()).setRequestId(state.getRequestId()).setReplyKey(state.getReplyKey())
-                .setAttempt(state.getAttempt() + 1).setRunId(state.getRunId()).setIdempotencyKey(state.getIdempotencyKey())
-                .setQueue(state.getQueue()).setActivityType(state.getActivityType()).setNode(state.getNode())
-                .setInput(state.getInput()).setRetryPolicy(state.getRetryPolicy()).setTimeouts(state.getTimeouts())
-                .setRequestedAtMillis(emit.now()).build();
-        disarmAll(site, state);
-        start(site, next, state.getFirstRequestedAtMillis());
-    }
-
     /**
-     * A duplicate dispatch's caller waits for the same outcome (nothing runs twice). Capped so a
-     * retry storm cannot grow a site's state without bound; callers past the cap get nothing here
-     * and can re-ask after resolution (the stored outcome is republished).
+     * A request with the run's idempotency key joins the live run: nothing runs twice, and its caller
+     * gets the run's outcome. Capped so a retry storm cannot grow a site's row without bound: a caller
+     * past the cap is told so at once ({@link Joined#FULL}) and can re-send after the run resolves.
      */
-    void addWaiter(SiteKey site, SiteState state, String requestId, String replyKey) {
-        if (state.getWaiters().size() < MAX_WAITERS && !requestId.equals(state.getRequestId())) {
-            List<Waiter> waiters = new ArrayList<>(state.getWaiters());
-            waiters.add(new Waiter(requestId, replyKey));
-            state.setWaiters(waiters);
-            sites.put(site, state);
+    Joined join(SiteKey site, SiteState state, String requestId, String replyKey) {
+        for (Waiter caller : callers(state)) {
+            if (caller.getRequestId().equals(requestId)) {
+                return Joined.ALREADY_WAITING;
+            }
         }
+        if (state.getWaiters().size() >= MAX_WAITERS) {
+            return Joined.FULL;
+        }
+        List<Waiter> waiters = new ArrayList<>(state.getWaiters());
+        waiters.add(new Waiter(requestId, replyKey));
+        state.setWaiters(waiters);
+        sites.put(site, state);
+        return Joined.JOINED;
     }
 
-    /** Revokes the held generation, tells its worker to stop and fails its caller with {@code reason}. */
+    /** A higher attempt takes the site over: the holder is stopped and every caller of the held run is told {@code reason}. */
     void supersede(SiteKey site, SiteState held, String reason) {
         stopHolder(site, held, reason);
+        Fence.revoke(held);
         disarmAll(site, held);
-        emit.outcome(held.getReplyKey(), Outcome.newBuilder().setStatus(OutcomeStatus.FAILED).setSite(site.toRef())
-                .setRequestId(held.getRequestId()).setReplyKey(held.getReplyKey()).setAttempt(held.getAttempt())
-                .setReason(reason).setWorkerId(held.getWorkerId()).setAtMillis(emit.now()).build());
+        for (Waiter caller : callers(held)) {
+            emit.outcome(caller.getReplyKey(), Outcome.newBuilder().setStatus(OutcomeStatus.FAILED).setSite(site.toRef())
+                    .setRequestId(caller.getRequestId()).setReplyKey(caller.getReplyKey()).setAttempt(held.getAttempt())
+                    .setReason(reason).setWorkerId(held.getWorkerId()).setAtMillis(emit.now()).build());
+        }
         emit.history(site, history(site, held, HistoryKind.SUPERSEDED, reason).setWorkerId(held.getWorkerId()).build());
         metrics.resolved(OutcomeStatus.FAILED, reason);
     }
@@ -202,12 +228,25 @@ final class SiteLifecycle {
                 .setReason(state.getOutcomeReason()).setWorkerId(workerId).setAtMillis(emit.now()).build();
     }
 
-    void stopWorker(String workerId, SiteKey site, int attempt, int generation, String reason) {
+    /**
+     * Tells the worker holding the current generation to stop. The request carries the fingerprint
+     * of the token being revoked, and the worker stops only a run holding that token. Nothing is
+     * sent when no worker is known to hold it.
+     */
+    void stopHolder(SiteKey site, SiteState state, String reason) {
+        if (state.getToken() != null) {
+            stop(state.getWorkerId(), site, state.getAttempt(), state.getGeneration(), state.getToken(), reason);
+        }
+    }
+
+    /** Tells {@code workerId} to stop its run of {@code token}, a token this site issued and no longer accepts. */
+    void stop(String workerId, SiteKey site, int attempt, int generation, String token, String reason) {
         if (workerId == null || workerId.isEmpty()) {
             return;
         }
         emit.control(WorkerControl.newBuilder().setKind(WorkerControlKind.STOP).setWorkerId(workerId).setSite(site.toRef())
-                .setAttempt(attempt).setGeneration(generation).setReason(reason).setAtMillis(emit.now()).build());
+                .setAttempt(attempt).setGeneration(generation).setReason(reason).setAtMillis(emit.now())
+                .setTokenFingerprint(CompletionToken.fingerprint(token)).build());
     }
 
     HistoryEvent.Builder history(SiteKey site, SiteState state, HistoryKind kind, String reason) {
@@ -240,13 +279,21 @@ final class SiteLifecycle {
         return t != null && t.getHeartbeatMillis() != null ? t.getHeartbeatMillis() : defaultHeartbeatWindowMs;
     }
 
-    private void stopHolder(SiteKey site, SiteState state, String reason) {
-        Fence.revoke(state);
-        stopWorker(state.getWorkerId(), site, state.getAttempt(), state.getGeneration(), reason);
+    /** The lowest attempt a request may name to join the run (rows written before callerAttempt existed hold 0). */
+    static int callerAttempt(SiteState state) {
+        return state.getCallerAttempt() > 0 ? state.getCallerAttempt() : state.getAttempt();
+    }
+
+    /** The run's callers: the one that started it, then those who joined. */
+    static List<Waiter> callers(SiteState state) {
+        List<Waiter> all = new ArrayList<>(state.getWaiters().size() + 1);
+        all.add(new Waiter(state.getRequestId(), state.getReplyKey()));
+        all.addAll(state.getWaiters());
+        return all;
     }
 
     private void publishGeneration(SiteKey site, SiteState state) {
-        boolean served = queueService.observe(state.getQueue(), census.liveWorkers(state.getQueue()));
+        boolean served = queueService.observe(state.getQueue(), state.getNode(), census.liveWorkers(state.getQueue(), state.getNode()));
         state.setState(served ? SiteStatus.PENDING : SiteStatus.UNSERVED);
         CompletionToken token = Fence.issue(state);
         Timeouts t = state.getTimeouts();

@@ -1,5 +1,6 @@
 package dev.baton.streams.processor;
 
+import java.nio.ByteBuffer;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
@@ -16,6 +17,7 @@ import dev.baton.streams.state.DeadlineIndex;
 import dev.baton.streams.state.SiteStore;
 import dev.baton.streams.topology.TopologyNames;
 import dev.baton.topics.BatonTopics;
+import org.apache.kafka.common.header.Header;
 import org.apache.kafka.common.utils.Bytes;
 import org.apache.kafka.streams.processor.PunctuationType;
 import org.apache.kafka.streams.processor.api.Processor;
@@ -29,24 +31,32 @@ import org.slf4j.LoggerFactory;
 /**
  * The site state machine. Reads {@code baton.dispatch} and {@code baton.worker-events} (co-partitioned,
  * so this task sees every event of its sites, in order), decides, and writes the stores and outputs
- * in the task's transaction. Bad records go to {@code baton.dlq}; nothing thrown here kills the thread.
+ * in the task's transaction.
+ *
+ * <p>Each input record, and each deadline that fires, is one step: the rules stage their store
+ * writes and outputs, and the step is committed whole or, when deciding throws, dropped whole. A
+ * record that cannot be decoded, or whose decision throws, goes to {@code baton.dlq} with the reason
+ * (a dispatch's caller is answered too); nothing thrown here kills the thread.
  */
 public final class SiteProcessor implements Processor<byte[], byte[], byte[], byte[]> {
 
     private static final Logger log = LoggerFactory.getLogger(SiteProcessor.class);
     private static final int MAX_DUE_PER_PUNCTUATION = 10_000;
+    private static final long FAILED_DEADLINE_LOG_INTERVAL_MS = 10_000;
 
     private final SiteProcessorSupplier.Settings settings;
     private final CensusChanges censusChanges;
     private ProcessorContext<byte[], byte[]> context;
+    private SiteStore sites;
+    private DeadlineIndex deadlines;
     private Emitter emit;
     private InputValidator validator;
     private DispatchRules dispatchRules;
     private WorkerEventRules workerEventRules;
     private DeadlineRules deadlineRules;
-    private DeadlineIndex deadlines;
-    /** How far behind its writer the last worker event this task read was (wall clock at read minus record time). */
-    private long workerEventLagMillis;
+    private final ReportClock reportClock = new ReportClock();
+    private Record<byte[], byte[]> current;
+    private long failedDeadlineLoggedAtMillis = Long.MIN_VALUE;
 
     SiteProcessor(SiteProcessorSupplier.Settings settings, CensusChanges censusChanges) {
         this.settings = settings;
@@ -58,7 +68,7 @@ public final class SiteProcessor implements Processor<byte[], byte[], byte[], by
         this.context = context;
         Serdes serdes = settings.serdes();
         KeyValueStore<Bytes, byte[]> sitesStore = context.getStateStore(TopologyNames.SITES_STORE);
-        SiteStore sites = new SiteStore(sitesStore, serdes.siteState());
+        sites = new SiteStore(sitesStore, serdes.siteState());
         deadlines = new DeadlineIndex(context.getStateStore(TopologyNames.DEADLINES_STORE));
         deadlines.rebuild(sites);
         emit = new Emitter(context, serdes, new DeadLetters(serdes.deadLetter(), "streams-app " + context.taskId(), Clock.systemUTC()),
@@ -70,9 +80,8 @@ public final class SiteProcessor implements Processor<byte[], byte[], byte[], by
                 settings.queueTimeouts());
         validator = new InputValidator(settings.maxPayloadBytes());
         dispatchRules = new DispatchRules(sites, lifecycle, emit, settings.queues());
-        workerEventRules = new WorkerEventRules(sites, lifecycle, emit, settings.metrics());
-        deadlineRules = new DeadlineRules(sites, deadlines, lifecycle, settings.metrics(), census,
-                settings.transportLossBudget());
+        workerEventRules = new WorkerEventRules(sites, lifecycle, emit, settings.metrics(), reason -> deadLetter(current, reason));
+        deadlineRules = new DeadlineRules(sites, deadlines, lifecycle, settings.metrics(), census, settings.transportLossBudget());
         context.schedule(Duration.ofMillis(settings.timerResolutionMs()), PunctuationType.WALL_CLOCK_TIME, this::punctuate);
         if (settings.pacedCommitMs() > 0) {
             // The paced commit's fallback: checked on every loop of the thread (the punctuator is due each millisecond).
@@ -86,8 +95,34 @@ public final class SiteProcessor implements Processor<byte[], byte[], byte[], by
 
     @Override
     public void process(Record<byte[], byte[]> record) {
-        Optional<RecordMetadata> meta = context.recordMetadata();
-        String topic = meta.map(RecordMetadata::topic).orElse("");
+        String topic = context.recordMetadata().map(RecordMetadata::topic).orElse("");
+        Header tick = record.headers().lastHeader(TopologyNames.CLOCK_HEADER);
+        if (tick != null && BatonTopics.WORKER_EVENTS.equals(topic) && tick.value() != null && tick.value().length == Long.BYTES) {
+            reportClock.tickRead(ByteBuffer.wrap(tick.value()).getLong());
+            fireDue(context.currentSystemTimeMs());
+            return;
+        }
+        current = record;
+        try {
+            decide(topic, record);
+            commitStep();
+        } catch (UndecodableRecordException e) {
+            abortStep();
+            deadLetter(record, e.getMessage());
+            commitStep();
+        } catch (RuntimeException e) {
+            abortStep();
+            log.error("task {}: deciding {} failed; nothing of it was written, the record is dead-lettered", context.taskId(),
+                    position(), e);
+            deadLetter(record, "processing failed in " + TopologyNames.SITE_PROCESSOR + ": " + e);
+            answerAfterFailure(topic, record, e);
+            commitStep();
+        } finally {
+            current = null;
+        }
+    }
+
+    private void decide(String topic, Record<byte[], byte[]> record) {
         SiteKey site;
         try {
             site = SiteKey.fromBytes(record.key() == null ? new byte[0] : record.key());
@@ -95,15 +130,10 @@ public final class SiteProcessor implements Processor<byte[], byte[], byte[], by
             deadLetter(record, "bad site key: " + e.getMessage());
             return;
         }
-        try {
-            if (BatonTopics.DISPATCH.equals(topic)) {
-                dispatch(site, record);
-            } else {
-                workerEventLagMillis = Math.max(0, context.currentSystemTimeMs() - record.timestamp());
-                workerEvent(site, record);
-            }
-        } catch (UndecodableRecordException e) {
-            deadLetter(record, e.getMessage());
+        if (BatonTopics.DISPATCH.equals(topic)) {
+            dispatch(site, record);
+        } else {
+            workerEvent(site, record);
         }
     }
 
@@ -141,36 +171,87 @@ public final class SiteProcessor implements Processor<byte[], byte[], byte[], by
                 emit.now()));
     }
 
-    private void punctuate(long now) {
-        List<DeadlineIndex.Due> due = deadlines.due(timerHorizon(now), MAX_DUE_PER_PUNCTUATION);
-        for (DeadlineIndex.Due d : due) {
-            try {
-                deadlineRules.fire(d);
-            } catch (UndecodableRecordException e) {
-                log.error("site {}: stored state cannot be decoded; deadline {} dropped: {}", d.site(), d.kind(), e.getMessage());
-                deadlines.remove(d);
+    /**
+     * A dispatch whose decision threw is answered, so its caller does not wait forever. A worker
+     * report gets no answer: its site is untouched, and a lease that hears nothing more is found by
+     * its heartbeat deadline.
+     */
+    private void answerAfterFailure(String topic, Record<byte[], byte[]> record, RuntimeException e) {
+        if (!BatonTopics.DISPATCH.equals(topic)) {
+            return;
+        }
+        try {
+            DispatchCommand cmd = settings.serdes().dispatch().decode(BatonTopics.DISPATCH, record.value());
+            if (cmd.getKind() == DispatchKind.REQUESTED && !cmd.getReplyKey().isEmpty()) {
+                emit.outcome(cmd.getReplyKey(), DispatchAnswers.internalError(cmd.getSite(), cmd, position(), e, emit.now()));
             }
+        } catch (RuntimeException undecodable) {
+            log.warn("task {}: the failed dispatch {} cannot be answered: {}", context.taskId(), position(), undecodable.toString());
         }
     }
 
     /**
-     * How far the timers may run. A deadline means "no worker report arrived in time", which only the
-     * worker-events input can tell: while the task is behind on it (after a restart, a failover or in
-     * a burst), the heartbeat or completion that answers a deadline may still be unread. So timers
-     * run behind the wall clock by the lag of the last worker event read. Only worker events count:
-     * the dispatch input of the same task can be fresh while worker events lag. Once caught up the
-     * lag is the pipeline's few milliseconds; if worker events stop while behind, timers stay late
-     * by that last lag. A worker clock behind ours delays timers by the skew; nothing fires early.
+     * Fires the deadlines that have passed, then, if a deadline that waits for worker reports has
+     * passed the wall clock but not the reports read, sends a clock tick to find out (see
+     * {@link ReportClock}).
      */
-    private long timerHorizon(long now) {
-        return now - workerEventLagMillis;
+    private void punctuate(long now) {
+        fireDue(now);
+        if (deadlines.awaitsReports(now, reportClock.readMillis()) && reportClock.shouldTick(now)) {
+            emit.clockTick(context.taskId().partition(), now);
+            reportClock.tickSent(now);
+            commitStep();
+        }
+    }
+
+    private void fireDue(long now) {
+        List<DeadlineIndex.Due> due = deadlines.due(now, Math.min(now, reportClock.readMillis()), MAX_DUE_PER_PUNCTUATION);
+        for (DeadlineIndex.Due d : due) {
+            try {
+                deadlineRules.fire(d);
+                commitStep();
+            } catch (UndecodableRecordException e) {
+                abortStep();
+                log.error("site {}: stored state cannot be decoded; deadline {} dropped: {}", d.site(), d.kind(), e.getMessage());
+                deadlines.remove(d);
+                commitStep();
+            } catch (RuntimeException e) {
+                // Left in the index: it is tried again at the next punctuation (an encoding that
+                // failed because the registry was unreachable, say, may succeed then).
+                abortStep();
+                logFailedDeadline(now, d, e);
+            }
+        }
+    }
+
+    private void logFailedDeadline(long now, DeadlineIndex.Due d, RuntimeException e) {
+        if (now - failedDeadlineLoggedAtMillis >= FAILED_DEADLINE_LOG_INTERVAL_MS) {
+            failedDeadlineLoggedAtMillis = now;
+            log.error("task {}: deadline {} of site {} failed and will be tried again (logged at most every {} ms)", context.taskId(),
+                    d.kind(), d.site(), FAILED_DEADLINE_LOG_INTERVAL_MS, e);
+        }
+    }
+
+    private void commitStep() {
+        sites.commitStep();
+        deadlines.commitStep();
+        emit.commitStep();
+    }
+
+    private void abortStep() {
+        sites.abortStep();
+        deadlines.abortStep();
+        emit.abortStep();
+    }
+
+    private String position() {
+        return context.recordMetadata().map(m -> m.topic() + "-" + m.partition() + "@" + m.offset()).orElse("?");
     }
 
     private void deadLetter(Record<byte[], byte[]> record, String reason) {
         settings.metrics().deadLettered();
         RecordMetadata meta = context.recordMetadata().orElse(null);
-        log.warn("dead-lettering record of {}-{}@{}: {}", meta == null ? "?" : meta.topic(), meta == null ? -1 : meta.partition(),
-                meta == null ? -1 : meta.offset(), reason);
+        log.warn("dead-lettering record of {}: {}", position(), reason);
         emit.deadLetter(meta == null ? "" : meta.topic(), meta == null ? -1 : meta.partition(), meta == null ? -1 : meta.offset(),
                 record.key(), record.value(), reason);
     }

@@ -16,9 +16,10 @@ import org.apache.kafka.streams.state.ReadOnlyKeyValueStore;
 /**
  * The census from the global {@code workers} store (every instance holds all of {@code baton.workers}).
  * A worker counts as live for a queue when it serves the queue, is not draining, and refreshed its
- * registration within {@code staleAfterMs}; a clean exit tombstones it at once.
+ * registration within {@code staleAfterMs}; a clean exit tombstones it at once. For a node of the
+ * queue it must also carry the node's label.
  *
- * <p>Every dispatch asks, so a count is kept per queue until a registration changes or
+ * <p>Every dispatch asks, so a count is kept per queue (and node) until a registration changes or
  * {@link #RECOUNT_AFTER_MS} pass (workers go stale with time alone): scanning and decoding every
  * worker's row per dispatch would make dispatch cost grow with the fleet.
  */
@@ -46,18 +47,19 @@ final class StoreWorkerCensus implements WorkerCensus {
     }
 
     @Override
-    public int liveWorkers(String queue) {
+    public int liveWorkers(String queue, String node) {
         long at = now.getAsLong();
         long version = changes.version();
-        Count c = counts.get(queue);
+        String key = node == null ? queue : queue + '/' + node;
+        Count c = counts.get(key);
         if (c == null || c.version() != version || at < c.atMillis() || at - c.atMillis() >= RECOUNT_AFTER_MS) {
-            c = new Count(count(queue, at), version, at);
-            counts.put(queue, c);
+            c = new Count(count(queue, node, at), version, at);
+            counts.put(key, c);
         }
         return c.live();
     }
 
-    private int count(String queue, long at) {
+    private int count(String queue, String node, long at) {
         long horizon = at - staleAfterMs;
         int live = 0;
         try (KeyValueIterator<Bytes, byte[]> it = workers.all()) {
@@ -65,7 +67,8 @@ final class StoreWorkerCensus implements WorkerCensus {
                 KeyValue<Bytes, byte[]> entry = it.next();
                 try {
                     WorkerStatus s = serde.decode(BatonTopics.WORKERS, entry.value);
-                    if (s != null && !s.getDraining() && s.getLastSeenMillis() >= horizon && s.getQueues().contains(queue)) {
+                    if (s != null && !s.getDraining() && s.getLastSeenMillis() >= horizon && s.getQueues().contains(queue)
+                            && (node == null || s.getNodeLabels().contains(node))) {
                         live++;
                     }
                 } catch (UndecodableRecordException e) {

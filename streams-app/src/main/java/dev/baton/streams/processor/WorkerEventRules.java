@@ -18,49 +18,65 @@ import dev.baton.streams.state.Fence;
 import dev.baton.streams.state.SiteStore;
 
 /**
- * The rules for a worker's report. The token is the only authority: attempt and generation fields
- * of the event are informational, the fence decides.
+ * The rules for a worker's report. The token is the only authority ({@link Fence#classify}):
+ * <ul>
+ *   <li>the current generation's token leases, keeps alive, completes, fails or parks;</li>
+ *   <li>a token the site issued earlier is a late report: the slow half of a report pair is ignored
+ *       quietly, a late completion of a resolved site is relayed to the outbox, anything else is
+ *       refused and its sender told to stop that run (the stop names the token's fingerprint);</li>
+ *   <li>any other token is forged: refused, recorded, and nothing else: no stop to the worker it
+ *       names, no relay, no effect on the site, so a worker cannot act on sites it does not hold.</li>
+ * </ul>
  */
 final class WorkerEventRules {
-
-    private static final String UNMATCHED_REPLY_KEY = "unmatched";
 
     private final SiteStore sites;
     private final SiteLifecycle lifecycle;
     private final Emitter emit;
     private final SiteMetrics metrics;
+    private final InputDeadLetters inputDeadLetters;
 
-    WorkerEventRules(SiteStore sites, SiteLifecycle lifecycle, Emitter emit, SiteMetrics metrics) {
+    WorkerEventRules(SiteStore sites, SiteLifecycle lifecycle, Emitter emit, SiteMetrics metrics, InputDeadLetters inputDeadLetters) {
         this.sites = sites;
         this.lifecycle = lifecycle;
         this.emit = emit;
         this.metrics = metrics;
+        this.inputDeadLetters = inputDeadLetters;
     }
 
     void on(SiteKey site, WorkerEvent event) {
         Optional<SiteState> current = sites.get(site);
-        if (current.isEmpty() || current.get().getState() == SiteStatus.RESOLVED) {
-            notLive(site, current, event);
+        if (current.isEmpty()) {
+            unknownSite(site, event);
             return;
         }
         SiteState state = current.get();
-        if (!Fence.accepts(state, event.getToken())) {
-            refuse(site, event, "token is not the current generation's (site at attempt " + state.getAttempt()
-                    + " generation " + state.getGeneration() + ")");
-            return;
+        switch (Fence.classify(state, event.getToken(), event.getAttempt(), event.getGeneration())) {
+            case CURRENT -> current(site, state, event);
+            case ISSUED -> late(site, state, event);
+            default -> refuse(site, event, "token was not issued by this site for attempt " + event.getAttempt()
+                    + " generation " + event.getGeneration());
         }
+    }
+
+    private void current(SiteKey site, SiteState state, WorkerEvent event) {
         switch (event.getKind()) {
-            case LEASED -> leased(site, state, event);
-            case HEARTBEAT -> heartbeat(site, state, event);
+            case LEASED, HEARTBEAT -> {
+                if (state.getState() == SiteStatus.LEASED) {
+                    keepAlive(site, state);
+                } else {
+                    leased(site, state, event); // the first report of a generation leases it, whichever overtook the other
+                }
+            }
             // History records the generation the worker reported, so an audit of the log alone can
             // show that every accepted completion belonged to the generation that was current.
-            case COMPLETED -> lifecycle.resolve(site, withWorker(state, event), OutcomeStatus.COMPLETED, event.getOutput(), null,
-                    event.getToken(), HistoryKind.COMPLETED, event.getGeneration());
-            case FAILED -> lifecycle.fail(site, withWorker(state, event), Reasons.normalize(event.getReason()), event.getToken(),
-                    HistoryKind.FAILED, event.getGeneration());
+            case COMPLETED -> lifecycle.resolve(site, endedByHolder(state, event), OutcomeStatus.COMPLETED, event.getOutput(), null,
+                    HistoryKind.COMPLETED, event.getGeneration());
+            case FAILED -> lifecycle.fail(site, endedByHolder(state, event), Reasons.normalize(event.getReason()), HistoryKind.FAILED,
+                    event.getGeneration());
             case PARKED -> {
                 metrics.parked();
-                lifecycle.redeliver(site, withWorker(state, event), HistoryKind.PARKED, "parked by worker " + event.getWorkerId());
+                lifecycle.redeliver(site, endedByHolder(state, event), HistoryKind.PARKED, "parked by worker " + event.getWorkerId(), false);
             }
             default -> refuse(site, event, "unknown worker event kind");
         }
@@ -79,42 +95,60 @@ final class WorkerEventRules {
         emit.history(site, lifecycle.history(site, state, HistoryKind.LEASED, null).setWorkerId(event.getWorkerId()).build());
     }
 
-    /** Pushes the heartbeat deadline. Heartbeats are not history: they would dominate the log of a long activity. */
-    private void heartbeat(SiteKey site, SiteState state, WorkerEvent event) {
-        if (state.getWorkerId() == null) {
-            state.setWorkerId(event.getWorkerId()); // the heartbeat overtook its lease
-        }
+    /**
+     * A heartbeat, or a lease sent again (a lease transaction whose commit timed out is re-sent):
+     * pushes the heartbeat deadline. Not history: it would dominate the log of a long activity.
+     */
+    private void keepAlive(SiteKey site, SiteState state) {
         lifecycle.arm(site, state, DeadlineKind.HEARTBEAT, emit.now() + lifecycle.heartbeatWindowMs(state));
         sites.put(site, state);
     }
 
-    private void notLive(SiteKey site, Optional<SiteState> resolved, WorkerEvent event) {
-        boolean lateHalf = resolved.isPresent() && resolved.get().getResolvedToken() != null
-                && new CompletionToken(resolved.get().getResolvedToken()).matches(event.getToken())
-                && (event.getKind() == WorkerEventKind.LEASED || event.getKind() == WorkerEventKind.HEARTBEAT);
-        if (lateHalf) {
-            // The lease travelled on a transaction, the completion on a plain producer: it arrived second.
-            emit.history(site, event(site, event, HistoryKind.LATE_LEASE_IGNORED, "arrived after its own completion").build());
-        } else if (event.getKind() == WorkerEventKind.COMPLETED || event.getKind() == WorkerEventKind.FAILED) {
-            String replyKey = resolved.map(SiteState::getReplyKey).orElse(UNMATCHED_REPLY_KEY);
-            emit.outcome(replyKey, Outcome.newBuilder()
-                    .setStatus(event.getKind() == WorkerEventKind.COMPLETED ? OutcomeStatus.COMPLETED : OutcomeStatus.FAILED)
-                    .setSite(site.toRef()).setRequestId(resolved.map(SiteState::getRequestId).orElse("")).setReplyKey(replyKey)
-                    .setAttempt(event.getAttempt()).setOutput(event.getOutput())
-                    .setReason(event.getKind() == WorkerEventKind.FAILED ? Reasons.normalize(event.getReason()) : null)
-                    .setUnmatched(true).setWorkerId(event.getWorkerId()).setAtMillis(emit.now()).build());
-            emit.history(site, event(site, event, HistoryKind.UNMATCHED_COMPLETION,
-                    resolved.isPresent() ? "site already resolved" : "site unknown").build());
-            metrics.unmatched();
+    /** A report with a token this site issued to an earlier generation or attempt. */
+    private void late(SiteKey site, SiteState state, WorkerEvent event) {
+        WorkerEventKind kind = event.getKind();
+        boolean selfEnded = state.getResolvedToken() != null && new CompletionToken(state.getResolvedToken()).matches(event.getToken());
+        if (selfEnded && (kind == WorkerEventKind.LEASED || kind == WorkerEventKind.HEARTBEAT)) {
+            // The lease travelled on a transaction, the rest on a plain producer: it arrived second.
+            emit.history(site, event(site, event, HistoryKind.LATE_LEASE_IGNORED, "arrived after its generation ended").build());
+        } else if (state.getState() == SiteStatus.RESOLVED && (kind == WorkerEventKind.COMPLETED || kind == WorkerEventKind.FAILED)) {
+            relayToOutbox(site, state, event);
         } else {
-            refuse(site, event, resolved.isPresent() ? "site already resolved" : "site unknown");
+            refuse(site, event, "token of attempt " + event.getAttempt() + " generation " + event.getGeneration()
+                    + " is no longer current (site at attempt " + state.getAttempt() + " generation " + state.getGeneration() + ")");
+            lifecycle.stop(event.getWorkerId(), site, event.getAttempt(), event.getGeneration(), event.getToken(),
+                    Reasons.SUPERSEDED + " your token for " + site + " is no longer current");
+        }
+    }
+
+    /** A late result of a resolved site, with a token the site issued: never alters state, goes to the run's caller flagged unmatched. */
+    private void relayToOutbox(SiteKey site, SiteState state, WorkerEvent event) {
+        emit.outcome(state.getReplyKey(), Outcome.newBuilder()
+                .setStatus(event.getKind() == WorkerEventKind.COMPLETED ? OutcomeStatus.COMPLETED : OutcomeStatus.FAILED)
+                .setSite(site.toRef()).setRequestId(state.getRequestId()).setReplyKey(state.getReplyKey())
+                .setAttempt(event.getAttempt()).setOutput(event.getOutput())
+                .setReason(event.getKind() == WorkerEventKind.FAILED ? Reasons.normalize(event.getReason()) : null)
+                .setUnmatched(true).setWorkerId(event.getWorkerId()).setAtMillis(emit.now()).build());
+        emit.history(site, event(site, event, HistoryKind.UNMATCHED_COMPLETION, "site already resolved").build());
+        metrics.unmatched();
+    }
+
+    /**
+     * No row: the site was never dispatched here, or resolved longer ago than the dedupe window. Its
+     * token cannot be verified, so nothing is relayed; a completion is kept as a dead letter.
+     */
+    private void unknownSite(SiteKey site, WorkerEvent event) {
+        if (event.getKind() == WorkerEventKind.COMPLETED || event.getKind() == WorkerEventKind.FAILED) {
+            emit.history(site, event(site, event, HistoryKind.UNMATCHED_COMPLETION, "site unknown: not relayed").build());
+            inputDeadLetters.deadLetter(event.getKind() + " for unknown site " + site + " (never dispatched, or resolved before the dedupe "
+                    + "window): its token cannot be verified, so it was not relayed to any caller");
+        } else {
+            refuse(site, event, "site unknown");
         }
     }
 
     private void refuse(SiteKey site, WorkerEvent event, String why) {
         emit.history(site, event(site, event, HistoryKind.COMPLETION_REFUSED, event.getKind() + " refused: " + why).build());
-        lifecycle.stopWorker(event.getWorkerId(), site, event.getAttempt(), event.getGeneration(),
-                Reasons.SUPERSEDED + " your token for " + site + " is no longer current");
         metrics.refused();
     }
 
@@ -123,8 +157,10 @@ final class WorkerEventRules {
                 .setGeneration(event.getGeneration()).setWorkerId(event.getWorkerId()).setReason(reason).setAtMillis(emit.now());
     }
 
-    private static SiteState withWorker(SiteState state, WorkerEvent event) {
+    /** The holder ended its generation by its own report: a late lease or heartbeat of it is no zombie. */
+    private static SiteState endedByHolder(SiteState state, WorkerEvent event) {
         state.setWorkerId(event.getWorkerId());
+        state.setResolvedToken(event.getToken());
         return state;
     }
 }

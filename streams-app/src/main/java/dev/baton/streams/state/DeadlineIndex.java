@@ -31,6 +31,10 @@ import org.apache.kafka.streams.state.KeyValueStore;
  *       would be a tombstone ahead of now, which RocksDB makes every later scan step over. The scan
  *       starts at a floor below which no entry is left, so fired entries' tombstones are behind it.</li>
  * </ul>
+ *
+ * <p>Like {@link SiteStore}, changes are staged: {@link #arm}, {@link #disarm} and {@link #remove}
+ * take effect at {@link #commitStep()}, and {@link #abortStep()} forgets them, so the index moves
+ * with the rows it mirrors. {@link #due} reads committed entries only.
  */
 public final class DeadlineIndex {
 
@@ -43,7 +47,13 @@ public final class DeadlineIndex {
             .thenComparing(d -> d.site().asKey());
     private static final byte[] EMPTY = new byte[0];
 
+    private enum Change { ARM, DISARM, REMOVE }
+
+    private record Staged(Change change, Due due) {
+    }
+
     private final NavigableSet<Due> live = new TreeSet<>(EARLIEST_FIRST);
+    private final List<Staged> staged = new ArrayList<>();
     private final KeyValueStore<Bytes, byte[]> expiries;
     /** No expiry entry is below this time; 0 after a start, so the first scan sees everything. */
     private long floorMillis;
@@ -53,6 +63,38 @@ public final class DeadlineIndex {
     }
 
     public void arm(SiteKey site, DeadlineKind kind, long atMillis) {
+        staged.add(new Staged(Change.ARM, new Due(atMillis, kind, site)));
+    }
+
+    /** The row no longer holds this deadline. */
+    public void disarm(SiteKey site, DeadlineKind kind, long atMillis) {
+        staged.add(new Staged(Change.DISARM, new Due(atMillis, kind, site)));
+    }
+
+    /** Removes an entry {@link #due} returned: it has fired, or was stale. */
+    public void remove(Due due) {
+        staged.add(new Staged(Change.REMOVE, due));
+    }
+
+    /** Applies this step's changes. */
+    public void commitStep() {
+        for (Staged s : staged) {
+            Due d = s.due();
+            switch (s.change()) {
+                case ARM -> applyArm(d.site(), d.kind(), d.atMillis());
+                case DISARM -> applyDisarm(d.site(), d.kind(), d.atMillis());
+                default -> applyRemove(d);
+            }
+        }
+        staged.clear();
+    }
+
+    /** Forgets this step's changes. */
+    public void abortStep() {
+        staged.clear();
+    }
+
+    private void applyArm(SiteKey site, DeadlineKind kind, long atMillis) {
         long at = Math.max(0, atMillis);
         if (kind == DeadlineKind.EXPIRE) {
             floorMillis = Math.min(floorMillis, at);
@@ -62,15 +104,13 @@ public final class DeadlineIndex {
         }
     }
 
-    /** The row no longer holds this deadline. */
-    public void disarm(SiteKey site, DeadlineKind kind, long atMillis) {
+    private void applyDisarm(SiteKey site, DeadlineKind kind, long atMillis) {
         if (kind != DeadlineKind.EXPIRE) {
             live.remove(new Due(Math.max(0, atMillis), kind, site));
         }
     }
 
-    /** Removes an entry {@link #due} returned: it has fired, or was stale. */
-    public void remove(Due due) {
+    private void applyRemove(Due due) {
         if (due.kind() == DeadlineKind.EXPIRE) {
             expiries.delete(key(due.atMillis(), due.kind(), due.site()));
         } else {
@@ -80,27 +120,44 @@ public final class DeadlineIndex {
 
     /** Re-arms every deadline the site rows record. Stale expiry entries the local store kept are dropped when due. */
     public void rebuild(SiteStore sites) {
-        sites.forEach((site, state) -> state.getDeadlines().forEach((kind, at) -> arm(site, DeadlineKind.valueOf(kind), at)));
+        sites.forEach((site, state) -> state.getDeadlines().forEach((kind, at) -> applyArm(site, DeadlineKind.valueOf(kind), at)));
     }
 
     /**
-     * Up to {@code limit} entries at or before {@code nowMillis}, earliest first within each tier,
-     * stale expiries included. Does not remove them: the caller must {@link #remove} every entry
+     * Up to {@code limit} entries that have passed, earliest first within each tier, stale expiries
+     * included: those at or before {@code nowMillis}, except that a kind that
+     * {@linkplain DeadlineKind#waitsForReports() waits for reports} must also be at or before
+     * {@code reportsReadMillis}. Does not remove them: the caller must {@link #remove} every entry
      * returned (the expiry scan will not return it again).
      */
-    public List<Due> due(long nowMillis, int limit) {
+    public List<Due> due(long nowMillis, long reportsReadMillis, int limit) {
         List<Due> due = new ArrayList<>();
         for (Due d : live) {
             if (d.atMillis() > nowMillis || due.size() == limit) {
                 break;
             }
-            due.add(d);
+            if (!d.kind().waitsForReports() || d.atMillis() <= reportsReadMillis) {
+                due.add(d);
+            }
         }
         int expiriesLimit = limit - due.size();
         if (expiriesLimit > 0) {
             scanExpiries(nowMillis, expiriesLimit, due);
         }
         return due;
+    }
+
+    /** Whether a deadline that waits for reports has passed the wall clock but not yet {@code reportsReadMillis}. */
+    public boolean awaitsReports(long nowMillis, long reportsReadMillis) {
+        for (Due d : live) {
+            if (d.atMillis() > nowMillis) {
+                return false;
+            }
+            if (d.kind().waitsForReports() && d.atMillis() > reportsReadMillis) {
+                return true;
+            }
+        }
+        return false;
     }
 
     private void scanExpiries(long nowMillis, int limit, List<Due> into) {
@@ -122,6 +179,7 @@ public final class DeadlineIndex {
         // everything up to now.
         floorMillis = Math.max(floorMillis, found == limit ? lastAt : nowMillis + 1);
     }
+
     static Bytes key(long atMillis, DeadlineKind kind, SiteKey site) {
         byte[] siteBytes = site.toBytes();
         ByteBuffer b = ByteBuffer.allocate(9 + siteBytes.length);

@@ -23,6 +23,12 @@ import org.slf4j.LoggerFactory;
  * completed), and two of every activity's three reads came from RocksDB's memtable through JNI.
  * Every write goes through this class (one instance per task, created in the processor's
  * {@code init}, so a revived task starts empty), so the copy never disagrees with the store.
+ *
+ * <p>Writes are staged: {@link #put} and {@link #delete} take effect for later reads at once but
+ * reach the store only at {@link #commitStep()}, and {@link #abortStep()} forgets them. The
+ * processor commits after each input record or fired deadline and aborts when deciding throws, so
+ * a step that fails half-way leaves no half-made site behind (a resolved row whose outcome was
+ * never emitted, say).
  */
 public final class SiteStore {
 
@@ -30,7 +36,11 @@ public final class SiteStore {
     /** Rows kept per task: more than a task writes while its sites are dispatched, leased and done. */
     static final int RECENT_ROWS = 8192;
 
+    private static final byte[] DELETED = new byte[0];
+
     private final KeyValueStore<Bytes, byte[]> store;
+    /** This step's writes, in order; {@link #DELETED} marks a delete. */
+    private final Map<Bytes, byte[]> staged = new LinkedHashMap<>();
     private final EventSerde<SiteState> serde;
     private final Map<Bytes, byte[]> recent = new LinkedHashMap<>(RECENT_ROWS * 4 / 3 + 1) {
         @Override
@@ -46,7 +56,13 @@ public final class SiteStore {
 
     public Optional<SiteState> get(SiteKey site) {
         Bytes key = Bytes.wrap(site.toBytes());
-        byte[] bytes = recent.get(key);
+        byte[] bytes = staged.get(key);
+        if (bytes == DELETED) {
+            return Optional.empty();
+        }
+        if (bytes == null) {
+            bytes = recent.get(key);
+        }
         if (bytes == null) {
             bytes = store.get(key);
         }
@@ -54,19 +70,33 @@ public final class SiteStore {
     }
 
     public void put(SiteKey site, SiteState state) {
-        Bytes key = Bytes.wrap(site.toBytes());
-        byte[] bytes = serde.encode(TopologyNames.SITES_SUBJECT_TOPIC, state);
-        store.put(key, bytes);
-        recent.put(key, bytes);
+        staged.put(Bytes.wrap(site.toBytes()), serde.encode(TopologyNames.SITES_SUBJECT_TOPIC, state));
     }
 
     public void delete(SiteKey site) {
-        Bytes key = Bytes.wrap(site.toBytes());
-        store.delete(key);
-        recent.remove(key);
+        staged.put(Bytes.wrap(site.toBytes()), DELETED);
     }
 
-    /** Visits every row, in key order. A row that cannot be decoded is logged and skipped, not fatal. */
+    /** Writes this step's puts and deletes to the store. */
+    public void commitStep() {
+        for (Map.Entry<Bytes, byte[]> write : staged.entrySet()) {
+            if (write.getValue() == DELETED) {
+                store.delete(write.getKey());
+                recent.remove(write.getKey());
+            } else {
+                store.put(write.getKey(), write.getValue());
+                recent.put(write.getKey(), write.getValue());
+            }
+        }
+        staged.clear();
+    }
+
+    /** Forgets this step's writes. */
+    public void abortStep() {
+        staged.clear();
+    }
+
+    /** Visits every committed row, in key order. A row that cannot be decoded is logged and skipped, not fatal. */
     public void forEach(BiConsumer<SiteKey, SiteState> visitor) {
         try (KeyValueIterator<Bytes, byte[]> it = store.all()) {
             while (it.hasNext()) {

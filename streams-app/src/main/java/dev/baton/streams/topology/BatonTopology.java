@@ -1,6 +1,9 @@
 package dev.baton.streams.topology;
 
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
+import java.util.Optional;
+import java.util.Set;
 
 import dev.baton.events.WorkerStatus;
 import dev.baton.schemas.EventSerde;
@@ -17,6 +20,7 @@ import org.apache.kafka.common.header.Header;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.streams.Topology;
+import org.apache.kafka.streams.processor.StreamPartitioner;
 import org.apache.kafka.streams.processor.TopicNameExtractor;
 
 /**
@@ -24,12 +28,14 @@ import org.apache.kafka.streams.processor.TopicNameExtractor;
  *
  * <p>Why this shape: one processor reads both {@code baton.dispatch} and {@code baton.worker-events}.
  * The two topics are co-partitioned, so the task for partition p sees every command and every worker
- * report of the sites hashed to p, in log order, and owns their rows in {@code sites}, {@code fences}
+ * report of the sites hashed to p, in log order, and owns their rows in {@code sites}
  * and {@code deadlines}. Deciding and publishing happen in one exactly-once transaction per commit,
  * which is what makes fencing atomic without locks. The Processor API (not the DSL) is used because
  * each input fans out to a variable set of outputs and the deadline index needs ordered range scans.
  * Values stay bytes through the topology: decoding happens inside the processor so a bad record
- * becomes a dead letter instead of a dead stream thread.
+ * becomes a dead letter instead of a dead stream thread. The processor also writes clock ticks into
+ * its own worker-events partition, so that heartbeat and timeout deadlines wait until every worker
+ * report written before them has been read.
  */
 public final class BatonTopology {
 
@@ -51,6 +57,7 @@ public final class BatonTopology {
         topology.addSink(TopologyNames.RESULTS_SINK, BatonTopics.RESULTS, out, out, TopologyNames.SITE_PROCESSOR);
         topology.addSink(TopologyNames.HISTORY_SINK, BatonTopics.HISTORY, out, out, TopologyNames.SITE_PROCESSOR);
         topology.addSink(TopologyNames.DLQ_SINK, BatonTopics.DLQ, out, out, TopologyNames.SITE_PROCESSOR);
+        topology.addSink(TopologyNames.CLOCK_SINK, BatonTopics.WORKER_EVENTS, out, out, toOwnPartition(), TopologyNames.SITE_PROCESSOR);
         return topology;
     }
 
@@ -64,6 +71,11 @@ public final class BatonTopology {
     public static StoreBuilder<KeyValueStore<Bytes, byte[]>> workersStore() {
         return Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(TopologyNames.WORKERS_STORE), new BytesSerde(), new ByteArraySerde())
                 .withLoggingDisabled();
+    }
+
+    /** A clock tick goes to the partition its key names: the writing task's own worker-events partition. */
+    private static StreamPartitioner<byte[], byte[]> toOwnPartition() {
+        return (topic, key, value, partitions) -> Optional.of(Set.of(ByteBuffer.wrap(key).getInt()));
     }
 
     /** The queue's task topic, chosen by the processor and carried in a header. */

@@ -14,6 +14,8 @@ public final class TopologyNames {
     public static final String RESULTS_SINK = "results-sink";
     public static final String HISTORY_SINK = "history-sink";
     public static final String DLQ_SINK = "dlq-sink";
+    /** Clock ticks back into the task's own worker-events partition (see ReportClock). */
+    public static final String CLOCK_SINK = "clock-sink";
 
     public static final String SITES_STORE = "sites";
     public static final String DEADLINES_STORE = "deadlines";
@@ -24,6 +26,8 @@ public final class TopologyNames {
 
     /** Header naming the task topic a task record goes to (the sink's dynamic topic choice). */
     public static final String TASK_TOPIC_HEADER = "baton.task-topic";
+    /** Header marking a clock tick on {@code baton.worker-events}; its value is the writer's wall clock (8 bytes). */
+    public static final String CLOCK_HEADER = "baton.clock";
 
     /** Registry subjects of the store values (the changelogs hold the same bytes). */
     public static final String SITES_SUBJECT_TOPIC = "baton.store.sites";

@@ -44,25 +44,25 @@ class StoreWorkerCensusTest {
         register("w-2", T0);
 
         for (int i = 0; i < 1_000; i++) {
-            assertThat(census.liveWorkers("q")).isEqualTo(2);
+            assertThat(census.liveWorkers("q", null)).isEqualTo(2);
         }
         assertThat(store.scans).as("scans for 1,000 questions at one instant").isEqualTo(1);
 
         register("w-3", T0);
-        assertThat(census.liveWorkers("q")).as("a new registration counts at once").isEqualTo(3);
+        assertThat(census.liveWorkers("q", null)).as("a new registration counts at once").isEqualTo(3);
         store.rows.remove(key("w-1"));
         changes.changed();
-        assertThat(census.liveWorkers("q")).as("a tombstone counts at once").isEqualTo(2);
+        assertThat(census.liveWorkers("q", null)).as("a tombstone counts at once").isEqualTo(2);
     }
 
     @Test
     void shouldRecountAsTimePassesSoASilentWorkerGoesStale() {
         register("w-1", T0);
-        assertThat(census.liveWorkers("q")).isEqualTo(1);
+        assertThat(census.liveWorkers("q", null)).isEqualTo(1);
 
         now.set(T0 + STALE_AFTER_MS + StoreWorkerCensus.RECOUNT_AFTER_MS);
 
-        assertThat(census.liveWorkers("q")).isZero();
+        assertThat(census.liveWorkers("q", null)).isZero();
     }
 
     /**
@@ -92,7 +92,7 @@ class StoreWorkerCensusTest {
             globalThread.start();
             try {
                 for (int scan = 0; scan < 100_000; scan++) {
-                    assertThat(shared.liveWorkers("q")).isBetween(2, 3);
+                    assertThat(shared.liveWorkers("q", null)).isBetween(2, 3);
                 }
             } finally {
                 writing.set(false);

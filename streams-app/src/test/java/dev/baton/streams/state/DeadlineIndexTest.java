@@ -87,9 +87,31 @@ class DeadlineIndexTest {
         assertThat(fire(1_500)).containsExactly(site("a"));
         index.arm(site("c"), DeadlineKind.EXPIRE, 1_200);
 
+        index.commitStep();
         DeadlineIndex restarted = new DeadlineIndex(store); // entries kept by the local store
 
-        assertThat(restarted.due(3_000, 10)).extracting(DeadlineIndex.Due::site).containsExactly(site("c"), site("b"));
+        assertThat(restarted.due(3_000, 3_000, 10)).extracting(DeadlineIndex.Due::site).containsExactly(site("c"), site("b"));
+    }
+
+    @Test
+    void shouldForgetAnAbortedStep() {
+        index.arm(site("a"), DeadlineKind.HEARTBEAT, 1_000);
+        index.arm(site("b"), DeadlineKind.EXPIRE, 1_000);
+        index.abortStep();
+
+        assertThat(fire(5_000)).isEmpty();
+    }
+
+    @Test
+    void shouldHoldDeadlinesThatWaitForReportsUntilTheReportsAreRead() {
+        index.arm(site("a"), DeadlineKind.HEARTBEAT, 1_000);
+        index.arm(site("b"), DeadlineKind.RETRY, 1_000);
+        index.commitStep();
+
+        assertThat(index.awaitsReports(2_000, 500)).as("a heartbeat deadline passed, reports read only to 500").isTrue();
+        assertThat(fire(2_000, 500, 100)).as("only the retry fires").containsExactly(site("b"));
+        assertThat(fire(2_000, 1_000, 100)).as("the heartbeat fires once reports to its instant are read").containsExactly(site("a"));
+        assertThat(index.awaitsReports(2_000, 1_000)).isFalse();
     }
 
     /** One punctuation: the due entries, each removed as the processor does. */
@@ -98,8 +120,14 @@ class DeadlineIndexTest {
     }
 
     private List<SiteKey> fire(long now, int limit) {
-        List<DeadlineIndex.Due> due = index.due(now, limit);
+        return fire(now, now, limit);
+    }
+
+    private List<SiteKey> fire(long now, long reportsRead, int limit) {
+        index.commitStep();
+        List<DeadlineIndex.Due> due = index.due(now, reportsRead, limit);
         due.forEach(index::remove);
+        index.commitStep();
         return due.stream().map(DeadlineIndex.Due::site).toList();
     }
 

@@ -46,13 +46,30 @@ class SiteStoreTest {
         sites.put(site("a"), state(2));
 
         assertThat(sites.get(site("a"))).hasValueSatisfying(s -> assertThat(s.getGeneration()).isEqualTo(2));
+        assertThat(stored(site("a"))).as("staged until the step commits").isNull();
+        sites.commitStep();
         assertThat(stored(site("a")).getGeneration()).isEqualTo(2);
+    }
+
+    @Test
+    void shouldForgetTheWritesOfAnAbortedStep() {
+        sites.put(site("a"), state(1));
+        sites.commitStep();
+        sites.put(site("a"), state(2));
+        sites.delete(site("b"));
+
+        sites.abortStep();
+
+        assertThat(sites.get(site("a"))).hasValueSatisfying(s -> assertThat(s.getGeneration()).isEqualTo(1));
+        assertThat(stored(site("a")).getGeneration()).isEqualTo(1);
     }
 
     @Test
     void shouldForgetADeletedRow() {
         sites.put(site("a"), state(1));
+        sites.commitStep();
         sites.delete(site("a"));
+        sites.commitStep();
 
         assertThat(sites.get(site("a"))).isEmpty();
         assertThat(rocks.get(key(site("a")))).isNull();
@@ -71,6 +88,7 @@ class SiteStoreTest {
         int rows = SiteStore.RECENT_ROWS + 100;
         for (int i = 0; i < rows; i++) {
             sites.put(site("s" + i), state(i + 1));
+            sites.commitStep();
         }
 
         for (int i : new int[] {0, 99, 100, rows - 1}) {
@@ -79,7 +97,8 @@ class SiteStoreTest {
     }
 
     private SiteState stored(SiteKey site) {
-        return serde.decode(TopologyNames.SITES_SUBJECT_TOPIC, rocks.get(key(site)));
+        byte[] bytes = rocks.get(key(site));
+        return bytes == null ? null : serde.decode(TopologyNames.SITES_SUBJECT_TOPIC, bytes);
     }
 
     private static Bytes key(SiteKey site) {

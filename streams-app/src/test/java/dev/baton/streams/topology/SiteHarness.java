@@ -12,10 +12,12 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.Properties;
 import java.util.Set;
 import java.util.UUID;
+import java.util.function.UnaryOperator;
 import java.util.stream.Stream;
 
 import dev.baton.events.ActivityTask;
@@ -71,6 +73,7 @@ public final class SiteHarness implements AutoCloseable {
     private final TestOutputTopic<byte[], byte[]> history;
     private final TestOutputTopic<byte[], byte[]> control;
     private final TestOutputTopic<byte[], byte[]> dlq;
+    private final TestOutputTopic<byte[], byte[]> workerEventsOut;
     private final TestInputTopic<byte[], byte[]> workers;
     private long wallClock = START_MILLIS;
     public static final long START_MILLIS = 1_000_000L;
@@ -82,8 +85,15 @@ public final class SiteHarness implements AutoCloseable {
     }
 
     public SiteHarness(int transportLossBudget) {
-        String registryUrl = "mem://" + UUID.randomUUID();
-        SchemaRegistry registry = SchemaRegistry.forUrl(registryUrl, Map.of());
+        this(transportLossBudget, UnaryOperator.identity());
+    }
+
+    /** {@code registry} may wrap the harness's registry, to make it fail, say. */
+    public SiteHarness(int transportLossBudget, UnaryOperator<SchemaRegistry> registry) {
+        this(transportLossBudget, registry.apply(SchemaRegistry.forUrl("mem://" + UUID.randomUUID(), Map.of())));
+    }
+
+    private SiteHarness(int transportLossBudget, SchemaRegistry registry) {
         serdes = Serdes.of(registry);
         SiteProcessorSupplier supplier = new SiteProcessorSupplier(new SiteProcessorSupplier.Settings(serdes, new SiteMetrics(meters),
                 SiteHarness::declared, new QueueService(meters), 15_000L, new RetryPolicy(1_000L, 2.0, 10_000L, 3, List.of()),
@@ -94,7 +104,7 @@ public final class SiteHarness implements AutoCloseable {
         props.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, "unused:9092");
         props.put(StreamsConfig.PROCESSING_GUARANTEE_CONFIG, StreamsConfig.EXACTLY_ONCE_V2);
         props.put(StreamsConfig.PROCESSING_EXCEPTION_HANDLER_CLASS_CONFIG, DeadLetterProcessingHandler.class);
-        props.put("schema.registry.url", registryUrl);
+        props.put("schema.registry.url", "mem://" + UUID.randomUUID());
         try {
             stateDir = Files.createTempDirectory("baton-ttd");
             props.put(StreamsConfig.STATE_DIR_CONFIG, stateDir.toString());
@@ -111,13 +121,19 @@ public final class SiteHarness implements AutoCloseable {
         history = driver.createOutputTopic(BatonTopics.HISTORY, de, de);
         control = driver.createOutputTopic(BatonTopics.WORKER_CONTROL, de, de);
         dlq = driver.createOutputTopic(BatonTopics.DLQ, de, de);
+        workerEventsOut = driver.createOutputTopic(BatonTopics.WORKER_EVENTS, de, de);
         workers = driver.createInputTopic(BatonTopics.WORKERS, ser, ser);
     }
 
     /** Registers (or refreshes) a worker in the census, as a worker process would. */
     public void registerWorker(String workerId, boolean draining, String... queues) {
+        registerWorker(workerId, draining, List.of(), queues);
+    }
+
+    /** Registers a worker carrying node labels. */
+    public void registerWorker(String workerId, boolean draining, List<String> nodeLabels, String... queues) {
         WorkerStatus status = WorkerStatus.newBuilder().setWorkerId(workerId)
-                .setQueues(List.of(queues)).setCapacity(4).setInFlight(0).setDraining(draining)
+                .setQueues(List.of(queues)).setNodeLabels(nodeLabels).setCapacity(4).setInFlight(0).setDraining(draining)
                 .setStartedAtMillis(wallClock).setLastSeenMillis(wallClock).build();
         workers.pipeInput(workerId.getBytes(StandardCharsets.UTF_8), serdes.workerStatus().encode(BatonTopics.WORKERS, status));
     }
@@ -127,12 +143,15 @@ public final class SiteHarness implements AutoCloseable {
         workers.pipeInput(workerId.getBytes(StandardCharsets.UTF_8), (byte[]) null);
     }
 
-    /** Declared queues; the queue "explode" makes the processor throw, standing in for a bug. */
-    private static boolean declared(String queue) {
-        if ("explode".equals(queue)) {
+    /**
+     * Declared task topics: queues payments and mail, and node n1 of payments. The queue "explode"
+     * makes the processor throw, standing in for a bug.
+     */
+    private static boolean declared(String taskTopic) {
+        if (BatonTopics.tasks("explode").equals(taskTopic)) {
             throw new IllegalStateException("boom: a processor bug");
         }
-        return Set.of(QUEUE, "mail").contains(queue);
+        return Set.of(BatonTopics.tasks(QUEUE), BatonTopics.tasks("mail"), BatonTopics.tasks(QUEUE, "n1")).contains(taskTopic);
     }
 
     public static SiteKey site(String activityId) {
@@ -194,19 +213,6 @@ public final class SiteHarness implements AutoCloseable {
         workerEvents.pipeInput(key, value, wallClock);
     }
 
-    /** A dispatch written at {@code writtenAtMillis} and read now: the app is working through a backlog. */
-    public void sendWrittenAt(DispatchCommand cmd, long writtenAtMillis) {
-        dispatch.pipeInput(SiteKey.of(cmd.getSite()).toBytes(), serdes.dispatch().encode(BatonTopics.DISPATCH, cmd), writtenAtMillis);
-    }
-
-    /** A worker report written at {@code writtenAtMillis} and read now. */
-    public void reportWrittenAt(ActivityTask task, WorkerEventKind kind, String workerId, long writtenAtMillis) {
-        WorkerEvent event = WorkerEvent.newBuilder().setKind(kind).setSite(task.getSite()).setAttempt(task.getAttempt())
-                .setGeneration(task.getGeneration()).setToken(task.getToken()).setWorkerId(workerId).setAtMillis(0L).build();
-        workerEvents.pipeInput(SiteKey.of(task.getSite()).toBytes(), serdes.workerEvent().encode(BatonTopics.WORKER_EVENTS, event),
-                writtenAtMillis);
-    }
-
     /** Moves the wall clock in steps of the timer resolution, so the punctuator ticks as it would live. */
     public void advance(Duration d) {
         for (long left = d.toMillis(); left > 0; left -= TIMER_RESOLUTION_MS) {
@@ -224,12 +230,26 @@ public final class SiteHarness implements AutoCloseable {
         return tasks.readValuesToList().stream().map(v -> serdes.task().decode(BatonTopics.tasks(QUEUE), v)).toList();
     }
 
+    /** Tasks published to {@code topic} since the last call (a node's topic, say). */
+    public List<ActivityTask> tasks(String topic) {
+        return driver.createOutputTopic(topic, new ByteArrayDeserializer(), new ByteArrayDeserializer()).readValuesToList().stream()
+                .map(v -> serdes.task().decode(topic, v)).toList();
+    }
+
     public List<Outcome> results() {
         return results.readRecordsToList().stream().map(r -> serdes.outcome().decode(BatonTopics.RESULTS, r.value())).toList();
     }
 
     public List<WorkerControl> controls() {
         return control.readValuesToList().stream().map(v -> serdes.control().decode(BatonTopics.WORKER_CONTROL, v)).toList();
+    }
+
+    /** Clock ticks the topology wrote to worker-events since the last call (the driver also reads them back). */
+    public List<Long> clockTicks() {
+        return workerEventsOut.readRecordsToList().stream()
+                .map(r -> r.headers().lastHeader(TopologyNames.CLOCK_HEADER))
+                .filter(Objects::nonNull)
+                .map(h -> ByteBuffer.wrap(h.value()).getLong()).toList();
     }
 
     public List<DeadLetter> deadLetters() {

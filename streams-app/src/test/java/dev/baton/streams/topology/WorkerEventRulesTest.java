@@ -4,6 +4,8 @@ import static dev.baton.streams.topology.SiteHarness.request;
 import static dev.baton.streams.topology.SiteHarness.site;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.time.Duration;
+
 import dev.baton.events.ActivityTask;
 import dev.baton.events.HistoryKind;
 import dev.baton.events.OutcomeStatus;
@@ -45,16 +47,41 @@ class WorkerEventRulesTest {
 
     @ParameterizedTest
     @EnumSource(value = WorkerEventKind.class, names = {"LEASED", "HEARTBEAT", "COMPLETED", "FAILED", "PARKED"})
-    void shouldRefuseAnyEventWithAStaleTokenAndStopThatWorker(WorkerEventKind kind) {
+    void shouldRefuseAForgedTokenWithoutStoppingTheWorkerItNames(WorkerEventKind kind) {
         ActivityTask task = dispatched();
+        h.report(task, WorkerEventKind.LEASED, "victim");
+        h.history();
         String forged = CompletionToken.random().value();
 
-        h.report(task, kind, "zombie", forged, SiteHarness.payload("x"), "retryable: x");
+        h.report(task, kind, "victim", forged, SiteHarness.payload("x"), "retryable: x");
 
         assertThat(h.historyKinds()).containsExactly(HistoryKind.COMPLETION_REFUSED);
-        assertThat(h.controls()).singleElement().satisfies(c -> assertThat(c.getWorkerId()).isEqualTo("zombie"));
+        assertThat(h.controls()).as("a forged report stops nobody: it names the victim, it holds nothing").isEmpty();
         assertThat(h.results()).isEmpty();
         assertThat(h.counter("baton_refused_completions")).isEqualTo(1.0);
+    }
+
+    @ParameterizedTest
+    @EnumSource(value = WorkerEventKind.class, names = {"LEASED", "HEARTBEAT", "COMPLETED", "FAILED", "PARKED"})
+    void shouldRefuseAStaleTokenAndStopThatRunOnly(WorkerEventKind kind) {
+        ActivityTask first = dispatched();
+        h.report(first, WorkerEventKind.LEASED, "zombie");
+        h.advance(Duration.ofMillis(30_100)); // silent: transport loss, generation 2
+        ActivityTask second = h.tasks().get(0);
+        h.report(second, WorkerEventKind.LEASED, "w2");
+        h.history();
+        h.controls();
+
+        h.report(first, kind, "zombie", first.getToken(), SiteHarness.payload("x"), "retryable: x");
+
+        assertThat(h.historyKinds()).containsExactly(HistoryKind.COMPLETION_REFUSED);
+        assertThat(h.controls()).singleElement().satisfies(c -> {
+            assertThat(c.getWorkerId()).isEqualTo("zombie");
+            assertThat(c.getGeneration()).isEqualTo(1);
+            assertThat(c.getTokenFingerprint()).isEqualTo(CompletionToken.fingerprint(first.getToken()))
+                    .isNotEqualTo(CompletionToken.fingerprint(second.getToken()));
+        });
+        assertThat(h.results()).isEmpty();
     }
 
     @Test
@@ -111,17 +138,61 @@ class WorkerEventRulesTest {
     }
 
     @Test
-    void shouldSendACompletionForAnUnknownSiteToTheOutboxFlaggedUnmatched() {
+    void shouldDeadLetterACompletionForAnUnknownSiteInsteadOfPublishingIt() {
         ActivityTask ghost = ActivityTask.newBuilder().setSite(site("ghost").toRef()).setAttempt(1).setGeneration(1)
                 .setToken(CompletionToken.random().value()).setIdempotencyKey("k").setQueue("payments").setActivityType("charge")
                 .setScheduledAtMillis(0L).build();
         h.complete(ghost, "w9", "orphan");
 
+        assertThat(h.results()).as("an unverifiable completion reaches no caller").isEmpty();
+        assertThat(h.deadLetters()).singleElement().satisfies(d -> assertThat(d.getReason()).contains("unknown site", "not relayed"));
+        assertThat(h.historyKinds()).containsExactly(HistoryKind.UNMATCHED_COMPLETION);
+    }
+
+    @Test
+    void shouldRelayALateCompletionOfAResolvedSiteOnlyWithATokenTheSiteIssued() {
+        ActivityTask task = dispatched();
+        h.complete(task, "w1", "first");
+        h.results();
+
+        h.report(task, WorkerEventKind.COMPLETED, "w1", CompletionToken.random().value(), SiteHarness.payload("forged"), null);
+        assertThat(h.results()).as("a forged completion of a resolved site is not relayed").isEmpty();
+
+        h.complete(task, "w1", "again");
         assertThat(h.results()).singleElement().satisfies(o -> {
             assertThat(o.getUnmatched()).isTrue();
-            assertThat(o.getOutput()).isEqualTo(SiteHarness.payload("orphan"));
+            assertThat(o.getRequestId()).isEqualTo("r1");
+            assertThat(o.getOutput()).isEqualTo(SiteHarness.payload("again"));
         });
-        assertThat(h.historyKinds()).containsExactly(HistoryKind.UNMATCHED_COMPLETION);
+    }
+
+    @Test
+    void shouldTakeALeaseSentAgainAsAHeartbeat() {
+        h.send(request(site, 1, "r1").setTimeouts(SiteHarness.timeouts(null, 5_000L, null, null)).build());
+        ActivityTask task = h.tasks().get(0);
+        h.report(task, WorkerEventKind.LEASED, "w1");
+        long startToClose = h.siteState(site).orElseThrow().getDeadlines().get("START_TO_CLOSE");
+        h.history();
+        h.advance(Duration.ofMillis(1_000));
+
+        h.report(task, WorkerEventKind.LEASED, "w1");
+
+        assertThat(h.historyKinds()).as("no second LEASED").isEmpty();
+        assertThat(h.siteState(site).orElseThrow().getDeadlines().get("START_TO_CLOSE")).as("start-to-close not restarted")
+                .isEqualTo(startToClose);
+    }
+
+    @Test
+    void shouldIgnoreALateLeaseOfAGenerationThatFailedRetryably() {
+        ActivityTask task = dispatched();
+        h.fail(task, "w1", "retryable: flaky");
+        h.history();
+
+        h.report(task, WorkerEventKind.LEASED, "w1");
+
+        assertThat(h.historyKinds()).containsExactly(HistoryKind.LATE_LEASE_IGNORED);
+        assertThat(h.controls()).isEmpty();
+        assertThat(h.counter("baton_refused_completions")).isZero();
     }
 
     @Test
