@@ -28,6 +28,7 @@ import dev.baton.worker.internals.Executions;
 import dev.baton.worker.internals.Heartbeater;
 import dev.baton.worker.internals.QueueRunner;
 import dev.baton.worker.internals.Registration;
+import dev.baton.worker.internals.Slots;
 import io.micrometer.core.instrument.Counter;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -78,13 +79,14 @@ public final class Worker implements AutoCloseable {
         this.heartbeater = new Heartbeater(executions, events, clock);
         BatonMetric.WORKER_IN_FLIGHT.gauge(options.meters(), executions, Executions::size, "worker", options.workerId());
         Counter leases = BatonMetric.WORKER_LEASES.counter(options.meters(), "worker", options.workerId());
-        ActivityRunner runner = new ActivityRunner(options.handlers(), pool, executions, events);
+        Slots slots = new Slots(options.maxConcurrent()); // shared: all queue loops together hold at most maxConcurrent
+        ActivityRunner runner = new ActivityRunner(options.handlers(), pool, executions, slots, events);
         DeadLetters deadLetters = new DeadLetters(EventSerde.of(DeadLetter.class, registry), "worker " + options.workerId(), clock);
         for (String queue : options.queues()) {
             List<String> topics = new ArrayList<>(List.of(BatonTopics.tasks(queue)));
             options.nodeLabels().forEach(label -> topics.add(BatonTopics.tasks(queue, label)));
             runners.add(new QueueRunner(queue, options.workerId(), topics, options.kafkaConfig(), EventSerde.of(ActivityTask.class, registry),
-                    events, deadLetters, runner, executions, options.maxConcurrent(), clock, leases::increment, this::safePublish));
+                    events, deadLetters, runner, slots, clock, leases::increment, this::safePublish));
         }
     }
 

@@ -10,7 +10,7 @@ import dev.baton.worker.TerminalActivityException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-/** Runs leased executions on the bounded pool and reports how each ended. */
+/** Runs leased executions on the bounded pool, reports how each ended, and gives back its slot. */
 public final class ActivityRunner {
 
     private static final Logger log = LoggerFactory.getLogger(ActivityRunner.class);
@@ -18,15 +18,19 @@ public final class ActivityRunner {
     private final Map<String, ActivityHandler> handlers;
     private final ActivityPool pool;
     private final Executions executions;
+    private final Slots slots;
     private final EventSender events;
 
-    public ActivityRunner(Map<String, ActivityHandler> handlers, ActivityPool pool, Executions executions, EventSender events) {
+    public ActivityRunner(Map<String, ActivityHandler> handlers, ActivityPool pool, Executions executions, Slots slots,
+                          EventSender events) {
         this.handlers = handlers;
         this.pool = pool;
         this.executions = executions;
+        this.slots = slots;
         this.events = events;
     }
 
+    /** Runs an execution leased with a slot taken from {@link Slots}; the slot is given back once the handler returns. */
     public void submit(Execution e) {
         executions.add(e);
         pool.execute(() -> run(e));
@@ -52,7 +56,8 @@ public final class ActivityRunner {
         } catch (Throwable ex) {
             finish(e, null, Reasons.RETRYABLE + " " + ex.getClass().getSimpleName() + ": " + ex.getMessage());
         } finally {
-            executions.remove(e);
+            executions.remove(e); // first, so the held executions never outnumber the slots taken
+            slots.giveBack(1);
             Thread.interrupted(); // a stop or park interrupt must not leak into the pool's next task
         }
     }

@@ -11,6 +11,7 @@ import java.util.concurrent.TimeUnit;
 import dev.baton.events.WorkerControl;
 import dev.baton.events.WorkerControlKind;
 import dev.baton.schemas.EventSerde;
+import dev.baton.schemas.SiteKey;
 import dev.baton.schemas.UndecodableRecordException;
 import dev.baton.topics.BatonTopics;
 import org.apache.kafka.clients.consumer.CloseOptions;
@@ -25,9 +26,10 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Reads the {@code baton.worker-control} partition this worker's id maps to and obeys stop requests:
- * the execution is marked cancelled ({@code ctx.isCancelled()}) and its thread interrupted. Starts at
- * the end of the partition: instructions to earlier workers with other ids are not ours.
+ * Reads the {@code baton.worker-control} partition this worker's id maps to and obeys stop requests
+ * that prove which generation they mean (the fingerprint of its token): the execution is marked
+ * cancelled ({@code ctx.isCancelled()}) and its thread interrupted. Starts at the end of the
+ * partition: instructions to earlier workers with other ids are not ours.
  */
 public final class ControlListener implements Runnable {
 
@@ -90,10 +92,26 @@ public final class ControlListener implements Runnable {
             log.error("worker {}: undecodable control record skipped: {}", workerId, e.getMessage());
             return;
         }
-        if (control.getKind() == WorkerControlKind.STOP
-                && executions.stop(control.getSite(), control.getAttempt(), control.getGeneration())) {
-            log.info("worker {}: stopped {} attempt {} gen {}: {}", workerId, control.getSite(), control.getAttempt(),
-                    control.getGeneration(), control.getReason());
+        if (control.getKind() != WorkerControlKind.STOP) {
+            log.debug("worker {}: control record of kind {} for {} ignored", workerId, control.getKind(), SiteKey.of(control.getSite()));
+            return;
+        }
+        obeyStop(control);
+    }
+
+    /** Obeys a stop only with proof: the fingerprint of the generation's token (never the token itself, never logged). */
+    private void obeyStop(WorkerControl control) {
+        SiteKey site = SiteKey.of(control.getSite());
+        if (control.getTokenFingerprint() == null) {
+            log.info("worker {}: stop request for {} attempt {} gen {} carries no token fingerprint; nothing stopped ({})", workerId, site,
+                    control.getAttempt(), control.getGeneration(), control.getReason());
+        } else if (executions.stop(control.getSite(), control.getAttempt(), control.getGeneration(), control.getTokenFingerprint())) {
+            log.info("worker {}: stopped {} attempt {} gen {}: {}", workerId, site, control.getAttempt(), control.getGeneration(),
+                    control.getReason());
+        } else {
+            // Usually the execution ended before the request arrived; a fingerprint of another token lands here too.
+            log.debug("worker {}: stop request for {} attempt {} gen {} matches no execution held here; nothing stopped ({})", workerId,
+                    site, control.getAttempt(), control.getGeneration(), control.getReason());
         }
     }
 

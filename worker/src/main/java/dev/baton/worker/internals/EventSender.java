@@ -12,6 +12,7 @@ import dev.baton.events.WorkerEventKind;
 import dev.baton.schemas.EventSerde;
 import dev.baton.topics.BatonTopics;
 import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
@@ -28,13 +29,26 @@ public final class EventSender implements AutoCloseable {
 
     private static final Logger log = LoggerFactory.getLogger(EventSender.class);
 
-    private final KafkaProducer<byte[], byte[]> producer;
+    private final Producer<byte[], byte[]> producer;
     private final EventSerde<WorkerEvent> serde;
     private final String workerId;
     private final Clock clock;
     private volatile boolean abandoned;
 
     public EventSender(Map<String, Object> kafkaConfig, EventSerde<WorkerEvent> serde, String workerId, Clock clock) {
+        this(new KafkaProducer<>(producerConfig(kafkaConfig, workerId), new ByteArraySerializer(), new ByteArraySerializer()), serde,
+                workerId, clock);
+    }
+
+    /** On a producer of the caller's: tests pass Kafka's {@code MockProducer}. */
+    EventSender(Producer<byte[], byte[]> producer, EventSerde<WorkerEvent> serde, String workerId, Clock clock) {
+        this.producer = producer;
+        this.serde = serde;
+        this.workerId = workerId;
+        this.clock = clock;
+    }
+
+    private static Map<String, Object> producerConfig(Map<String, Object> kafkaConfig, String workerId) {
         Map<String, Object> config = new HashMap<>(kafkaConfig);
         config.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
         config.put(ProducerConfig.ACKS_CONFIG, "all");
@@ -42,10 +56,7 @@ public final class EventSender implements AutoCloseable {
         // Named, so its metrics, broker logs and network thread say whose it is.
         config.putIfAbsent(ProducerConfig.CLIENT_ID_CONFIG, "baton-worker-events-" + workerId);
         config.keySet().retainAll(ProducerConfig.configNames());
-        this.producer = new KafkaProducer<>(config, new ByteArraySerializer(), new ByteArraySerializer());
-        this.serde = serde;
-        this.workerId = workerId;
-        this.clock = clock;
+        return config;
     }
 
     public void completed(Execution e, byte[] output) {

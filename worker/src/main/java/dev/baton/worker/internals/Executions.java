@@ -1,44 +1,23 @@
 package dev.baton.worker.internals;
 
-import java.time.Duration;
 import java.util.Collection;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.TimeUnit;
 
 import dev.baton.events.SiteRef;
+import dev.baton.schemas.CompletionToken;
 
 /** The executions this worker holds (leased, queued or running), by token. */
 public final class Executions {
 
     private final Map<String, Execution> byToken = new ConcurrentHashMap<>();
-    private final Object slotFreed = new Object();
 
     public void add(Execution e) {
         byToken.put(e.token(), e);
     }
 
     public void remove(Execution e) {
-        if (byToken.remove(e.token(), e)) {
-            synchronized (slotFreed) {
-                slotFreed.notifyAll();
-            }
-        }
-    }
-
-    /** Waits until fewer than {@code max} executions are held or {@code timeout} passes; true if a slot is free. */
-    public boolean awaitFewerThan(int max, Duration timeout) throws InterruptedException {
-        long deadline = System.nanoTime() + timeout.toNanos();
-        synchronized (slotFreed) {
-            while (byToken.size() >= max) {
-                long left = deadline - System.nanoTime();
-                if (left <= 0) {
-                    return false;
-                }
-                TimeUnit.NANOSECONDS.timedWait(slotFreed, left);
-            }
-            return true;
-        }
+        byToken.remove(e.token(), e);
     }
 
     public int size() {
@@ -49,11 +28,21 @@ public final class Executions {
         return byToken.values();
     }
 
-    /** Stops the execution of that generation, if this worker holds it; true if one was stopped. */
-    public boolean stop(SiteRef site, int attempt, int generation) {
+    /**
+     * Stops the execution of that generation if this worker holds it and its token has the fingerprint
+     * {@code tokenFingerprint}; true if one was stopped. Site, attempt and generation alone prove
+     * nothing (anyone who can write a stop request can name them), so a request without a
+     * fingerprint, or whose fingerprint is not that execution's token's, stops nothing.
+     */
+    public boolean stop(SiteRef site, int attempt, int generation, String tokenFingerprint) {
+        if (tokenFingerprint == null) {
+            return false;
+        }
         boolean stopped = false;
         for (Execution e : byToken.values()) {
-            if (e.task().getSite().equals(site) && e.attempt() == attempt && e.generation() == generation) {
+            // Identity first: it is cheap, and only a match is worth hashing a token for.
+            if (e.task().getSite().equals(site) && e.attempt() == attempt && e.generation() == generation
+                    && CompletionToken.fingerprint(e.token()).equals(tokenFingerprint)) {
                 stopped |= e.stop();
             }
         }

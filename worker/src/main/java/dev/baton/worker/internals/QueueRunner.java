@@ -15,6 +15,7 @@ import dev.baton.schemas.EventSerde;
 import dev.baton.schemas.UndecodableRecordException;
 import dev.baton.topics.ClientIds;
 import org.apache.kafka.clients.consumer.CloseOptions;
+import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
@@ -48,14 +49,13 @@ public final class QueueRunner implements Runnable {
     private final String queue;
     private final String workerId;
     private final List<String> topics;
-    private final KafkaConsumer<byte[], byte[]> consumer;
+    private final Consumer<byte[], byte[]> consumer;
     private final LeaseTransactions transactions;
     private final EventSerde<ActivityTask> tasks;
     private final EventSender events;
     private final DeadLetters deadLetters;
     private final ActivityRunner runner;
-    private final Executions executions;
-    private final int maxConcurrent;
+    private final Slots slots;
     private final Clock clock;
     private final Runnable leaseCounted;
     private final Runnable servingEnded;
@@ -64,33 +64,48 @@ public final class QueueRunner implements Runnable {
     private volatile boolean serving = true;
 
     public QueueRunner(String queue, String workerId, List<String> topics, Map<String, Object> kafkaConfig, EventSerde<ActivityTask> tasks,
-                       EventSender events, DeadLetters deadLetters, ActivityRunner runner, Executions executions, int maxConcurrent,
-                       Clock clock, Runnable leaseCounted, Runnable servingEnded) {
+                       EventSender events, DeadLetters deadLetters, ActivityRunner runner, Slots slots, Clock clock, Runnable leaseCounted,
+                       Runnable servingEnded) {
+        this(queue, workerId, topics, consumer(queue, workerId, kafkaConfig, slots.capacity()),
+                leaseTransactions(queue, workerId, kafkaConfig), tasks, events, deadLetters, runner, slots, clock, leaseCounted, servingEnded);
+    }
+
+    /** On clients of the caller's: tests pass Kafka's {@code MockConsumer} and {@code MockProducer}. */
+    QueueRunner(String queue, String workerId, List<String> topics, Consumer<byte[], byte[]> consumer, LeaseTransactions transactions,
+                EventSerde<ActivityTask> tasks, EventSender events, DeadLetters deadLetters, ActivityRunner runner, Slots slots,
+                Clock clock, Runnable leaseCounted, Runnable servingEnded) {
         this.leaseCounted = leaseCounted;
         this.servingEnded = servingEnded;
         this.queue = queue;
         this.workerId = workerId;
         this.topics = topics;
+        this.consumer = consumer;
+        this.transactions = transactions;
         this.tasks = tasks;
         this.events = events;
         this.deadLetters = deadLetters;
         this.runner = runner;
-        this.executions = executions;
-        this.maxConcurrent = maxConcurrent;
+        this.slots = slots;
         this.clock = clock;
+    }
+
+    private static Consumer<byte[], byte[]> consumer(String queue, String workerId, Map<String, Object> kafkaConfig, int maxPollRecords) {
         Map<String, Object> c = new HashMap<>(kafkaConfig);
         c.put(ConsumerConfig.GROUP_ID_CONFIG, ClientIds.workerGroup(queue));
         c.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
         c.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
         c.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
-        c.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, maxConcurrent);
+        c.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, maxPollRecords);
         c.putIfAbsent(ConsumerConfig.CLIENT_ID_CONFIG, workerId + "-" + queue);
         // A crashed worker's partitions move after the session timeout; the 45 s default would leave
         // re-delivered tasks of those partitions waiting that long.
         c.putIfAbsent(ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG, 10_000);
         c.putIfAbsent(ConsumerConfig.HEARTBEAT_INTERVAL_MS_CONFIG, 2_000);
         c.keySet().retainAll(ConsumerConfig.configNames());
-        this.consumer = new KafkaConsumer<>(c, new ByteArrayDeserializer(), new ByteArrayDeserializer());
+        return new KafkaConsumer<>(c, new ByteArrayDeserializer(), new ByteArrayDeserializer());
+    }
+
+    private static LeaseTransactions leaseTransactions(String queue, String workerId, Map<String, Object> kafkaConfig) {
         Map<String, Object> p = new HashMap<>(kafkaConfig);
         p.put(ProducerConfig.TRANSACTIONAL_ID_CONFIG, ClientIds.workerTransactionalId(queue, workerId));
         p.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
@@ -102,7 +117,7 @@ public final class QueueRunner implements Runnable {
         // lease transaction lasts milliseconds; the 60 s default would stall every site behind it.
         p.putIfAbsent(ProducerConfig.TRANSACTION_TIMEOUT_CONFIG, 10_000);
         p.keySet().retainAll(ProducerConfig.configNames());
-        this.transactions = new LeaseTransactions(() -> new KafkaProducer<>(p, new ByteArraySerializer(), new ByteArraySerializer()),
+        return new LeaseTransactions(() -> new KafkaProducer<>(p, new ByteArraySerializer(), new ByteArraySerializer()),
                 "worker " + workerId + " queue " + queue);
     }
 
@@ -162,20 +177,21 @@ public final class QueueRunner implements Runnable {
     }
 
     /**
-     * Pauses fetching while the pool is full, instead of blocking poll() (which would cost the group
-     * membership), and waits for a slot here: poll() on paused partitions sleeps its whole timeout
-     * however soon a slot frees, which capped a 256-slot worker of quick activities at 256 per 50 ms.
-     * Returns true while still full, so the caller polls without waiting.
+     * Pauses fetching while the worker's slots are all taken (by this queue loop or another), instead
+     * of blocking poll() (which would cost the group membership), and waits for a slot here: poll() on
+     * paused partitions sleeps its whole timeout however soon a slot frees, which capped a 256-slot
+     * worker of quick activities at 256 per 50 ms. Returns true while still full, so the caller polls
+     * without waiting.
      */
     private boolean applyBackpressure() throws InterruptedException {
-        if (executions.size() >= maxConcurrent) {
+        if (slots.free() == 0) {
             consumer.pause(consumer.assignment());
-            if (!executions.awaitFewerThan(maxConcurrent, FULL_WAIT)) {
+            if (!slots.awaitFree(1, FULL_WAIT)) {
                 return true;
             }
             // A slot is free. Give a quarter of them a moment to free too, so the next lease transaction
             // carries a batch rather than a task (one slot per transaction cost a third of the throughput).
-            executions.awaitFewerThan(maxConcurrent - maxConcurrent / 4, REFILL_WAIT);
+            slots.awaitFree(slots.capacity() / 4 + 1, REFILL_WAIT);
         }
         if (!consumer.paused().isEmpty()) {
             consumer.resume(consumer.paused());
@@ -184,21 +200,29 @@ public final class QueueRunner implements Runnable {
     }
 
     /**
-     * Leases as many of the batch's tasks as there are free slots, in one transaction with their
+     * Leases as many of the batch's tasks as it can take slots for, in one transaction with their
      * offsets, and rewinds each partition to its first task left over: a poll returns up to
      * {@code maxConcurrent} records whatever is free, and a task leased without a slot would wait in
-     * this worker's queue while another worker sat idle.
+     * this worker's queue while another worker sat idle. The slots are taken before the lease, from
+     * the worker's pool shared with its other queue loops; each leased execution keeps one, and the
+     * rest go back when the transaction ends, all of them when it failed.
      */
     private List<Execution> lease(ConsumerRecords<byte[], byte[]> records) {
+        int taken = slots.tryTake(records.count());
+        if (taken == 0) {
+            // Another queue loop of this worker took the free slots since this one polled.
+            rewind(records);
+            return List.of();
+        }
         List<Execution> leased = new ArrayList<>();
-        int free = Math.max(1, maxConcurrent - executions.size());
+        int kept = 0;
         Map<TopicPartition, OffsetAndMetadata> consumed = new HashMap<>();
         long now = clock.millis();
         try {
             transactions.begin();
             for (TopicPartition tp : records.partitions()) {
                 for (ConsumerRecord<byte[], byte[]> r : records.records(tp)) {
-                    if (leased.size() >= free) {
+                    if (leased.size() >= taken) {
                         consumer.seek(tp, r.offset());
                         break;
                     }
@@ -210,12 +234,15 @@ public final class QueueRunner implements Runnable {
                 }
             }
             transactions.commit(consumed, consumer.groupMetadata());
+            kept = leased.size();
             return leased;
         } catch (KafkaException | IllegalStateException e) {
             log.warn("worker {} queue {}: lease transaction failed ({}); the batch will be fetched again", workerId, queue, e.toString());
             transactions.recover(e);
             rewind(records);
             return List.of();
+        } finally {
+            slots.giveBack(taken - kept);
         }
     }
 
