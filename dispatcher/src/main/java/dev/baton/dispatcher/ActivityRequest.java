@@ -3,7 +3,6 @@ package dev.baton.dispatcher;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
-import java.util.Objects;
 import java.util.UUID;
 import java.util.regex.Pattern;
 
@@ -34,7 +33,7 @@ public record ActivityRequest(SiteKey site, int attempt, String runId, String qu
         public RetryOptions {
             requirePositive("initialInterval", initialInterval);
             requirePositive("maxInterval", maxInterval);
-            if (coefficient < 1.0) {
+            if (!(coefficient >= 1.0)) { // written so that NaN fails too
                 throw new IllegalArgumentException("retry coefficient must be >= 1.0, was " + coefficient);
             }
             if (maxAttempts < 0) {
@@ -51,22 +50,25 @@ public record ActivityRequest(SiteKey site, int attempt, String runId, String qu
     /** Timeouts; {@code null} means off. None is on unless set. */
     public record TimeoutOptions(Duration scheduleToStart, Duration startToClose, Duration scheduleToClose, Duration heartbeat) {
         public TimeoutOptions {
-            for (Duration d : new Duration[] {scheduleToStart, startToClose, scheduleToClose, heartbeat}) {
-                if (d != null) {
-                    requirePositive("timeout", d);
-                }
-            }
+            requirePositiveIfSet("scheduleToStart", scheduleToStart);
+            requirePositiveIfSet("startToClose", startToClose);
+            requirePositiveIfSet("scheduleToClose", scheduleToClose);
+            requirePositiveIfSet("heartbeat", heartbeat);
         }
 
         public static final TimeoutOptions NONE = new TimeoutOptions(null, null, null, null);
     }
 
     public ActivityRequest {
-        Objects.requireNonNull(site, "site");
+        if (site == null) {
+            throw new IllegalArgumentException("site must be set, was null");
+        }
         if (attempt < 1) {
             throw new IllegalArgumentException("attempt must be >= 1, was " + attempt);
         }
-        Objects.requireNonNull(runId, "runId");
+        if (runId == null) {
+            throw new IllegalArgumentException("runId must be non-null ('' for none), was null");
+        }
         if (!BatonTopics.isValidQueueName(queue)) {
             throw new IllegalArgumentException("queue must match [A-Za-z0-9_-]{1,100}, was '" + queue + "'");
         }
@@ -93,6 +95,12 @@ public record ActivityRequest(SiteKey site, int attempt, String runId, String qu
     /** This request at another attempt (a caller-driven retry or takeover). */
     public ActivityRequest withAttempt(int newAttempt) {
         return new ActivityRequest(site, newAttempt, runId, queue, activityType, input, contentType, node, retry, timeouts);
+    }
+
+    private static void requirePositiveIfSet(String name, Duration d) {
+        if (d != null) {
+            requirePositive(name, d);
+        }
     }
 
     private static void requirePositive(String name, Duration d) {

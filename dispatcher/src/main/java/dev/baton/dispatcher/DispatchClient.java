@@ -9,6 +9,7 @@ import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.function.Function;
 
 import dev.baton.dispatcher.internals.PendingResults;
 import dev.baton.dispatcher.internals.ResultListener;
@@ -25,9 +26,13 @@ import dev.baton.topics.BatonTopics;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import org.apache.kafka.clients.consumer.Consumer;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 
 /**
@@ -52,7 +57,7 @@ public final class DispatchClient implements AutoCloseable {
     private final String clientId;
     private final SchemaRegistry registry;
     private final EventSerde<DispatchCommand> commands;
-    private final KafkaProducer<byte[], byte[]> producer;
+    private final Producer<byte[], byte[]> producer;
     private final PendingResults pending;
     private final ResultListener listener;
     private final Thread listenerThread;
@@ -63,6 +68,19 @@ public final class DispatchClient implements AutoCloseable {
 
     private DispatchClient(DispatchClientConfig config, UnmatchedResultHandler unmatched, Clock clock,
                            MeterRegistry meters) {
+        this(config, unmatched, clock, meters,
+                producerConfig -> new KafkaProducer<>(producerConfig, new ByteArraySerializer(), new ByteArraySerializer()),
+                consumerConfig -> new KafkaConsumer<>(consumerConfig, new ByteArrayDeserializer(), new ByteArrayDeserializer()));
+    }
+
+    /**
+     * As {@link #create}, with the Kafka clients made by {@code producers} and {@code consumers} from the
+     * settings this client chose; the client owns and closes them. Unit tests run on
+     * {@code MockProducer} and {@code MockConsumer} this way.
+     */
+    DispatchClient(DispatchClientConfig config, UnmatchedResultHandler unmatched, Clock clock, MeterRegistry meters,
+                   Function<Map<String, Object>, Producer<byte[], byte[]>> producers,
+                   Function<Map<String, Object>, Consumer<byte[], byte[]>> consumers) {
         this.config = config;
         this.clientId = config.clientId();
         this.clock = clock;
@@ -76,10 +94,16 @@ public final class DispatchClient implements AutoCloseable {
         // Named, so its metrics, broker logs and network thread say whose it is.
         producerConfig.putIfAbsent(ProducerConfig.CLIENT_ID_CONFIG, "baton-dispatch-" + clientId);
         producerConfig.keySet().retainAll(ProducerConfig.configNames());
-        this.producer = new KafkaProducer<>(producerConfig, new ByteArraySerializer(), new ByteArraySerializer());
+        this.producer = producers.apply(producerConfig);
         this.pending = new PendingResults(config.getInt(DispatchClientConfig.MAX_PENDING_CONFIG));
-        this.listener = new ResultListener(clientId, config.kafkaConfig(), EventSerde.of(dev.baton.events.Outcome.class, registry),
-                pending, unmatched);
+        try {
+            this.listener = new ResultListener(clientId, config.kafkaConfig(), consumers,
+                    EventSerde.of(dev.baton.events.Outcome.class, registry), pending, unmatched);
+        } catch (RuntimeException e) {
+            producer.close(Duration.ZERO); // the caller gets no client to close
+            registry.close();
+            throw e;
+        }
         this.listenerThread = new Thread(listener, "baton-results-" + clientId);
         listenerThread.setDaemon(true);
         listenerThread.start();
@@ -121,12 +145,17 @@ public final class DispatchClient implements AutoCloseable {
         if (timeoutMs > 0) {
             future.orTimeout(timeoutMs, TimeUnit.MILLISECONDS);
         }
-        send(request.site(), cmd).whenComplete((v, e) -> {
-            if (e != null) {
-                pending.fail(cmd.getRequestId(), new DispatchException("could not send " + request.site() + ": " + e.getMessage(),
-                        cmd.getRequestId(), e));
-            }
-        });
+        try {
+            send(request.site(), cmd).whenComplete((v, e) -> {
+                if (e != null) {
+                    pending.fail(cmd.getRequestId(), new DispatchException("could not send " + request.site() + ": " + e.getMessage(),
+                            cmd.getRequestId(), e));
+                }
+            });
+        } catch (RuntimeException e) {
+            pending.fail(cmd.getRequestId(), e); // the caller gets the exception, not the future: nothing else would resolve it
+            throw e;
+        }
         return future;
     }
 

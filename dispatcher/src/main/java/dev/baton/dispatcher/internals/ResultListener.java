@@ -8,6 +8,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
 
 import dev.baton.dispatcher.Outcome;
 import dev.baton.dispatcher.UnmatchedResultHandler;
@@ -16,6 +17,7 @@ import dev.baton.schemas.UndecodableRecordException;
 import dev.baton.topics.BatonTopics;
 import dev.baton.topics.ClientIds;
 import org.apache.kafka.clients.consumer.CloseOptions;
+import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
@@ -38,7 +40,7 @@ public final class ResultListener implements Runnable, AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(ResultListener.class);
 
     private final String clientId;
-    private final KafkaConsumer<byte[], byte[]> consumer;
+    private final Consumer<byte[], byte[]> consumer;
     private final TopicPartition partition;
     private final EventSerde<dev.baton.events.Outcome> serde;
     private final PendingResults pending;
@@ -49,6 +51,17 @@ public final class ResultListener implements Runnable, AutoCloseable {
 
     public ResultListener(String clientId, Map<String, Object> kafkaConfig, EventSerde<dev.baton.events.Outcome> serde,
                           PendingResults pending, UnmatchedResultHandler unmatched) {
+        this(clientId, kafkaConfig, config -> new KafkaConsumer<>(config, new ByteArrayDeserializer(), new ByteArrayDeserializer()),
+                serde, pending, unmatched);
+    }
+
+    /**
+     * As above, with the consumer made by {@code consumers} from the settings this listener chose; the
+     * listener owns it and closes it. Unit tests read through a {@code MockConsumer} this way.
+     */
+    public ResultListener(String clientId, Map<String, Object> kafkaConfig,
+                          Function<Map<String, Object>, Consumer<byte[], byte[]>> consumers,
+                          EventSerde<dev.baton.events.Outcome> serde, PendingResults pending, UnmatchedResultHandler unmatched) {
         this.clientId = clientId;
         this.serde = serde;
         this.pending = pending;
@@ -60,12 +73,17 @@ public final class ResultListener implements Runnable, AutoCloseable {
         config.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "latest");
         config.putIfAbsent(ConsumerConfig.CLIENT_ID_CONFIG, "baton-results-" + clientId);
         config.keySet().retainAll(ConsumerConfig.configNames());
-        this.consumer = new KafkaConsumer<>(config, new ByteArrayDeserializer(), new ByteArrayDeserializer());
-        int partitions = consumer.partitionsFor(BatonTopics.RESULTS, Duration.ofSeconds(30)).size();
-        if (partitions == 0) {
-            throw new IllegalStateException(BatonTopics.RESULTS + " does not exist; create Baton's topics with `baton topics create`");
+        this.consumer = consumers.apply(config);
+        try {
+            int partitions = consumer.partitionsFor(BatonTopics.RESULTS, Duration.ofSeconds(30)).size();
+            if (partitions == 0) {
+                throw new IllegalStateException(BatonTopics.RESULTS + " does not exist; create Baton's topics with `baton topics create`");
+            }
+            this.partition = new TopicPartition(BatonTopics.RESULTS, partitionFor(clientId, partitions));
+        } catch (RuntimeException e) {
+            consumer.close(CloseOptions.timeout(Duration.ZERO)); // nobody gets this listener, so nobody else would close it
+            throw e;
         }
-        this.partition = new TopicPartition(BatonTopics.RESULTS, partitionFor(clientId, partitions));
     }
 
     /** The results partition a client id maps to: the default partitioner's choice for that key. */
@@ -117,8 +135,14 @@ public final class ResultListener implements Runnable, AutoCloseable {
         }
         Outcome outcome;
         try {
-            outcome = Outcome.of(serde.decode(r));
-        } catch (UndecodableRecordException e) {
+            dev.baton.events.Outcome event = serde.decode(r);
+            if (event == null) {
+                log.error("client {}: skipping a result without a value at {}-{} offset {}", clientId, r.topic(), r.partition(), r.offset());
+                return;
+            }
+            outcome = Outcome.of(event);
+        } catch (UndecodableRecordException | IllegalArgumentException e) {
+            // IllegalArgumentException: decodable, but not an outcome a caller can be given (an empty site id).
             log.error("client {}: skipping undecodable result: {}", clientId, e.getMessage());
             return;
         }

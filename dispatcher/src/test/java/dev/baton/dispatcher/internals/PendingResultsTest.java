@@ -1,0 +1,153 @@
+package dev.baton.dispatcher.internals;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeoutException;
+
+import dev.baton.dispatcher.DispatchException;
+import dev.baton.dispatcher.Outcome;
+import dev.baton.dispatcher.PendingLimitExceededException;
+import dev.baton.schemas.SiteKey;
+import org.apache.kafka.common.errors.RetriableException;
+import org.junit.jupiter.api.Test;
+
+class PendingResultsTest {
+
+    private final PendingResults pending = new PendingResults(3);
+
+    private static Outcome outcome(String requestId) {
+        return new Outcome(new SiteKey("ns", "wf", "1"), requestId, 1, true, new byte[] {42}, "application/octet-stream",
+                null, "w-1", false);
+    }
+
+    /** The exception a failed future holds, unwrapped. */
+    private static Throwable failureOf(CompletableFuture<Outcome> future) {
+        assertThat(future).isCompletedExceptionally();
+        return future.handle((o, e) -> e).join();
+    }
+
+    @Test
+    void shouldHoldARegisteredFutureUntilItsOutcomeArrives() {
+        CompletableFuture<Outcome> future = pending.register("r-1");
+
+        assertThat(future).isNotDone();
+        assertThat(pending.size()).isEqualTo(1);
+    }
+
+    @Test
+    void shouldCompleteTheFutureOfTheRequestIdWithItsOutcome() {
+        CompletableFuture<Outcome> future = pending.register("r-1");
+        Outcome outcome = outcome("r-1");
+
+        assertThat(pending.complete("r-1", outcome)).isTrue();
+
+        assertThat(future).isCompletedWithValue(outcome);
+        assertThat(pending.size()).isZero();
+    }
+
+    @Test
+    void shouldLeaveOtherFuturesWaitingWhenOneCompletes() {
+        pending.register("r-1");
+        CompletableFuture<Outcome> other = pending.register("r-2");
+
+        pending.complete("r-1", outcome("r-1"));
+
+        assertThat(other).isNotDone();
+        assertThat(pending.size()).isEqualTo(1);
+    }
+
+    @Test
+    void shouldReportThatNoFutureWaitsForAnUnknownRequestId() {
+        pending.register("r-1");
+
+        assertThat(pending.complete("r-unknown", outcome("r-unknown"))).isFalse();
+        assertThat(pending.size()).isEqualTo(1);
+    }
+
+    @Test
+    void shouldReportASecondOutcomeForTheSameRequestAsUnmatchedAndKeepTheFirst() {
+        CompletableFuture<Outcome> future = pending.register("r-1");
+        Outcome first = outcome("r-1");
+        pending.complete("r-1", first);
+
+        assertThat(pending.complete("r-1", outcome("r-1"))).isFalse();
+
+        assertThat(future).isCompletedWithValue(first);
+    }
+
+    @Test
+    void shouldForgetAFutureItsHolderCompletedSoALateOutcomeIsUnmatched() {
+        CompletableFuture<Outcome> future = pending.register("r-1");
+        future.completeExceptionally(new TimeoutException());
+
+        assertThat(pending.size()).isZero();
+        assertThat(pending.complete("r-1", outcome("r-1"))).isFalse();
+    }
+
+    @Test
+    void shouldRefuseARegistrationBeyondTheLimitNamingItAndTheCount() {
+        pending.register("r-1");
+        pending.register("r-2");
+        pending.register("r-3");
+
+        assertThatThrownBy(() -> pending.register("r-4"))
+                .isInstanceOf(PendingLimitExceededException.class)
+                .isInstanceOf(RetriableException.class)
+                .hasMessage("max.pending is 3 and 3 dispatches are waiting; retry when some resolve or raise max.pending");
+        assertThat(pending.size()).isEqualTo(3);
+    }
+
+    @Test
+    void shouldAcceptARegistrationAgainOnceAWaitingFutureResolves() {
+        pending.register("r-1");
+        pending.register("r-2");
+        pending.register("r-3");
+        pending.complete("r-2", outcome("r-2"));
+
+        assertThat(pending.register("r-4")).isNotDone();
+        assertThat(pending.size()).isEqualTo(3);
+    }
+
+    @Test
+    void shouldFailTheFutureOfTheRequestIdWithTheCause() {
+        CompletableFuture<Outcome> future = pending.register("r-1");
+        DispatchException cause = new DispatchException("could not send", "r-1");
+
+        pending.fail("r-1", cause);
+
+        assertThat(future).failsWithin(Duration.ZERO).withThrowableOfType(ExecutionException.class).withCause(cause);
+        assertThat(pending.size()).isZero();
+    }
+
+    @Test
+    void shouldFailEveryWaitingFutureWithTheExceptionMadeForItsRequestId() {
+        List<CompletableFuture<Outcome>> futures = new ArrayList<>();
+        for (String id : List.of("r-1", "r-2", "r-3")) {
+            futures.add(pending.register(id));
+        }
+
+        int failed = pending.failAll(id -> new DispatchException("closed", id));
+
+        assertThat(failed).isEqualTo(3);
+        assertThat(futures).extracting(PendingResultsTest::failureOf).extracting(e -> ((DispatchException) e).requestId())
+                .containsExactly("r-1", "r-2", "r-3");
+        assertThat(pending.size()).isZero();
+    }
+
+    @Test
+    void shouldNotCountFuturesThatAlreadyResolvedWhenFailingAll() {
+        pending.register("r-1");
+        CompletableFuture<Outcome> done = pending.register("r-2");
+        Outcome outcome = outcome("r-2");
+        pending.complete("r-2", outcome);
+
+        assertThat(pending.failAll(id -> new DispatchException("closed", id))).isEqualTo(1);
+        assertThat(done).isCompletedWithValue(outcome);
+    }
+}

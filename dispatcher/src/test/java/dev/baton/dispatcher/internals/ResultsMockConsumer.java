@@ -1,0 +1,74 @@
+package dev.baton.dispatcher.internals;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+import dev.baton.topics.BatonTopics;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.ConsumerRecords;
+import org.apache.kafka.clients.consumer.MockConsumer;
+import org.apache.kafka.common.Node;
+import org.apache.kafka.common.PartitionInfo;
+import org.apache.kafka.common.TopicPartition;
+
+/**
+ * A {@link MockConsumer} of {@code baton.results} with the given partition count, every partition
+ * empty (end offset 0). Unlike Kafka's, an empty {@code poll} waits a little (10 ms at most) for a
+ * record, so a listener thread polling it does not spin a core while a test runs, yet sees a stop
+ * request soon enough for {@code close()} to stay quick.
+ */
+public final class ResultsMockConsumer extends MockConsumer<byte[], byte[]> {
+
+    private final Map<Integer, Long> nextOffset = new HashMap<>();
+
+    public ResultsMockConsumer(int partitions) {
+        super("latest");
+        List<PartitionInfo> infos = new ArrayList<>();
+        Map<TopicPartition, Long> ends = new HashMap<>();
+        for (int p = 0; p < partitions; p++) {
+            infos.add(new PartitionInfo(BatonTopics.RESULTS, p, Node.noNode(), new Node[0], new Node[0]));
+            ends.put(new TopicPartition(BatonTopics.RESULTS, p), 0L);
+        }
+        if (partitions > 0) {
+            updatePartitions(BatonTopics.RESULTS, infos);
+        }
+        updateEndOffsets(ends);
+    }
+
+    /** Appends a result to {@code partition} at its next offset; the partition must be assigned. */
+    public synchronized void addResult(int partition, String key, byte[] value) {
+        long offset = nextOffset.merge(partition, 1L, Long::sum) - 1;
+        addRecord(new ConsumerRecord<>(BatonTopics.RESULTS, partition, offset,
+                key == null ? null : key.getBytes(StandardCharsets.UTF_8), value));
+    }
+
+    @Override
+    public synchronized void addRecord(ConsumerRecord<byte[], byte[]> record) {
+        super.addRecord(record);
+        notifyAll();
+    }
+
+    @Override
+    public synchronized ConsumerRecords<byte[], byte[]> poll(Duration timeout) {
+        ConsumerRecords<byte[], byte[]> records = super.poll(timeout);
+        if (!records.isEmpty()) {
+            return records;
+        }
+        try {
+            wait(Math.max(1, Math.min(10, timeout.toMillis())));
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        return super.poll(timeout);
+    }
+
+    @Override
+    public synchronized void wakeup() {
+        super.wakeup();
+        notifyAll();
+    }
+}
