@@ -1,6 +1,7 @@
 package dev.baton.streams.processor;
 
 import java.util.Set;
+import java.util.function.Function;
 
 import dev.baton.events.RetryPolicy;
 import dev.baton.streams.config.QueueTimeouts;
@@ -10,7 +11,7 @@ import org.apache.kafka.common.serialization.Serdes.BytesSerde;
 import org.apache.kafka.common.utils.Bytes;
 import org.apache.kafka.streams.processor.api.Processor;
 import org.apache.kafka.streams.processor.api.ProcessorSupplier;
-import org.apache.kafka.streams.state.KeyValueStore;
+import org.apache.kafka.streams.state.KeyValueBytesStoreSupplier;
 import org.apache.kafka.streams.state.StoreBuilder;
 import org.apache.kafka.streams.state.Stores;
 
@@ -28,10 +29,17 @@ public final class SiteProcessorSupplier implements ProcessorSupplier<byte[], by
     }
 
     private final Settings settings;
+    private final Function<String, KeyValueBytesStoreSupplier> storeKind;
     private final CensusChanges censusChanges = new CensusChanges();
 
     public SiteProcessorSupplier(Settings settings) {
+        this(settings, Stores::persistentKeyValueStore);
+    }
+
+    /** {@code storeKind} makes the stores by name: RocksDB in production, in-memory (and pre-loaded) in model tests. */
+    public SiteProcessorSupplier(Settings settings, Function<String, KeyValueBytesStoreSupplier> storeKind) {
         this.settings = settings;
+        this.storeKind = storeKind;
     }
 
     @Override
@@ -52,9 +60,9 @@ public final class SiteProcessorSupplier implements ProcessorSupplier<byte[], by
         // changelog. It is in RocksDB rather than memory: it holds an EXPIRE entry for every site
         // resolved within the dedupe window.
         return Set.of(
-                Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(TopologyNames.SITES_STORE), new BytesSerde(), new ByteArraySerde())
+                Stores.keyValueStoreBuilder(storeKind.apply(TopologyNames.SITES_STORE), new BytesSerde(), new ByteArraySerde())
                         .withCachingDisabled(),
-                Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(TopologyNames.DEADLINES_STORE), new BytesSerde(), new ByteArraySerde())
+                Stores.keyValueStoreBuilder(storeKind.apply(TopologyNames.DEADLINES_STORE), new BytesSerde(), new ByteArraySerde())
                         .withCachingDisabled().withLoggingDisabled());
     }
 }

@@ -1,0 +1,345 @@
+package dev.baton.streams.topology;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.UUID;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.stream.Stream;
+
+import dev.baton.events.ActivityTask;
+import dev.baton.events.DeadLetter;
+import dev.baton.events.DispatchCommand;
+import dev.baton.events.Outcome;
+import dev.baton.events.RetryPolicy;
+import dev.baton.events.WorkerControl;
+import dev.baton.events.WorkerEvent;
+import dev.baton.events.WorkerStatus;
+import dev.baton.schemas.SiteKey;
+import dev.baton.schemas.registry.SchemaRegistry;
+import dev.baton.streams.config.DeadLetterProcessingHandler;
+import dev.baton.streams.config.QueueTimeouts;
+import dev.baton.streams.processor.QueueService;
+import dev.baton.streams.processor.Serdes;
+import dev.baton.streams.processor.SiteMetrics;
+import dev.baton.streams.processor.SiteProcessorSupplier;
+import dev.baton.topics.BatonTopics;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.Meter;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.apache.kafka.common.utils.Bytes;
+import org.apache.kafka.streams.KeyValue;
+import org.apache.kafka.streams.StreamsConfig;
+import org.apache.kafka.streams.TestInputTopic;
+import org.apache.kafka.streams.TestOutputTopic;
+import org.apache.kafka.streams.TopologyTestDriver;
+import org.apache.kafka.streams.processor.StateStore;
+import org.apache.kafka.streams.processor.StateStoreContext;
+import org.apache.kafka.streams.state.KeyValueBytesStoreSupplier;
+import org.apache.kafka.streams.state.KeyValueStore;
+import org.apache.kafka.streams.state.Stores;
+import org.apache.kafka.streams.state.internals.InMemoryKeyValueStore;
+import org.apache.kafka.streams.test.TestRecord;
+
+/**
+ * The real topology under TopologyTestDriver, for the model-based test, with exactly-once commits
+ * and crashes of the stream task made explicit.
+ *
+ * <p>The driver itself commits after every record; this class keeps its own commit points instead.
+ * What the topology writes between two {@link #commit()}s is held back (readers of an exactly-once
+ * output see nothing of an open transaction), and so are the changelog records of the {@code sites}
+ * store. {@link #crash()} drops all of it, builds a new driver whose {@code sites} store holds the
+ * rows of the changelog as of the last commit (what a restore would load), reloads the worker
+ * registrations into the global store, and feeds the input records read since the last commit
+ * again. The stores are in memory (the topology is the production one; RocksDB is covered by the
+ * other tests), so a step costs microseconds, not a disk flush.
+ */
+final class SiteMachineDriver implements AutoCloseable {
+
+    static final String APP_ID = "baton-model";
+    static final long START_MILLIS = 1_000_000L;
+    static final long TIMER_RESOLUTION_MS = 100L;
+    static final long HEARTBEAT_WINDOW_MS = 2_000L;
+    static final long DEDUPE_WINDOW_MS = 6_000L;
+    static final long WORKER_STALE_MS = 4_000L;
+    static final int TRANSPORT_LOSS_BUDGET = 2;
+    static final RetryPolicy DEFAULT_RETRY = new RetryPolicy(300L, 2.0, 1_000L, 3, List.of());
+    static final String EXPLODING_QUEUE = "explode";
+    /** Declared queues and, per queue, its declared nodes. */
+    static final Map<String, List<String>> DECLARED = Map.of("payments", List.of("n1", "n2"), "mail", List.of());
+    static final Map<String, String> QUEUE_DEFAULTS = Map.of("queue.mail.schedule.to.start.ms", "1500");
+    private static final String CHANGELOG = APP_ID + "-" + TopologyNames.SITES_STORE + "-changelog";
+
+    /** What became visible at a commit. */
+    record Visible(List<ActivityTask> tasks, List<Outcome> outcomes, List<WorkerControl> controls, List<DeadLetter> deadLetters) {
+    }
+
+    private record Input(String topic, byte[] key, byte[] value, boolean failsStep) {
+    }
+
+    final Serdes serdes;
+    private final FailingMeters meters = new FailingMeters();
+    private final Path stateDir;
+    private final Map<Bytes, byte[]> committedRows = new LinkedHashMap<>();
+    private final List<Input> uncommitted = new ArrayList<>();
+    private final Map<Bytes, byte[]> registrations = new LinkedHashMap<>();
+    private final List<TestRecord<byte[], byte[]>> heldTasks = new ArrayList<>();
+    private final List<TestRecord<byte[], byte[]>> heldOutcomes = new ArrayList<>();
+    private final List<TestRecord<byte[], byte[]>> heldControls = new ArrayList<>();
+    private final List<TestRecord<byte[], byte[]>> heldDeadLetters = new ArrayList<>();
+    private final List<TestRecord<byte[], byte[]>> heldChangelog = new ArrayList<>();
+    private long wallClock = START_MILLIS;
+    private long steps;
+    private TopologyTestDriver driver;
+    private TestInputTopic<byte[], byte[]> dispatch;
+    private TestInputTopic<byte[], byte[]> workerEvents;
+    private TestInputTopic<byte[], byte[]> workers;
+    private List<TestOutputTopic<byte[], byte[]>> taskTopics;
+    private TestOutputTopic<byte[], byte[]> results;
+    private TestOutputTopic<byte[], byte[]> control;
+    private TestOutputTopic<byte[], byte[]> dlq;
+    private TestOutputTopic<byte[], byte[]> changelog;
+
+    SiteMachineDriver() {
+        serdes = Serdes.of(SchemaRegistry.forUrl("mem://" + UUID.randomUUID(), Map.of()));
+        try {
+            stateDir = Files.createTempDirectory("baton-model");
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        build();
+    }
+
+    long wallClock() {
+        return wallClock;
+    }
+
+    /** Input records and timer steps so far. */
+    long steps() {
+        return steps;
+    }
+
+    void send(DispatchCommand cmd) {
+        pipe(new Input(BatonTopics.DISPATCH, SiteKey.of(cmd.getSite()).toBytes(), serdes.dispatch().encode(BatonTopics.DISPATCH, cmd), false));
+    }
+
+    /** A worker's report; with {@code failsStep} deciding it throws (the first metric it counts fails, as a bug would). */
+    void report(WorkerEvent event, boolean failsStep) {
+        pipe(new Input(BatonTopics.WORKER_EVENTS, SiteKey.of(event.getSite()).toBytes(),
+                serdes.workerEvent().encode(BatonTopics.WORKER_EVENTS, event), failsStep));
+    }
+
+    /** A worker's registration (or, with null, its clean-exit tombstone). Outside the streams app's transactions: commit first. */
+    void register(String workerId, WorkerStatus status) {
+        requireCommitted("a registration");
+        byte[] key = workerId.getBytes(StandardCharsets.UTF_8);
+        byte[] value = status == null ? null : serdes.workerStatus().encode(BatonTopics.WORKERS, status);
+        registrations.put(Bytes.wrap(key), value);
+        workers.pipeInput(key, value, wallClock);
+    }
+
+    /** Moves the wall clock one timer resolution: one punctuation. Its outputs commit with it. */
+    Visible advance() {
+        requireCommitted("a timer step");
+        wallClock += TIMER_RESOLUTION_MS;
+        driver.advanceWallClockTime(Duration.ofMillis(TIMER_RESOLUTION_MS));
+        steps++;
+        hold();
+        return commit();
+    }
+
+    /** Commits what the inputs since the last commit did: it becomes visible, and the restore point moves. */
+    Visible commit() {
+        hold();
+        for (TestRecord<byte[], byte[]> r : heldChangelog) {
+            if (r.value() == null) {
+                committedRows.remove(Bytes.wrap(r.key()));
+            } else {
+                committedRows.put(Bytes.wrap(r.key()), r.value());
+            }
+        }
+        Visible visible = new Visible(
+                heldTasks.stream().map(r -> serdes.task().decode(BatonTopics.TASKS_PREFIX, r.value())).toList(),
+                heldOutcomes.stream().map(r -> serdes.outcome().decode(BatonTopics.RESULTS, r.value())).toList(),
+                heldControls.stream().map(r -> serdes.control().decode(BatonTopics.WORKER_CONTROL, r.value())).toList(),
+                heldDeadLetters.stream().map(r -> serdes.deadLetter().decode(BatonTopics.DLQ, r.value())).toList());
+        clearHeld();
+        uncommitted.clear();
+        return visible;
+    }
+
+    /**
+     * The stream task dies before committing: what it wrote since the last commit is aborted, its
+     * state is restored from the changelog, and it reads its input again from the last commit.
+     */
+    void crash() {
+        driver.close();
+        clearHeld();
+        build();
+        registrations.forEach((k, v) -> workers.pipeInput(k.get(), v, wallClock));
+        List<Input> again = List.copyOf(uncommitted);
+        uncommitted.clear();
+        again.forEach(this::pipe);
+    }
+
+    double counted(String meter) {
+        return meters.find(meter).counters().stream().mapToDouble(Counter::count).sum();
+    }
+
+    @Override
+    public void close() {
+        driver.close();
+        try (Stream<Path> paths = Files.walk(stateDir)) {
+            paths.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    private void pipe(Input in) {
+        uncommitted.add(in);
+        steps++;
+        TestInputTopic<byte[], byte[]> topic = in.topic().equals(BatonTopics.DISPATCH) ? dispatch : workerEvents;
+        meters.failNextCount(in.failsStep());
+        try {
+            topic.pipeInput(in.key(), in.value(), wallClock);
+        } finally {
+            meters.failNextCount(false);
+        }
+        hold();
+    }
+
+    private void requireCommitted(String what) {
+        if (!uncommitted.isEmpty()) {
+            throw new IllegalStateException(what + " needs the inputs before it committed; commit() first");
+        }
+    }
+
+    private void hold() {
+        taskTopics.forEach(t -> heldTasks.addAll(t.readRecordsToList()));
+        heldOutcomes.addAll(results.readRecordsToList());
+        heldControls.addAll(control.readRecordsToList());
+        heldDeadLetters.addAll(dlq.readRecordsToList());
+        heldChangelog.addAll(changelog.readRecordsToList());
+    }
+
+    private void clearHeld() {
+        heldTasks.clear();
+        heldOutcomes.clear();
+        heldControls.clear();
+        heldDeadLetters.clear();
+        heldChangelog.clear();
+    }
+
+    private void build() {
+        Map<Bytes, byte[]> restored = new HashMap<>(committedRows);
+        SiteProcessorSupplier supplier = new SiteProcessorSupplier(new SiteProcessorSupplier.Settings(serdes, new SiteMetrics(meters),
+                SiteMachineDriver::declared, new QueueService(meters), WORKER_STALE_MS, DEFAULT_RETRY, HEARTBEAT_WINDOW_MS, DEDUPE_WINDOW_MS,
+                TIMER_RESOLUTION_MS, 1024, TRANSPORT_LOSS_BUDGET, QueueTimeouts.from(QUEUE_DEFAULTS), 0),
+                name -> name.equals(TopologyNames.SITES_STORE) ? new RestoredStore(name, restored) : Stores.inMemoryKeyValueStore(name));
+        Properties props = new Properties();
+        props.put(StreamsConfig.APPLICATION_ID_CONFIG, APP_ID);
+        props.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, "unused:9092");
+        props.put(StreamsConfig.PROCESSING_GUARANTEE_CONFIG, StreamsConfig.EXACTLY_ONCE_V2);
+        props.put(StreamsConfig.PROCESSING_EXCEPTION_HANDLER_CLASS_CONFIG, DeadLetterProcessingHandler.class);
+        props.put("schema.registry.url", "mem://" + UUID.randomUUID());
+        props.put(StreamsConfig.STATE_DIR_CONFIG, stateDir.toString());
+        driver = new TopologyTestDriver(BatonTopology.build(supplier, serdes.workerStatus()), props, Instant.ofEpochMilli(wallClock));
+        ByteArraySerializer ser = new ByteArraySerializer();
+        ByteArrayDeserializer de = new ByteArrayDeserializer();
+        dispatch = driver.createInputTopic(BatonTopics.DISPATCH, ser, ser);
+        workerEvents = driver.createInputTopic(BatonTopics.WORKER_EVENTS, ser, ser);
+        workers = driver.createInputTopic(BatonTopics.WORKERS, ser, ser);
+        taskTopics = new ArrayList<>();
+        DECLARED.forEach((queue, nodes) -> {
+            taskTopics.add(driver.createOutputTopic(BatonTopics.tasks(queue), de, de));
+            nodes.forEach(node -> taskTopics.add(driver.createOutputTopic(BatonTopics.tasks(queue, node), de, de)));
+        });
+        results = driver.createOutputTopic(BatonTopics.RESULTS, de, de);
+        control = driver.createOutputTopic(BatonTopics.WORKER_CONTROL, de, de);
+        dlq = driver.createOutputTopic(BatonTopics.DLQ, de, de);
+        changelog = driver.createOutputTopic(CHANGELOG, de, de);
+    }
+
+    private static boolean declared(String taskTopic) {
+        if (BatonTopics.tasks(EXPLODING_QUEUE).equals(taskTopic)) {
+            throw new IllegalStateException("boom: a processor bug");
+        }
+        for (Map.Entry<String, List<String>> q : DECLARED.entrySet()) {
+            if (BatonTopics.tasks(q.getKey()).equals(taskTopic)
+                    || q.getValue().stream().anyMatch(n -> BatonTopics.tasks(q.getKey(), n).equals(taskTopic))) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** The {@code sites} store as a restore from the changelog leaves it: the committed rows, loaded before the processor starts. */
+    private record RestoredStore(String name, Map<Bytes, byte[]> rows) implements KeyValueBytesStoreSupplier {
+
+        @Override
+        public KeyValueStore<Bytes, byte[]> get() {
+            return new InMemoryKeyValueStore(name) {
+                @Override
+                public void init(StateStoreContext context, StateStore root) {
+                    super.init(context, root);
+                    List<KeyValue<Bytes, byte[]>> all = new ArrayList<>();
+                    rows.forEach((k, v) -> all.add(KeyValue.pair(k, v)));
+                    putAll(all);
+                }
+            };
+        }
+
+        @Override
+        public String metricsScope() {
+            return "in-memory";
+        }
+    }
+
+    /** Meters whose next count can be made to fail, to make a decision throw half-way as a bug would. */
+    private static final class FailingMeters extends SimpleMeterRegistry {
+
+        private final AtomicBoolean failNext = new AtomicBoolean();
+
+        void failNextCount(boolean fail) {
+            failNext.set(fail);
+        }
+
+        @Override
+        protected Counter newCounter(Meter.Id id) {
+            Counter real = super.newCounter(id);
+            return new Counter() {
+                @Override
+                public void increment(double amount) {
+                    if (failNext.compareAndSet(true, false)) {
+                        throw new IllegalStateException("boom: a bug while counting " + id.getName());
+                    }
+                    real.increment(amount);
+                }
+
+                @Override
+                public double count() {
+                    return real.count();
+                }
+
+                @Override
+                public Meter.Id getId() {
+                    return real.getId();
+                }
+            };
+        }
+    }
+}

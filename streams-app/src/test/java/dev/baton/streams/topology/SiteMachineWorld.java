@@ -1,0 +1,348 @@
+package dev.baton.streams.topology;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+
+import dev.baton.events.ActivityTask;
+import dev.baton.events.DispatchCommand;
+import dev.baton.events.DispatchKind;
+import dev.baton.events.Outcome;
+import dev.baton.events.OutcomeStatus;
+import dev.baton.events.Payload;
+import dev.baton.events.RetryPolicy;
+import dev.baton.events.Timeouts;
+import dev.baton.events.WorkerControl;
+import dev.baton.events.WorkerEvent;
+import dev.baton.events.WorkerEventKind;
+import dev.baton.events.WorkerStatus;
+import dev.baton.schemas.CompletionToken;
+import dev.baton.schemas.SiteKey;
+import dev.baton.streams.model.ReasonClass;
+import dev.baton.streams.model.SiteModel;
+import dev.baton.streams.model.SiteModel.Answer;
+import dev.baton.streams.model.SiteModel.Effect;
+import dev.baton.streams.model.SiteModel.Stop;
+import dev.baton.streams.model.SiteModel.Task;
+import dev.baton.streams.model.SiteModel.TokenId;
+import dev.baton.streams.model.SiteModel.SiteView;
+
+/**
+ * The world of {@link SiteMachineProperties}: the real topology ({@link SiteMachineDriver}) and the
+ * {@link SiteModel}, fed the same inputs, plus what the test's callers and workers have seen. At
+ * every commit it compares what became visible with what the model expected, and checks the safety
+ * invariants on the observations alone; {@link #finish()} lets every site end and checks liveness.
+ */
+final class SiteMachineWorld implements AutoCloseable {
+
+    static final List<String> SITES = List.of("s0", "s1", "s2", "s3");
+    static final List<String> WORKERS = List.of("w1", "w2", "w3");
+    static final String CLIENT = "client";
+
+    private final SiteMachineDriver driver = new SiteMachineDriver();
+    private final SiteModel model = new SiteModel(new SiteModel.Config(SiteMachineDriver.HEARTBEAT_WINDOW_MS,
+            SiteMachineDriver.DEDUPE_WINDOW_MS, SiteMachineDriver.WORKER_STALE_MS, SiteMachineDriver.TRANSPORT_LOSS_BUDGET,
+            policy(SiteMachineDriver.DEFAULT_RETRY), Map.of("mail", new SiteModel.Timeouts(1_500L, null, null, null)),
+            Set.of("payments", "mail"), Set.of("payments/n1", "payments/n2"), SiteMachineDriver.EXPLODING_QUEUE, 64));
+
+    /** The model's effects since the last commit, to compare with what the commit makes visible. */
+    private final List<Effect> expected = new ArrayList<>();
+    private int expectedBugLetters;
+    /** Visible tasks per site, in order; and each token's generation. */
+    private final Map<String, List<ActivityTask>> tasks = new HashMap<>();
+    private final Map<String, TokenId> tokenIds = new HashMap<>();
+    private final Map<TokenId, String> tokens = new HashMap<>();
+    /** Requests sent: the command, and the run it belongs to (site, run number) while the model's row keeps it. */
+    private final Map<String, DispatchCommand> requests = new TreeMap<>();
+    private final Map<String, Integer> runOfRequest = new HashMap<>();
+    /** Non-unmatched outcomes by request id. */
+    private final Map<String, List<Answer>> answers = new HashMap<>();
+    /** Outputs sent in a completion carrying its site's newest visible token, the only ones an outcome may carry. */
+    private final Set<String> outputsWithNewestToken = new HashSet<>();
+    private int counter;
+    private int commits;
+    private int crashes;
+
+    long steps() {
+        return driver.steps();
+    }
+
+    // ---- the callers ----
+
+    DispatchCommand.Builder request(String site, int attempt) {
+        String requestId = "r" + counter++;
+        return DispatchCommand.newBuilder().setKind(DispatchKind.REQUESTED).setSite(siteKey(site).toRef()).setRequestId(requestId)
+                .setReplyKey(CLIENT).setAttempt(attempt).setRunId("run").setIdempotencyKey("idem-" + site).setQueue("payments")
+                .setActivityType("charge").setInput(payload("in-" + requestId)).setRequestedAtMillis(driver.wallClock());
+    }
+
+    void send(DispatchCommand cmd) {
+        requests.putIfAbsent(cmd.getRequestId(), cmd);
+        model.at(driver.wallClock());
+        expect(model.dispatch(toModel(cmd)));
+        if (SiteMachineDriver.EXPLODING_QUEUE.equals(cmd.getQueue()) && cmd.getAttempt() >= 1) {
+            expectedBugLetters++;
+        }
+        driver.send(cmd);
+        String site = cmd.getSite().getActivityId();
+        model.site(site).filter(v -> v.callers().contains(cmd.getRequestId()))
+                .ifPresent(v -> runOfRequest.putIfAbsent(cmd.getRequestId(), v.run()));
+    }
+
+    /** A request sent again, as a caller unsure whether it went out does; only while its run is still the site's. */
+    void resend(int pick) {
+        List<String> candidates = requests.keySet().stream().filter(this::stillInItsRun).toList();
+        if (!candidates.isEmpty()) {
+            send(requests.get(candidates.get(Math.floorMod(pick, candidates.size()))));
+        }
+    }
+
+    private boolean stillInItsRun(String requestId) {
+        Integer run = runOfRequest.get(requestId);
+        String site = requests.get(requestId).getSite().getActivityId();
+        return run != null && model.site(site).map(v -> v.run() == run).orElse(false);
+    }
+
+    void cancel(String site) {
+        model.at(driver.wallClock());
+        expect(model.cancel(site));
+        driver.send(DispatchCommand.newBuilder().setKind(DispatchKind.CANCEL).setSite(siteKey(site).toRef()).setRequestId("cancel-" + counter++)
+                .setReplyKey(CLIENT).setAttempt(1).setRequestedAtMillis(driver.wallClock()).build());
+    }
+
+    SiteView view(String site) {
+        return model.site(site).orElse(null);
+    }
+
+    // ---- the workers ----
+
+    /** Which token a report carries. */
+    enum TokenChoice { NEWEST, EARLIER, OTHER_SITE, FORGED, MISLABELLED }
+
+    void report(String site, WorkerEventKind kind, TokenChoice choice, int pick, String workerId, String reason, boolean failsStep) {
+        List<ActivityTask> seen = tasks.getOrDefault(site, List.of());
+        ActivityTask task = switch (choice) {
+            case NEWEST, MISLABELLED -> seen.isEmpty() ? null : seen.get(seen.size() - 1);
+            case EARLIER -> seen.isEmpty() ? null : seen.get(Math.floorMod(pick, seen.size()));
+            case OTHER_SITE -> newestOfAnotherSite(site, pick);
+            case FORGED -> null;
+        };
+        String token = task == null ? CompletionToken.random().value() : task.getToken();
+        int attempt = task == null ? 1 : task.getAttempt();
+        int generation = task == null ? 1 : task.getGeneration() + (choice == TokenChoice.MISLABELLED ? 1 : 0);
+        String output = kind == WorkerEventKind.COMPLETED ? "out-" + counter++ : null;
+        if (output != null && task != null && choice != TokenChoice.OTHER_SITE && task == seen.get(seen.size() - 1)) {
+            outputsWithNewestToken.add(output);
+        }
+        boolean fails = failsStep && kind == WorkerEventKind.COMPLETED;
+        model.at(driver.wallClock());
+        expect(model.report(new SiteModel.Report(site, SiteModel.ReportKind.valueOf(kind.name()), task == null ? null : tokenIds.get(token),
+                attempt, generation, workerId, reason, output, fails)));
+        if (fails) {
+            expectedBugLetters++;
+        }
+        driver.report(WorkerEvent.newBuilder().setKind(kind).setSite(siteKey(site).toRef()).setAttempt(attempt).setGeneration(generation)
+                .setToken(token).setWorkerId(workerId).setOutput(output == null ? null : payload(output)).setReason(reason)
+                .setAtMillis(driver.wallClock()).build(), fails);
+    }
+
+    private ActivityTask newestOfAnotherSite(String site, int pick) {
+        List<String> others = tasks.keySet().stream().filter(s -> !s.equals(site)).sorted().toList();
+        if (others.isEmpty()) {
+            return null;
+        }
+        List<ActivityTask> theirs = tasks.get(others.get(Math.floorMod(pick, others.size())));
+        return theirs.get(theirs.size() - 1);
+    }
+
+    void register(String workerId, List<String> queues, List<String> nodes, boolean draining) {
+        commit();
+        model.at(driver.wallClock());
+        model.register(workerId, Set.copyOf(queues), Set.copyOf(nodes), draining);
+        driver.register(workerId, WorkerStatus.newBuilder().setWorkerId(workerId).setQueues(queues).setNodeLabels(nodes).setCapacity(4)
+                .setInFlight(0).setDraining(draining).setStartedAtMillis(driver.wallClock()).setLastSeenMillis(driver.wallClock()).build());
+    }
+
+    void withdraw(String workerId) {
+        commit();
+        model.withdraw(workerId);
+        driver.register(workerId, null);
+    }
+
+    // ---- time, commits and crashes ----
+
+    void advance(int timerSteps) {
+        commit();
+        for (int i = 0; i < timerSteps; i++) {
+            expect(model.punctuate(driver.wallClock() + SiteMachineDriver.TIMER_RESOLUTION_MS));
+            compare(driver.advance());
+        }
+    }
+
+    void commit() {
+        compare(driver.commit());
+    }
+
+    void crash() {
+        crashes++;
+        model.crash();
+        driver.crash();
+    }
+
+    // ---- checks ----
+
+    private void expect(List<Effect> effects) {
+        expected.addAll(effects);
+    }
+
+    /** What became visible equals what the model expected, and every safety invariant holds on it. */
+    private void compare(SiteMachineDriver.Visible visible) {
+        commits++;
+        List<Effect> model = List.copyOf(expected);
+        expected.clear();
+        int bugLetters = expectedBugLetters;
+        expectedBugLetters = 0;
+
+        List<Task> expectedTasks = model.stream().filter(Task.class::isInstance).map(Task.class::cast).toList();
+        assertThat(sorted(visible.tasks().stream().map(this::withoutEpoch).toList()))
+                .as("tasks published (commit %d)", commits).isEqualTo(sorted(expectedTasks.stream().map(t -> t.site() + "#" + t.attempt()
+                        + "#" + t.generation() + "@" + t.node()).toList()));
+        for (ActivityTask t : visible.tasks()) {
+            String site = t.getSite().getActivityId();
+            Task m = expectedTasks.stream().filter(e -> e.site().equals(site) && e.attempt() == t.getAttempt()
+                    && e.generation() == t.getGeneration()).findFirst().orElseThrow();
+            TokenId id = new TokenId(site, m.epoch(), t.getAttempt(), t.getGeneration());
+            tokenIds.put(t.getToken(), id);
+            tokens.put(id, t.getToken());
+            List<ActivityTask> seen = tasks.computeIfAbsent(site, k -> new ArrayList<>());
+            if (t.getGeneration() > 1 && !seen.isEmpty()) {
+                assertThat(t.getAttempt()).as("a redelivery (generation %d of %s) keeps the attempt: no attempt consumed by a loss or a park",
+                        t.getGeneration(), site).isEqualTo(seen.get(seen.size() - 1).getAttempt());
+            }
+            seen.add(t);
+        }
+
+        List<Answer> actual = visible.outcomes().stream().map(SiteMachineWorld::observed).toList();
+        assertThat(sorted(actual.stream().map(Answer::toString).toList())).as("outcomes (commit %d)", commits)
+                .isEqualTo(sorted(model.stream().filter(Answer.class::isInstance).map(Object::toString).toList()));
+
+        List<String> stopsSeen = visible.controls().stream().map(SiteMachineWorld::observed).toList();
+        List<String> stopsExpected = model.stream().filter(Stop.class::isInstance).map(Stop.class::cast)
+                .map(s -> s.workerId() + " stops " + s.token().site() + "#" + s.token().attempt() + "#" + s.token().generation() + " "
+                        + CompletionToken.fingerprint(tokens.get(s.token()))).toList();
+        assertThat(sorted(stopsSeen)).as("stops (commit %d)", commits).isEqualTo(sorted(stopsExpected));
+
+        assertThat(visible.deadLetters().stream().filter(d -> d.getReason().contains("processing failed")).count())
+                .as("dead letters of decisions that threw: only the injected ones (commit %d): %s", commits, visible.deadLetters())
+                .isEqualTo(bugLetters);
+        checkSafety(actual);
+    }
+
+    /** The invariants, on what was observed alone. */
+    private void checkSafety(List<Answer> newAnswers) {
+        for (Answer a : newAnswers) {
+            assertThat(a.reason() == null || !a.reason().contains("park")).as("no failure for a park: %s", a).isTrue();
+            if (a.unmatched()) {
+                continue;
+            }
+            if (a.completed()) {
+                assertThat(outputsWithNewestToken).as("outcome %s carries the output of a completion sent with its site's newest token "
+                        + "(no outcome from a revoked or forged token)", a).contains(a.output());
+            }
+            List<Answer> before = answers.computeIfAbsent(a.requestId(), k -> new ArrayList<>());
+            before.stream().filter(b -> !b.equals(a)).findAny().ifPresent(b -> {
+                throw new AssertionError("request " + a.requestId() + " got two different outcomes: " + b + " and " + a);
+            });
+            before.add(a);
+        }
+    }
+
+    /**
+     * Lets every site end: workers complete each live site's newest task, and time passes for
+     * backoffs. Then every request sent has exactly one outcome, the one the model says.
+     */
+    void finish() {
+        commit();
+        for (int round = 0; round < 200 && !model.liveSites().isEmpty(); round++) {
+            for (String site : model.liveSites()) {
+                SiteView v = model.site(site).orElseThrow();
+                String token = tokens.get(new TokenId(site, v.epoch(), v.attempt(), v.generation()));
+                if (token != null && tasks.get(site).get(tasks.get(site).size() - 1).getToken().equals(token)) {
+                    report(site, WorkerEventKind.COMPLETED, TokenChoice.NEWEST, 0, "w1", null, false);
+                }
+            }
+            advance(1);
+        }
+        assertThat(model.liveSites()).as("every site ended once workers and the clock let it").isEmpty();
+        for (String requestId : requests.keySet()) {
+            assertThat(answers.getOrDefault(requestId, List.of())).as("outcomes of request %s: exactly one", requestId).isNotEmpty()
+                    .allSatisfy(a -> assertThat(a).isEqualTo(answers.get(requestId).get(0)));
+        }
+    }
+
+    String summary() {
+        return requests.size() + " requests, " + commits + " commits, " + crashes + " crashes, " + steps() + " steps";
+    }
+
+    @Override
+    public void close() {
+        driver.close();
+    }
+
+    // ---- translations ----
+
+    private String withoutEpoch(ActivityTask t) {
+        return t.getSite().getActivityId() + "#" + t.getAttempt() + "#" + t.getGeneration() + "@" + t.getNode();
+    }
+
+    private static Answer observed(Outcome o) {
+        String output = o.getOutput() == null ? null : text(o.getOutput());
+        return new Answer(o.getRequestId(), o.getStatus() == OutcomeStatus.COMPLETED, ReasonClass.of(o.getReason()), o.getAttempt(), output,
+                o.getUnmatched());
+    }
+
+    private static String observed(WorkerControl c) {
+        return c.getWorkerId() + " stops " + c.getSite().getActivityId() + "#" + c.getAttempt() + "#" + c.getGeneration() + " "
+                + c.getTokenFingerprint();
+    }
+
+    private static SiteModel.Request toModel(DispatchCommand cmd) {
+        Timeouts t = cmd.getTimeouts();
+        return new SiteModel.Request(cmd.getRequestId(), cmd.getSite().getActivityId(), cmd.getAttempt(), cmd.getIdempotencyKey(),
+                cmd.getQueue(), cmd.getNode(), t == null ? null : new SiteModel.Timeouts(t.getScheduleToStartMillis(),
+                t.getStartToCloseMillis(), t.getScheduleToCloseMillis(), t.getHeartbeatMillis()),
+                cmd.getRetryPolicy() == null ? null : policy(cmd.getRetryPolicy()));
+    }
+
+    private static SiteModel.Policy policy(RetryPolicy p) {
+        return new SiteModel.Policy(p.getInitialIntervalMillis(), p.getBackoffCoefficient(), p.getMaxIntervalMillis(), p.getMaxAttempts());
+    }
+
+    static SiteKey siteKey(String site) {
+        return new SiteKey("ns", "wf", site);
+    }
+
+    static Payload payload(String text) {
+        return new Payload(ByteBuffer.wrap(text.getBytes(StandardCharsets.UTF_8)), "text/plain");
+    }
+
+    private static String text(Payload p) {
+        ByteBuffer b = p.getData().duplicate();
+        byte[] bytes = new byte[b.remaining()];
+        b.get(bytes);
+        return new String(bytes, StandardCharsets.UTF_8);
+    }
+
+    private static List<String> sorted(List<String> values) {
+        return values.stream().sorted(Comparator.naturalOrder()).toList();
+    }
+}
