@@ -50,8 +50,16 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
  * incarnations' requests, fire-and-forget sends, futures that timed out, unmatched completions — go
  * to the {@link UnmatchedResultHandler}. Invalid requests fail fast with
  * {@link IllegalArgumentException}; nothing reaches the topic.
+ *
+ * <p>Every dispatch gets exactly one outcome. If the results listener stops on an error (an
+ * authorization failure, a fatal consumer error), every waiting future fails with
+ * {@link ResultListenerStoppedException}, and so does every later {@code dispatch}, {@code send} and
+ * {@code cancel}: the client is unusable, {@link #close()} still works, and a new client with the same
+ * {@code baton.client.id} receives the outcomes.
  */
 public final class DispatchClient implements AutoCloseable {
+
+    private static final Duration START_TIMEOUT = Duration.ofSeconds(60);
 
     private final DispatchClientConfig config;
     private final String clientId;
@@ -81,41 +89,73 @@ public final class DispatchClient implements AutoCloseable {
     DispatchClient(DispatchClientConfig config, UnmatchedResultHandler unmatched, Clock clock, MeterRegistry meters,
                    Function<Map<String, Object>, Producer<byte[], byte[]>> producers,
                    Function<Map<String, Object>, Consumer<byte[], byte[]>> consumers) {
+        this(config, unmatched, clock, meters, producers, consumers, START_TIMEOUT);
+    }
+
+    /** As above, waiting at most {@code startTimeout} for the results listener to have a position. */
+    DispatchClient(DispatchClientConfig config, UnmatchedResultHandler unmatched, Clock clock, MeterRegistry meters,
+                   Function<Map<String, Object>, Producer<byte[], byte[]>> producers,
+                   Function<Map<String, Object>, Consumer<byte[], byte[]>> consumers, Duration startTimeout) {
         this.config = config;
         this.clientId = config.clientId();
         this.clock = clock;
         this.latency = BatonMetric.DISPATCH_LATENCY.timer(meters, "client", config.clientId());
         this.registry = SchemaRegistry.forUrl(config.getString(DispatchClientConfig.SCHEMA_REGISTRY_URL_CONFIG), config.kafkaConfig());
         this.commands = EventSerde.of(DispatchCommand.class, registry);
+        this.pending = new PendingResults(config.getInt(DispatchClientConfig.MAX_PENDING_CONFIG));
+        // A start that fails closes what it opened: the caller gets no client to close.
+        Producer<byte[], byte[]> startedProducer = null;
+        ResultListener startedListener = null;
+        try {
+            startedProducer = producers.apply(producerConfig(config));
+            startedListener = new ResultListener(clientId, config.kafkaConfig(), consumers,
+                    EventSerde.of(dev.baton.events.Outcome.class, registry), pending, unmatched);
+            this.listenerThread = new Thread(startedListener, "baton-results-" + clientId);
+            listenerThread.setDaemon(true);
+            listenerThread.start();
+            startedListener.awaitPositioned(startTimeout);
+        } catch (InterruptedException e) {
+            closeAfterFailedStart(startedListener, startedProducer); // before re-interrupting: it waits for the listener thread
+            Thread.currentThread().interrupt();
+            throw new DispatchException("interrupted while starting client " + clientId + "; nothing it opened was left open", null, e);
+        } catch (RuntimeException e) {
+            closeAfterFailedStart(startedListener, startedProducer);
+            throw e;
+        }
+        this.producer = startedProducer;
+        this.listener = startedListener;
+    }
+
+    private static Map<String, Object> producerConfig(DispatchClientConfig config) {
         Map<String, Object> producerConfig = new HashMap<>(config.kafkaConfig());
         producerConfig.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
         producerConfig.put(ProducerConfig.ACKS_CONFIG, "all");
         producerConfig.putIfAbsent(ProducerConfig.LINGER_MS_CONFIG, 1);
         // Named, so its metrics, broker logs and network thread say whose it is.
-        producerConfig.putIfAbsent(ProducerConfig.CLIENT_ID_CONFIG, "baton-dispatch-" + clientId);
+        producerConfig.putIfAbsent(ProducerConfig.CLIENT_ID_CONFIG, "baton-dispatch-" + config.clientId());
         producerConfig.keySet().retainAll(ProducerConfig.configNames());
-        this.producer = producers.apply(producerConfig);
-        this.pending = new PendingResults(config.getInt(DispatchClientConfig.MAX_PENDING_CONFIG));
-        try {
-            this.listener = new ResultListener(clientId, config.kafkaConfig(), consumers,
-                    EventSerde.of(dev.baton.events.Outcome.class, registry), pending, unmatched);
-        } catch (RuntimeException e) {
-            producer.close(Duration.ZERO); // the caller gets no client to close
-            registry.close();
-            throw e;
-        }
-        this.listenerThread = new Thread(listener, "baton-results-" + clientId);
-        listenerThread.setDaemon(true);
-        listenerThread.start();
-        try {
-            listener.awaitPositioned(Duration.ofSeconds(60));
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new DispatchException("interrupted while starting client " + clientId, null, e);
-        }
+        return producerConfig;
     }
 
-    /** Creates a started client; {@code configs} must name {@code baton.client.id}. */
+    private void closeAfterFailedStart(ResultListener startedListener, Producer<byte[], byte[]> startedProducer) {
+        if (startedListener != null) {
+            startedListener.closeNow(); // its thread closes the consumer as it ends
+        }
+        if (startedProducer != null) {
+            startedProducer.close(Duration.ZERO);
+        }
+        registry.close();
+    }
+
+    /**
+     * Creates a started client; {@code configs} must name {@code baton.client.id}. A start that fails
+     * leaves nothing open.
+     *
+     * @throws ResultListenerStoppedException if the results listener stops before it has a position
+     *         (e.g. the client may not read {@code baton.results})
+     * @throws IllegalStateException if {@code baton.results} does not exist, or the listener has no
+     *         position within 60 s
+     */
     public static DispatchClient create(Map<String, ?> configs, UnmatchedResultHandler unmatched) {
         return create(configs, unmatched, new SimpleMeterRegistry());
     }
@@ -132,8 +172,12 @@ public final class DispatchClient implements AutoCloseable {
 
     /**
      * Dispatches one attempt and returns its outcome's future. The future fails with
-     * {@link DispatchClientClosedException} if the client closes first, and with a
-     * {@link TimeoutException} after {@code request.timeout.ms} when that is set.
+     * {@link DispatchClientClosedException} if the client closes first, with
+     * {@link ResultListenerStoppedException} if its results listener stops first, and with a
+     * {@link TimeoutException} after {@code dispatch.timeout.ms} when that is set.
+     *
+     * @throws ResultListenerStoppedException if the results listener has stopped; nothing is sent
+     * @throws IllegalStateException if the client is closed
      */
     public CompletableFuture<Outcome> dispatch(ActivityRequest request) {
         requireOpen();
@@ -159,7 +203,12 @@ public final class DispatchClient implements AutoCloseable {
         return future;
     }
 
-    /** Fire-and-forget: completes when the broker has the request; the outcome goes to the unmatched handler. */
+    /**
+     * Fire-and-forget: completes when the broker has the request; the outcome goes to the unmatched handler.
+     *
+     * @throws ResultListenerStoppedException if the results listener has stopped; nothing is sent
+     * @throws IllegalStateException if the client is closed
+     */
     public CompletableFuture<String> send(ActivityRequest request) {
         requireOpen();
         DispatchCommand cmd = command(request);
@@ -226,6 +275,7 @@ public final class DispatchClient implements AutoCloseable {
         if (closed) {
             throw new IllegalStateException("DispatchClient " + clientId + " is closed");
         }
+        listener.requireRunning();
     }
 
     /**
@@ -240,7 +290,7 @@ public final class DispatchClient implements AutoCloseable {
         closed = true;
         producer.close(Duration.ofSeconds(10));
         listener.close();
-        pending.failAll(requestId -> new DispatchClientClosedException("client " + clientId
+        pending.close(requestId -> new DispatchClientClosedException("client " + clientId
                 + " closed before the outcome arrived; it will reach the UnmatchedResultHandler of the next client with this id",
                 requestId));
         registry.close();

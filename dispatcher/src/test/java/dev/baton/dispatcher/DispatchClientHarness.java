@@ -13,6 +13,7 @@ import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutionException;
 
 import dev.baton.dispatcher.internals.OutcomeEvents;
 import dev.baton.dispatcher.internals.ResultListener;
@@ -118,9 +119,10 @@ final class DispatchClientHarness implements AutoCloseable {
         return ActivityRequest.builder().site("payments", "order-42", "3").queue("payments").activityType("charge");
     }
 
-    /** The exception a failed future holds, unwrapped. */
+    /** The exception a failed future holds, unwrapped; an assertion error if it is not failed within {@link #WAIT}. */
     static Throwable failureOf(CompletableFuture<?> future) {
-        assertThat(future).failsWithin(WAIT);
+        // failsWithin alone also passes when get() times out, and the join below would then wait forever.
+        assertThat(future).failsWithin(WAIT).withThrowableOfType(ExecutionException.class);
         return future.handle((v, e) -> e).join();
     }
 

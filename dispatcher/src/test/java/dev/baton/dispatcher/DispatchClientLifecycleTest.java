@@ -7,26 +7,35 @@ import static dev.baton.dispatcher.DispatchClientHarness.failureOf;
 import static dev.baton.dispatcher.DispatchClientHarness.request;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.catchThrowable;
+import static org.awaitility.Awaitility.await;
 
 import java.time.Clock;
+import java.time.Duration;
 import java.time.ZoneOffset;
 import java.util.Map;
+import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 
 import dev.baton.dispatcher.internals.OutcomeEvents;
 import dev.baton.dispatcher.internals.ResultsMockConsumer;
 import dev.baton.schemas.SiteKey;
+import dev.baton.topics.BatonTopics;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.apache.kafka.clients.producer.MockProducer;
+import org.apache.kafka.common.errors.TopicAuthorizationException;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
-/** {@link DispatchClient} at its limits: the pending bound, close, and a start without the results topic. */
+/** {@link DispatchClient} at its limits: the pending bound, close, and a start that fails (nothing is left open). */
 class DispatchClientLifecycleTest {
 
     private DispatchClientHarness harness;
+    // For the tests of a start that fails, which build the client themselves.
+    private final MockProducer<byte[], byte[]> producer = new MockProducer<>(true, null, new ByteArraySerializer(), new ByteArraySerializer());
+    private final ResultsMockConsumer consumer = new ResultsMockConsumer(DispatchClientHarness.PARTITIONS);
 
     private DispatchClientHarness start(Map<String, ?> settings) {
         harness = DispatchClientHarness.start(settings);
@@ -35,6 +44,25 @@ class DispatchClientLifecycleTest {
 
     private DispatchClientHarness start() {
         return start(Map.of());
+    }
+
+    /** A client with its own id (so its listener thread is told apart) on this test's producer and consumer. */
+    private DispatchClient startClient(String clientId, Duration startTimeout) {
+        DispatchClientConfig config = new DispatchClientConfig(DispatchClientHarness.configs("mem://" + UUID.randomUUID(),
+                Map.of(DispatchClientConfig.CLIENT_ID_CONFIG, clientId)));
+        return new DispatchClient(config, UnmatchedResultHandler.IGNORE, Clock.fixed(NOW, ZoneOffset.UTC), new SimpleMeterRegistry(),
+                c -> producer, c -> consumer, startTimeout);
+    }
+
+    private static boolean listenerThreadAlive(String clientId) {
+        return Thread.getAllStackTraces().keySet().stream()
+                .anyMatch(t -> t.isAlive() && t.getName().equals("baton-results-" + clientId));
+    }
+
+    private void assertNothingLeftOpen(String clientId) {
+        assertThat(producer.closed()).isTrue();
+        assertThat(consumer.closed()).isTrue();
+        await().atMost(WAIT).until(() -> !listenerThreadAlive(clientId));
     }
 
     @AfterEach
@@ -157,5 +185,40 @@ class DispatchClientLifecycleTest {
                 .hasMessage("baton.results does not exist; create Baton's topics with `baton topics create`");
         assertThat(producer.closed()).isTrue();
         assertThat(consumer.closed()).isTrue();
+    }
+
+    @Test
+    void shouldRefuseToStartWhenTheResultsListenerStopsBeforeItIsPositionedAndCloseWhatItOpened() {
+        consumer.setPositionException(new TopicAuthorizationException(Set.of(BatonTopics.RESULTS)));
+
+        assertThatThrownBy(() -> startClient("billing-refused", WAIT))
+                .isInstanceOf(ResultListenerStoppedException.class)
+                .hasMessageStartingWith("the results listener of client billing-refused stopped: TopicAuthorizationException:"
+                        + " Not authorized to access topics: [baton.results]; outcomes for its requests stay on baton.results");
+        assertNothingLeftOpen("billing-refused");
+    }
+
+    @Test
+    void shouldCloseWhatItOpenedWhenTheResultsListenerIsNotPositionedInTime() {
+        consumer.holdPosition();
+
+        assertThatThrownBy(() -> startClient("billing-slow", Duration.ofMillis(50)))
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageStartingWith("result listener for billing-slow not positioned on baton.results-");
+        assertNothingLeftOpen("billing-slow");
+    }
+
+    @Test
+    void shouldCloseWhatItOpenedWhenInterruptedWhileStarting() {
+        consumer.holdPosition();
+        Thread.currentThread().interrupt(); // the wait for the listener's position sees it at once
+
+        Throwable thrown = catchThrowable(() -> startClient("billing-interrupted", WAIT));
+        boolean interruptKept = Thread.interrupted(); // and cleared, for the tests that follow
+
+        assertThat(thrown).isInstanceOf(DispatchException.class)
+                .hasMessageStartingWith("interrupted while starting client billing-interrupted");
+        assertThat(interruptKept).isTrue();
+        assertNothingLeftOpen("billing-interrupted");
     }
 }

@@ -8,16 +8,22 @@ import java.util.function.Function;
 import dev.baton.dispatcher.Outcome;
 import dev.baton.dispatcher.PendingLimitExceededException;
 
-/** Futures waiting for outcomes, by request id. Bounded: a client cannot grow it without limit. */
+/**
+ * Futures waiting for outcomes, by request id. Bounded: a client cannot grow it without limit. Once
+ * {@linkplain #close closed} it holds no future: each waiting one has failed and later registrations
+ * are refused, so no caller is left waiting for an outcome nobody will deliver.
+ */
 public final class PendingResults {
 
     private final Map<String, CompletableFuture<Outcome>> byRequestId = new ConcurrentHashMap<>();
     private final int max;
+    private volatile Function<String, ? extends RuntimeException> refusal;
 
     public PendingResults(int max) {
         this.max = max;
     }
 
+    /** A future for the request's outcome; throws the close cause for this request id once closed. */
     public CompletableFuture<Outcome> register(String requestId) {
         if (byRequestId.size() >= max) {
             throw new PendingLimitExceededException("max.pending is " + max + " and " + byRequestId.size()
@@ -26,6 +32,14 @@ public final class PendingResults {
         CompletableFuture<Outcome> future = new CompletableFuture<>();
         byRequestId.put(requestId, future);
         future.whenComplete((o, e) -> byRequestId.remove(requestId, future));
+        // Checked after the put: a close running meanwhile may miss this future, but then this check sees
+        // the close (each side writes before it reads the other's state), so the future fails here.
+        Function<String, ? extends RuntimeException> closedWith = refusal;
+        if (closedWith != null) {
+            RuntimeException refused = closedWith.apply(requestId);
+            fail(requestId, refused);
+            throw refused;
+        }
         return future;
     }
 
@@ -52,6 +66,18 @@ public final class PendingResults {
             }
         }
         return n;
+    }
+
+    /**
+     * Fails every waiting future with the exception made for its request id and refuses every later
+     * {@link #register} with it. Only the first close counts; returns how many futures it failed.
+     */
+    public synchronized int close(Function<String, ? extends RuntimeException> cause) {
+        if (refusal != null) {
+            return 0;
+        }
+        refusal = cause;
+        return failAll(cause::apply);
     }
 
     public int size() {

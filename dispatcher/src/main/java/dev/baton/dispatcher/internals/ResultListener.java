@@ -11,6 +11,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 
 import dev.baton.dispatcher.Outcome;
+import dev.baton.dispatcher.ResultListenerStoppedException;
 import dev.baton.dispatcher.UnmatchedResultHandler;
 import dev.baton.schemas.EventSerde;
 import dev.baton.schemas.UndecodableRecordException;
@@ -34,6 +35,10 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Offsets are committed under group {@code baton-dispatcher-<clientId>} (with manual assignment),
  * so a restarted client resumes where it stopped and sees every result it missed.
+ *
+ * <p>Retriable consumer errors are retried inside the consumer; anything that escapes it stops the
+ * listener for good: every pending future fails with {@link ResultListenerStoppedException} and the
+ * pending results refuse new requests (see docs/decisions.md, "A results listener that stops").
  */
 public final class ResultListener implements Runnable, AutoCloseable {
 
@@ -48,6 +53,7 @@ public final class ResultListener implements Runnable, AutoCloseable {
     private final CountDownLatch positioned = new CountDownLatch(1);
     private final CountDownLatch stopped = new CountDownLatch(1);
     private volatile boolean running = true;
+    private volatile Throwable stoppedBy;
 
     public ResultListener(String clientId, Map<String, Object> kafkaConfig, EventSerde<dev.baton.events.Outcome> serde,
                           PendingResults pending, UnmatchedResultHandler unmatched) {
@@ -91,10 +97,24 @@ public final class ResultListener implements Runnable, AutoCloseable {
         return Utils.toPositive(Utils.murmur2(clientId.getBytes(StandardCharsets.UTF_8))) % partitions;
     }
 
-    /** Blocks until the listener has a position, so no result of a dispatch sent afterwards is missed. */
+    /**
+     * Blocks until the listener has a position, so no result of a dispatch sent afterwards is missed.
+     *
+     * @throws ResultListenerStoppedException if it stopped on an error instead
+     * @throws IllegalStateException if it has no position within {@code timeout}
+     */
     public void awaitPositioned(Duration timeout) throws InterruptedException {
         if (!positioned.await(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
             throw new IllegalStateException("result listener for " + clientId + " not positioned on " + partition + " within " + timeout);
+        }
+        requireRunning();
+    }
+
+    /** @throws ResultListenerStoppedException if the listener stopped on an error: no outcome reaches this client any more */
+    public void requireRunning() {
+        Throwable cause = stoppedBy;
+        if (cause != null) {
+            throw new ResultListenerStoppedException(clientId, cause, null);
         }
     }
 
@@ -116,17 +136,29 @@ public final class ResultListener implements Runnable, AutoCloseable {
                 }
             }
             consumer.commitSync(Duration.ofSeconds(5));
-        } catch (WakeupException e) {
-            if (running) {
-                throw e;
-            }
         } catch (RuntimeException e) {
-            log.error("client {}: result listener stopped: {}", clientId, e.toString(), e);
+            stopOn(e);
+        } catch (Error e) {
+            stopOn(e);
+            throw e;
         } finally {
-            positioned.countDown();
+            positioned.countDown(); // after stopOn(): a start still waiting learns why
             consumer.close(CloseOptions.timeout(Duration.ofSeconds(5)));
             stopped.countDown();
         }
+    }
+
+    /** Ends the listener on {@code cause}: unless it was asked to stop, no outcome would reach a caller again. */
+    private void stopOn(Throwable cause) {
+        if (!running) {
+            if (!(cause instanceof WakeupException)) {
+                log.warn("client {}: result listener failed while stopping on {}: {}", clientId, partition, cause.toString(), cause);
+            }
+            return; // the client closes its pending results itself
+        }
+        log.error("client {}: result listener stopped on {}; failing every pending dispatch: {}", clientId, partition, cause.toString(), cause);
+        stoppedBy = cause; // before the futures fail: whoever sees a failure sees the client refuse
+        pending.close(requestId -> new ResultListenerStoppedException(clientId, cause, requestId));
     }
 
     private void handle(ConsumerRecord<byte[], byte[]> r) {
@@ -162,9 +194,18 @@ public final class ResultListener implements Runnable, AutoCloseable {
     /** Commits what was handled and stops. */
     @Override
     public void close() {
+        stopWithin(Duration.ofSeconds(10));
+    }
+
+    /** Stops at once, waking the consumer from whatever it waits for, without the final commit: for a start that failed. */
+    public void closeNow() {
+        stopWithin(Duration.ZERO);
+    }
+
+    private void stopWithin(Duration grace) {
         running = false;
         try {
-            if (!stopped.await(10, TimeUnit.SECONDS)) {
+            if (!stopped.await(grace.toMillis(), TimeUnit.MILLISECONDS)) {
                 consumer.wakeup();
                 stopped.await(5, TimeUnit.SECONDS);
             }

@@ -6,8 +6,15 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Queue;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
 import dev.baton.dispatcher.DispatchException;
@@ -149,5 +156,77 @@ class PendingResultsTest {
 
         assertThat(pending.failAll(id -> new DispatchException("closed", id))).isEqualTo(1);
         assertThat(done).isCompletedWithValue(outcome);
+    }
+
+    @Test
+    void shouldFailEveryWaitingFutureWithTheExceptionMadeForItsRequestIdOnClose() {
+        CompletableFuture<Outcome> first = pending.register("r-1");
+        CompletableFuture<Outcome> second = pending.register("r-2");
+
+        int failed = pending.close(id -> new DispatchException("listener stopped", id));
+
+        assertThat(failed).isEqualTo(2);
+        assertThat(List.of(first, second)).extracting(PendingResultsTest::failureOf)
+                .extracting(e -> ((DispatchException) e).requestId()).containsExactly("r-1", "r-2");
+        assertThat(pending.size()).isZero();
+    }
+
+    @Test
+    void shouldRefuseARegistrationAfterCloseWithTheExceptionMadeForItsRequestId() {
+        pending.close(id -> new DispatchException("listener stopped", id));
+
+        assertThatThrownBy(() -> pending.register("r-1"))
+                .isInstanceOf(DispatchException.class)
+                .hasMessage("listener stopped")
+                .extracting(e -> ((DispatchException) e).requestId()).isEqualTo("r-1");
+        assertThat(pending.size()).isZero();
+    }
+
+    @Test
+    void shouldKeepTheFirstCloseCauseWhenClosedAgain() {
+        pending.close(id -> new DispatchException("listener stopped", id));
+
+        assertThat(pending.close(id -> new DispatchException("client closed", id))).isZero();
+        assertThatThrownBy(() -> pending.register("r-1")).hasMessage("listener stopped");
+    }
+
+    @Test
+    void shouldLeaveNoFutureWaitingWhenRegistrationsRaceAClose() throws Exception {
+        ExecutorService registrars = Executors.newFixedThreadPool(2);
+        try {
+            for (int round = 0; round < 200; round++) { // the race is narrow: run it often
+                PendingResults racing = new PendingResults(1_000);
+                Queue<CompletableFuture<Outcome>> registered = new ConcurrentLinkedQueue<>();
+                CountDownLatch started = new CountDownLatch(2);
+                List<Future<?>> running = new ArrayList<>();
+                for (int t = 0; t < 2; t++) {
+                    String prefix = round + "-" + t + "-";
+                    running.add(registrars.submit(() -> registerUntilRefused(racing, prefix, registered, started)));
+                }
+                assertThat(started.await(5, TimeUnit.SECONDS)).isTrue();
+                racing.close(id -> new DispatchException("closed", id));
+                for (Future<?> r : running) {
+                    r.get(5, TimeUnit.SECONDS);
+                }
+
+                assertThat(registered.stream().filter(f -> !f.isDone()).count()).as("futures left waiting in round %d", round).isZero();
+                assertThat(racing.size()).isZero();
+            }
+        } finally {
+            registrars.shutdownNow();
+        }
+    }
+
+    private static Void registerUntilRefused(PendingResults racing, String prefix, Queue<CompletableFuture<Outcome>> registered,
+                                             CountDownLatch started) {
+        started.countDown();
+        for (int i = 0; i < 500; i++) { // bounded: a registrar the close never reaches must not fill the heap
+            try {
+                registered.add(racing.register(prefix + i));
+            } catch (DispatchException refused) {
+                return null;
+            }
+        }
+        return null;
     }
 }

@@ -12,14 +12,17 @@ import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutionException;
 
 import dev.baton.dispatcher.Outcome;
+import dev.baton.dispatcher.ResultListenerStoppedException;
 import dev.baton.dispatcher.UnmatchedResultHandler;
 import dev.baton.schemas.EventSerde;
 import dev.baton.schemas.registry.SchemaRegistry;
 import dev.baton.topics.BatonTopics;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.TopicAuthorizationException;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -272,5 +275,29 @@ class ResultListenerTest {
         assertThatThrownBy(() -> neverRun.awaitPositioned(Duration.ofMillis(10)))
                 .isInstanceOf(IllegalStateException.class)
                 .hasMessage("result listener for billing-1 not positioned on " + OWN + " within PT0.01S");
+    }
+
+    @Test
+    void shouldSayWhyWhenItStoppedBeforeItWasPositioned() {
+        consumer.setPositionException(new TopicAuthorizationException(Set.of(BatonTopics.RESULTS)));
+        listener = listener(Map.of(), unmatched::add);
+        thread = new Thread(listener, "test-results-" + CLIENT);
+        thread.start();
+
+        assertThatThrownBy(() -> listener.awaitPositioned(WAIT))
+                .isInstanceOf(ResultListenerStoppedException.class)
+                .hasMessageStartingWith("the results listener of client billing-1 stopped: TopicAuthorizationException:")
+                .hasCauseInstanceOf(TopicAuthorizationException.class);
+    }
+
+    @Test
+    void shouldFailEveryWaitingFutureWhenPollThrows() throws InterruptedException {
+        start();
+        CompletableFuture<Outcome> future = pending.register("r-1");
+
+        consumer.setPollException(new TopicAuthorizationException(Set.of(BatonTopics.RESULTS)));
+
+        assertThat(future).failsWithin(WAIT).withThrowableOfType(ExecutionException.class)
+                .withCauseInstanceOf(ResultListenerStoppedException.class);
     }
 }

@@ -11,19 +11,27 @@ import dev.baton.topics.BatonTopics;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.clients.consumer.MockConsumer;
+import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.Node;
 import org.apache.kafka.common.PartitionInfo;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.InterruptException;
+import org.apache.kafka.common.errors.TimeoutException;
+import org.apache.kafka.common.errors.WakeupException;
 
 /**
  * A {@link MockConsumer} of {@code baton.results} with the given partition count, every partition
  * empty (end offset 0). Unlike Kafka's, an empty {@code poll} waits a little (10 ms at most) for a
  * record, so a listener thread polling it does not spin a core while a test runs, yet sees a stop
- * request soon enough for {@code close()} to stay quick.
+ * request soon enough for {@code close()} to stay quick. {@code position} can be made to fail or to
+ * wait for a broker that never answers.
  */
 public final class ResultsMockConsumer extends MockConsumer<byte[], byte[]> {
 
     private final Map<Integer, Long> nextOffset = new HashMap<>();
+    private KafkaException positionException;
+    private boolean holdPosition;
+    private boolean wokenUp;
 
     public ResultsMockConsumer(int partitions) {
         super("latest");
@@ -66,9 +74,54 @@ public final class ResultsMockConsumer extends MockConsumer<byte[], byte[]> {
         return super.poll(timeout);
     }
 
+    /** The next {@code position} throws {@code exception}, as a consumer refused the topic does. */
+    public synchronized void setPositionException(KafkaException exception) {
+        positionException = exception;
+    }
+
+    /**
+     * Every {@code position} waits as a consumer does while no broker answers: until {@code wakeup()}
+     * (then {@link WakeupException}) or its timeout (then {@link TimeoutException}).
+     */
+    public synchronized void holdPosition() {
+        holdPosition = true;
+    }
+
+    @Override
+    public synchronized long position(TopicPartition partition, Duration timeout) {
+        if (positionException != null) {
+            KafkaException e = positionException;
+            positionException = null;
+            throw e;
+        }
+        if (holdPosition) {
+            awaitWakeup(timeout);
+        }
+        return super.position(partition, timeout);
+    }
+
+    private void awaitWakeup(Duration timeout) {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        try {
+            while (!wokenUp) {
+                long left = deadline - System.nanoTime();
+                if (left <= 0) {
+                    throw new TimeoutException("position not known within " + timeout);
+                }
+                wait(Math.max(1, left / 1_000_000));
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new InterruptException(e);
+        }
+        wokenUp = false;
+        throw new WakeupException();
+    }
+
     @Override
     public synchronized void wakeup() {
         super.wakeup();
+        wokenUp = true;
         notifyAll();
     }
 }
