@@ -23,6 +23,7 @@ import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.RetriableException;
 import org.apache.kafka.common.errors.WakeupException;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.utils.Utils;
@@ -43,6 +44,7 @@ import org.slf4j.LoggerFactory;
 public final class ResultListener implements Runnable, AutoCloseable {
 
     private static final Logger log = LoggerFactory.getLogger(ResultListener.class);
+    static final Duration RETRY_BACKOFF = Duration.ofMillis(500);
 
     private final String clientId;
     private final Consumer<byte[], byte[]> consumer;
@@ -54,6 +56,8 @@ public final class ResultListener implements Runnable, AutoCloseable {
     private final CountDownLatch stopped = new CountDownLatch(1);
     private volatile boolean running = true;
     private volatile Throwable stoppedBy;
+    /** When a paused read of a result that failed retriably resumes (System.nanoTime), 0 when not paused. */
+    private long resumeAtNanos;
 
     public ResultListener(String clientId, Map<String, Object> kafkaConfig, EventSerde<dev.baton.events.Outcome> serde,
                           PendingResults pending, UnmatchedResultHandler unmatched) {
@@ -126,9 +130,15 @@ public final class ResultListener implements Runnable, AutoCloseable {
             log.debug("client {} reads results from {} at offset {}", clientId, partition, position);
             positioned.countDown();
             while (running) {
+                resumeAfterBackoff();
                 boolean any = false;
                 for (ConsumerRecord<byte[], byte[]> r : consumer.poll(Duration.ofMillis(100))) {
-                    handle(r);
+                    try {
+                        handle(r);
+                    } catch (RetriableException e) {
+                        backOff(r, e);
+                        break;
+                    }
                     any = true;
                 }
                 if (any) {
@@ -145,6 +155,26 @@ public final class ResultListener implements Runnable, AutoCloseable {
             positioned.countDown(); // after stopOn(): a start still waiting learns why
             consumer.close(CloseOptions.timeout(Duration.ofSeconds(5)));
             stopped.countDown();
+        }
+    }
+
+    /**
+     * A result that could not be read for a reason that passes (the schema registry unreachable, say)
+     * is read again after a pause, from its own offset: skipping it would lose an outcome, and
+     * stopping would fail every caller of this client for a blip.
+     */
+    private void backOff(ConsumerRecord<byte[], byte[]> r, RetriableException e) {
+        log.warn("client {}: cannot read the result at {}-{} offset {} yet ({}); trying again in {} ms", clientId, r.topic(), r.partition(),
+                r.offset(), e.toString(), RETRY_BACKOFF.toMillis());
+        consumer.seek(partition, r.offset());
+        consumer.pause(List.of(partition));
+        resumeAtNanos = System.nanoTime() + RETRY_BACKOFF.toNanos();
+    }
+
+    private void resumeAfterBackoff() {
+        if (resumeAtNanos != 0 && System.nanoTime() - resumeAtNanos >= 0) {
+            consumer.resume(List.of(partition));
+            resumeAtNanos = 0;
         }
     }
 

@@ -7,19 +7,25 @@ import static org.awaitility.Awaitility.await;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
+import java.util.Optional;
 import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 
 import dev.baton.dispatcher.Outcome;
 import dev.baton.dispatcher.ResultListenerStoppedException;
 import dev.baton.dispatcher.UnmatchedResultHandler;
 import dev.baton.schemas.EventSerde;
+import dev.baton.schemas.registry.RegisteredSchema;
 import dev.baton.schemas.registry.SchemaRegistry;
+import dev.baton.schemas.registry.SchemaRegistryUnavailableException;
 import dev.baton.topics.BatonTopics;
+import org.apache.avro.Schema;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.TopicAuthorizationException;
@@ -119,6 +125,59 @@ class ResultListenerTest {
                 .containsEntry("security.protocol", "SSL")
                 .containsEntry(ConsumerConfig.CLIENT_ID_CONFIG, "mine")
                 .doesNotContainKey("baton.something");
+    }
+
+    @Test
+    void shouldReadAResultAgainWhenTheRegistryIsBrieflyUnreachableInsteadOfStopping() throws InterruptedException {
+        AtomicBoolean down = new AtomicBoolean(true);
+        AtomicInteger lookups = new AtomicInteger();
+        SchemaRegistry flaky = new FlakyRegistry(registry, down, lookups);
+        listener = new ResultListener(CLIENT, Map.of(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, "localhost:9092"), config -> consumer,
+                EventSerde.of(dev.baton.events.Outcome.class, flaky), pending, unmatched::add);
+        thread = new Thread(listener, "test-results-" + CLIENT);
+        thread.start();
+        listener.awaitPositioned(WAIT);
+        CompletableFuture<Outcome> future = pending.register("r-1");
+
+        deliver(CLIENT, OutcomeEvents.completed("r-1", CLIENT).build());
+        await().atMost(WAIT).until(() -> lookups.get() >= 2); // tried, backed off, tried again
+
+        assertThat(future).isNotDone();
+        listener.requireRunning();
+        down.set(false);
+        assertThat(future).succeedsWithin(WAIT).satisfies(o -> assertThat(o.requestId()).isEqualTo("r-1"));
+    }
+
+    /** A registry whose schema lookups fail, as an unreachable one's do, while {@code down} is set. */
+    private record FlakyRegistry(SchemaRegistry delegate, AtomicBoolean down, AtomicInteger lookups) implements SchemaRegistry {
+
+        @Override
+        public int register(String subject, Schema schema) {
+            return delegate.register(subject, schema);
+        }
+
+        @Override
+        public Schema schemaById(int id) {
+            lookups.incrementAndGet();
+            if (down.get()) {
+                throw new SchemaRegistryUnavailableException("registry unreachable (test)", null);
+            }
+            return delegate.schemaById(id);
+        }
+
+        @Override
+        public Optional<RegisteredSchema> latest(String subject) {
+            return delegate.latest(subject);
+        }
+
+        @Override
+        public boolean isCompatible(String subject, Schema schema) {
+            return delegate.isCompatible(subject, schema);
+        }
+
+        @Override
+        public void close() {
+        }
     }
 
     @Test

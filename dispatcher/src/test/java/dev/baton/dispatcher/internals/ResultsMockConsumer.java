@@ -29,6 +29,8 @@ import org.apache.kafka.common.errors.WakeupException;
 public final class ResultsMockConsumer extends MockConsumer<byte[], byte[]> {
 
     private final Map<Integer, Long> nextOffset = new HashMap<>();
+    /** Every result added, so a seek back finds them again (Kafka's mock hands each record out once). */
+    private final Map<Integer, List<ConsumerRecord<byte[], byte[]>>> log = new HashMap<>();
     private KafkaException positionException;
     private boolean holdPosition;
     private boolean wokenUp;
@@ -50,8 +52,21 @@ public final class ResultsMockConsumer extends MockConsumer<byte[], byte[]> {
     /** Appends a result to {@code partition} at its next offset; the partition must be assigned. */
     public synchronized void addResult(int partition, String key, byte[] value) {
         long offset = nextOffset.merge(partition, 1L, Long::sum) - 1;
-        addRecord(new ConsumerRecord<>(BatonTopics.RESULTS, partition, offset,
-                key == null ? null : key.getBytes(StandardCharsets.UTF_8), value));
+        ConsumerRecord<byte[], byte[]> record = new ConsumerRecord<>(BatonTopics.RESULTS, partition, offset,
+                key == null ? null : key.getBytes(StandardCharsets.UTF_8), value);
+        log.computeIfAbsent(partition, p -> new ArrayList<>()).add(record);
+        addRecord(record);
+    }
+
+    /** Seeks, and offers again the results from {@code offset} on, as a broker would. */
+    @Override
+    public synchronized void seek(TopicPartition partition, long offset) {
+        super.seek(partition, offset);
+        for (ConsumerRecord<byte[], byte[]> r : log.getOrDefault(partition.partition(), List.of())) {
+            if (r.offset() >= offset) {
+                super.addRecord(r);
+            }
+        }
     }
 
     @Override
