@@ -47,6 +47,11 @@ public final class SiteProcessorSupplier implements ProcessorSupplier<byte[], by
         return new SiteProcessor(settings, censusChanges);
     }
 
+    /** Makes the topology's stores by name: the site processor's, and the global census. */
+    public Function<String, KeyValueBytesStoreSupplier> storeKind() {
+        return storeKind;
+    }
+
     /** Shared with the census processor that writes the {@code workers} store. */
     public CensusChanges censusChanges() {
         return censusChanges;

@@ -4,6 +4,7 @@ import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.Optional;
 import java.util.Set;
+import java.util.function.Function;
 
 import dev.baton.events.WorkerStatus;
 import dev.baton.schemas.EventSerde;
@@ -12,6 +13,7 @@ import dev.baton.streams.processor.WorkerCensusProcessor;
 import org.apache.kafka.common.serialization.Serdes.ByteArraySerde;
 import org.apache.kafka.common.serialization.Serdes.BytesSerde;
 import org.apache.kafka.common.utils.Bytes;
+import org.apache.kafka.streams.state.KeyValueBytesStoreSupplier;
 import org.apache.kafka.streams.state.KeyValueStore;
 import org.apache.kafka.streams.state.StoreBuilder;
 import org.apache.kafka.streams.state.Stores;
@@ -47,7 +49,7 @@ public final class BatonTopology {
         ByteArraySerializer out = new ByteArraySerializer();
         Topology topology = new Topology();
         // The census is global: every instance needs every worker to answer "is queue Q served?".
-        topology.addGlobalStore(workersStore(), TopologyNames.WORKERS_SOURCE, in, in, BatonTopics.WORKERS, TopologyNames.WORKERS_PROCESSOR,
+        topology.addGlobalStore(workersStore(supplier.storeKind()), TopologyNames.WORKERS_SOURCE, in, in, BatonTopics.WORKERS, TopologyNames.WORKERS_PROCESSOR,
                 () -> new WorkerCensusProcessor(workerStatus, supplier.censusChanges()));
         topology.addSource(TopologyNames.DISPATCH_SOURCE, in, in, BatonTopics.DISPATCH);
         topology.addSource(TopologyNames.WORKER_EVENTS_SOURCE, in, in, BatonTopics.WORKER_EVENTS);
@@ -69,7 +71,12 @@ public final class BatonTopology {
      * back). A RocksDB iterator reads a consistent snapshot.
      */
     public static StoreBuilder<KeyValueStore<Bytes, byte[]>> workersStore() {
-        return Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(TopologyNames.WORKERS_STORE), new BytesSerde(), new ByteArraySerde())
+        return workersStore(Stores::persistentKeyValueStore);
+    }
+
+    /** As {@link #workersStore()}, of the kind {@code storeKind} makes (a single-threaded test driver may use memory). */
+    public static StoreBuilder<KeyValueStore<Bytes, byte[]>> workersStore(Function<String, KeyValueBytesStoreSupplier> storeKind) {
+        return Stores.keyValueStoreBuilder(storeKind.apply(TopologyNames.WORKERS_STORE), new BytesSerde(), new ByteArraySerde())
                 .withLoggingDisabled();
     }
 

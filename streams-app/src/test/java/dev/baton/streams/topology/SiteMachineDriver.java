@@ -65,7 +65,7 @@ import org.apache.kafka.streams.test.TestRecord;
  * rows of the changelog as of the last commit (what a restore would load), reloads the worker
  * registrations into the global store, and feeds the input records read since the last commit
  * again. The stores are in memory (the topology is the production one; RocksDB is covered by the
- * other tests), so a step costs microseconds, not a disk flush.
+ * other tests): a step costs no disk flush, and a crash no RocksDB open.
  */
 final class SiteMachineDriver implements AutoCloseable {
 
