@@ -8,7 +8,7 @@ import picocli.CommandLine.Command;
 @Command(name = "baton", mixinStandardHelpOptions = true, version = "baton 0.1.0-SNAPSHOT",
         description = "Kafka-native activity dispatch: demo, processes and operator tools.",
         subcommands = {DemoCommand.class, StreamsAppCommand.class, WorkerCommand.class, DispatchCommand.class, TopicsCommand.class,
-            BenchCommand.class, ConfigCommand.class, StatusCommand.class, AclCommand.class, SoakCommand.class, ReplayCommand.class, HistoryCommand.class, EngineNodeCommand.class,
+            BenchCommand.class, ConfigCommand.class, StatusCommand.class, AclCommand.class, SoakCommand.class, ReplayCommand.class, HistoryCommand.class, OutboxCommand.class, EngineNodeCommand.class,
             CommandLine.HelpCommand.class})
 public final class BatonCommand implements Runnable {
 

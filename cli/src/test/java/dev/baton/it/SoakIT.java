@@ -8,8 +8,11 @@ import org.junit.jupiter.api.Test;
 /**
  * The CI variant of the chaos soak: a few thousand activities over three worker processes and two
  * streams-app processes, while workers are killed every few seconds, one streams-app instance is
- * killed and restarted, and every connection to the broker is cut for a few seconds. The full run is
- * {@code baton soak} with its defaults (a broker restart); its output is kept in docs/reliability/.
+ * killed and restarted, and every connection to the broker is cut for a few seconds. The stream
+ * mixes in joined callers, resent requests, takeovers, cancels, pinned dispatches (to a served, an
+ * unserved and an undeclared node) and a second queue shared by multi-queue workers; every request
+ * id must get exactly one outcome of a kind its role allows. The full run is {@code baton soak} with
+ * its defaults (a broker restart); its output is kept in docs/reliability/.
  *
  * <p>Why a cut and not a restart here: restarting the single embedded broker under this load makes
  * Kafka 4.4.0 lose transaction markers now and then (KAFKA-20734: the coordinator skips partitions
@@ -26,7 +29,12 @@ class SoakIT {
 
         assertThat(run.output()).contains("kill -9 worker", "kill -9 streams app streams-1", "restarted streams app streams-1",
                 "cutting every connection to the broker", "connections to the broker let through again", "3000 dispatched, 3000 resolved",
-                "all invariants hold", "wrong outcomes    0");
+                "all invariants hold", "wrong outcomes    0",
+                "answered exactly once, 0 with no outcome, 0 with more than one, 0 outcomes for requests never sent");
+        assertThat(run.output()).as("the new semantics are exercised").contains("joined echo: joined", "joined flaky: joined",
+                "resent (same request id twice)", "takeover: attempt 1, joined", "takeover: attempt 2", "cancel: joined",
+                "pinned to a served node", "pinned to an unserved node", "pinned to an undeclared node", "second queue",
+                "superseded:", "cancelled:", "unavailable:");
         assertThat(run.exit()).as(run.output()).isZero();
     }
 }

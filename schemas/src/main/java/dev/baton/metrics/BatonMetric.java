@@ -18,7 +18,7 @@ public enum BatonMetric {
     DISPATCHES("baton_dispatches", Type.COUNTER, "Attempts started by the streams app"),
     OUTCOMES("baton_outcomes", Type.COUNTER, "Outcomes published, by kind: completed or the reason prefix", "kind"),
     REFUSED_COMPLETIONS("baton_refused_completions", Type.COUNTER, "Worker events refused because their token was not current"),
-    UNMATCHED_COMPLETIONS("baton_unmatched_completions", Type.COUNTER, "Completions for unknown or resolved sites, sent to the outbox"),
+    UNMATCHED_COMPLETIONS("baton_unmatched_completions", Type.COUNTER, "Late completions of resolved sites, with a token the site issued, relayed to the outbox (baton.results, flagged unmatched)"),
     TRANSPORT_LOSSES("baton_transport_losses", Type.COUNTER, "Leases whose heartbeat deadline passed"),
     PARKS("baton_parks", Type.COUNTER, "Generations given back by draining workers"),
     DEAD_LETTERS("baton_dead_letters", Type.COUNTER, "Records sent to baton.dlq", "component"),

@@ -1,10 +1,16 @@
 package dev.baton.topics;
 
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Collection;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 import org.apache.kafka.common.config.TopicConfig;
+import org.apache.kafka.common.utils.Utils;
 
 /**
  * Every topic of DESIGN §3, by name and shape. Topics are never auto-created: {@link TopicCreator}
@@ -43,7 +49,7 @@ public final class BatonTopics {
 
     /** The task topic of a queue pinned to a node, {@code baton.tasks.<queue>.<node>}. */
     public static String tasks(String queue, String node) {
-        requireQueueName(node);
+        requireNodeName(node);
         return tasks(queue) + "." + node;
     }
 
@@ -82,6 +88,19 @@ public final class BatonTopics {
 
     /** Every fixed topic, plus the task topic of each queue. */
     public static List<TopicSpec> all(TopicLayout layout, List<String> queues) {
+        return all(layout, queues, Map.of());
+    }
+
+    /**
+     * Every fixed topic, the task topic of each queue, and the task topic of each node a queue is
+     * pinned to ({@code baton.tasks.<queue>.<node>}, shaped like the queue's own). A queue named only
+     * in {@code nodesByQueue} is declared too: the streams app answers a pin to a node of an
+     * undeclared queue {@code unavailable: unknown queue}, so the node topic alone would be useless.
+     * A name given twice is declared once.
+     *
+     * @throws IllegalArgumentException if a queue or node name is not {@code [A-Za-z0-9_-]{1,100}}
+     */
+    public static List<TopicSpec> all(TopicLayout layout, Collection<String> queues, Map<String, ? extends Collection<String>> nodesByQueue) {
         short rf = layout.replicationFactor();
         int p = layout.partitions();
         Map<String, String> none = Map.of();
@@ -96,9 +115,47 @@ public final class BatonTopics {
                         : Map.of(TopicConfig.RETENTION_MS_CONFIG, Long.toString(layout.historyRetentionMs()))),
                 new TopicSpec(DLQ, p, rf, none),
                 new TopicSpec(SCHEMAS, 1, rf, schemasTopic().configs())));
-        for (String queue : queues) {
-            specs.add(new TopicSpec(tasks(queue), p, rf, none));
+        for (Map.Entry<String, Set<String>> queue : taskTopics(queues, nodesByQueue).entrySet()) {
+            specs.add(new TopicSpec(tasks(queue.getKey()), p, rf, none));
+            for (String node : queue.getValue()) {
+                specs.add(new TopicSpec(tasks(queue.getKey(), node), p, rf, none));
+            }
         }
         return specs;
+    }
+
+    /** Queues in the order given (then those named only by their nodes), each with its nodes, without repeats. */
+    private static Map<String, Set<String>> taskTopics(Collection<String> queues, Map<String, ? extends Collection<String>> nodesByQueue) {
+        Map<String, Set<String>> out = new LinkedHashMap<>();
+        for (String queue : queues) {
+            out.computeIfAbsent(requireQueueName(queue), q -> new LinkedHashSet<>());
+        }
+        for (Map.Entry<String, ? extends Collection<String>> e : nodesByQueue.entrySet()) {
+            Set<String> nodes = out.computeIfAbsent(requireQueueName(e.getKey()), q -> new LinkedHashSet<>());
+            for (String node : e.getValue()) {
+                nodes.add(requireNodeName(node));
+            }
+        }
+        return out;
+    }
+
+    /** Node names follow the queue-name rule, for the same reason; the message names the node. */
+    public static String requireNodeName(String node) {
+        if (!isValidQueueName(node)) {
+            throw new IllegalArgumentException("node name must match " + QUEUE_NAME + ", was '" + node + "'");
+        }
+        return node;
+    }
+
+    /**
+     * The partition of {@link #RESULTS} that results keyed {@code replyKey} (a client id) land in:
+     * the default partitioner's choice for that key, murmur2 of its UTF-8 bytes modulo
+     * {@code partitions}. A client, or an operator tool, reads only this partition for that client.
+     */
+    public static int resultsPartition(String replyKey, int partitions) {
+        if (partitions < 1) {
+            throw new IllegalArgumentException("partitions must be >= 1, was " + partitions);
+        }
+        return Utils.toPositive(Utils.murmur2(replyKey.getBytes(StandardCharsets.UTF_8))) % partitions;
     }
 }

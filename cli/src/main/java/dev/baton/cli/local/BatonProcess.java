@@ -63,10 +63,16 @@ public final class BatonProcess implements AutoCloseable {
      * session timeout, so a killed worker's partitions move within seconds.
      */
     public static BatonProcess worker(String bootstrap, String workerId, String queue, long drainTimeoutMs) {
+        return worker(bootstrap, workerId, WorkerSpec.of(queue), drainTimeoutMs);
+    }
+
+    /** As {@link #worker(String, String, String, long)}, serving the spec's queues and node labels (8 slots shared by them). */
+    public static BatonProcess worker(String bootstrap, String workerId, WorkerSpec spec, long drainTimeoutMs) {
         Path config = ProcessConfig.write("worker", "session.timeout.ms=6000\nheartbeat.interval.ms=1000\n");
-        return start(workerId, "serving", Duration.ofSeconds(90), List.of("worker", "--bootstrap-servers", bootstrap,
-                "--config", config.toString(), "--queue", queue, "--demo-handlers", "--worker-id", workerId,
-                "--max-concurrent", "8", "--drain-timeout-ms", Long.toString(drainTimeoutMs)));
+        List<String> args = new ArrayList<>(List.of("worker", "--bootstrap-servers", bootstrap, "--config", config.toString(),
+                "--demo-handlers", "--worker-id", workerId, "--max-concurrent", "8", "--drain-timeout-ms", Long.toString(drainTimeoutMs)));
+        args.addAll(spec.arguments());
+        return start(workerId, "serving", Duration.ofSeconds(90), args);
     }
 
     /**

@@ -4,16 +4,16 @@ import java.io.PrintStream;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Supplier;
 
 import dev.baton.embedded.EmbeddedKafka;
 
 /**
  * The soak's faults, on their own thread: {@code kill -9} of the oldest worker every interval with
- * a fresh one started in its place; once, {@code kill -9} of a streams-app instance and its restart
- * on the same state directory; once, a broker outage: a stop and start of the broker on the same
- * data directory, or every connection to it cut for a while with the broker still running.
+ * a fresh one of the same spec (queues, node labels) started in its place; once, {@code kill -9} of
+ * a streams-app instance and its restart on the same state directory; once, a broker outage: a stop
+ * and start of the broker on the same data directory, or every connection to it cut for a while
+ * with the broker still running.
  * Every fault is logged with its time since the start.
  */
 public final class FaultSchedule implements AutoCloseable {
@@ -33,17 +33,15 @@ public final class FaultSchedule implements AutoCloseable {
 
     private final EmbeddedKafka kafka;
     private final CuttableLink link;
-    private final List<BatonProcess> workers;
+    private final WorkerRoster workers;
     private final List<StreamsInstance> streams;
     private final Plan plan;
     private final PrintStream out;
     private final long startNanos = System.nanoTime();
     private final List<String> log = new ArrayList<>();
-    private final AtomicInteger workerSerial = new AtomicInteger();
     private final Thread thread;
     private volatile boolean running = true;
     private volatile Thread restarter;
-    private final String queue;
 
     /** A streams-app process and how to start it again on the same state directory. */
     public static final class StreamsInstance implements AutoCloseable {
@@ -82,19 +80,17 @@ public final class FaultSchedule implements AutoCloseable {
     }
 
     /** @param link the relay in front of the broker; needed for {@link BrokerOutage#DISCONNECT}, else may be null */
-    public FaultSchedule(EmbeddedKafka kafka, CuttableLink link, String queue, List<BatonProcess> workers, List<StreamsInstance> streams,
+    public FaultSchedule(EmbeddedKafka kafka, CuttableLink link, WorkerRoster workers, List<StreamsInstance> streams,
                          Plan plan, PrintStream out) {
         if (plan.brokerOutage() == BrokerOutage.DISCONNECT && link == null) {
             throw new IllegalArgumentException("a DISCONNECT outage needs the CuttableLink the broker is advertised through; link was null");
         }
         this.kafka = kafka;
         this.link = link;
-        this.queue = queue;
         this.workers = workers;
         this.streams = streams;
         this.plan = plan;
         this.out = out;
-        workerSerial.set(workers.size());
         this.thread = new Thread(this::run, "baton-soak-faults");
         thread.setDaemon(true);
         thread.start();
@@ -138,18 +134,11 @@ public final class FaultSchedule implements AutoCloseable {
     }
 
     private void replaceOldestWorker() {
-        BatonProcess victim;
-        synchronized (workers) {
-            victim = workers.remove(0);
-        }
-        victim.kill9();
+        BatonProcess victim = workers.killOldest();
+        WorkerSpec spec = workers.specOf(victim.name());
         record("kill -9 worker " + victim.name());
-        String id = "soak-worker-" + workerSerial.incrementAndGet();
-        BatonProcess fresh = BatonProcess.worker(kafka.bootstrapServers(), id, queue, 1_000);
-        synchronized (workers) {
-            workers.add(fresh);
-        }
-        record("started worker " + id);
+        BatonProcess fresh = workers.start(spec);
+        record("started worker " + fresh.name() + " (" + spec + ")");
     }
 
     /** Kills an instance and restarts it on its own thread, so the other faults keep their times. */

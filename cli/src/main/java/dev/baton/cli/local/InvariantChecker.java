@@ -20,8 +20,11 @@ import dev.baton.topics.BatonTopics;
  * Audits a cluster from its logs alone: {@code baton.history} and {@code baton.results}.
  *
  * <ul>
- *   <li>every request that history shows (dispatched, duplicate, refused) got exactly one outcome,
- *       and no outcome answers a request history never saw;</li>
+ *   <li>every request that history shows (dispatched, joined, republished, refused, unavailable,
+ *       invalid, hit by a bug) got exactly one distinct outcome (a request re-sent after its answer
+ *       gets an identical copy), and no outcome answers a request history never saw;</li>
+ *   <li>every outbox record (an {@code unmatched} relay) is addressed to a request history saw;</li>
+ *   <li>when the caller says which request ids it sent, history saw each of them;</li>
  *   <li>every accepted completion or failure reported the generation that was current for its site
  *       at that point of history (no revoked token was accepted);</li>
  *   <li>no park was recorded as a failure, and no outcome was caused by a park.</li>
@@ -44,22 +47,33 @@ public final class InvariantChecker {
     }
 
     private static final Set<HistoryKind> REQUEST_KINDS = Set.of(HistoryKind.DISPATCHED, HistoryKind.DUPLICATE_IGNORED,
-            HistoryKind.OUTCOME_REPUBLISHED, HistoryKind.SITE_COLLISION, HistoryKind.ATTEMPT_REFUSED, HistoryKind.UNAVAILABLE);
+            HistoryKind.OUTCOME_REPUBLISHED, HistoryKind.SITE_COLLISION, HistoryKind.ATTEMPT_REFUSED, HistoryKind.UNAVAILABLE,
+            HistoryKind.INVALID_DISPATCH, HistoryKind.INTERNAL_ERROR);
 
     private InvariantChecker() {
     }
 
     public static Report check(String bootstrapServers) {
+        return check(bootstrapServers, Set.of());
+    }
+
+    /** As {@link #check(String)}; besides, each of the request ids {@code sent} must be one history saw. */
+    public static Report check(String bootstrapServers, Set<String> sent) {
         try (SchemaRegistry registry = SchemaRegistry.forUrl("kafka://" + bootstrapServers, Map.of())) {
             EventSerde<HistoryEvent> historySerde = EventSerde.of(HistoryEvent.class, registry);
             EventSerde<Outcome> outcomeSerde = EventSerde.of(Outcome.class, registry);
             List<HistoryEvent> history = TopicScan.readAll(bootstrapServers, BatonTopics.HISTORY).stream().map(historySerde::decode).toList();
             List<Outcome> outcomes = TopicScan.readAll(bootstrapServers, BatonTopics.RESULTS).stream().map(outcomeSerde::decode).toList();
-            return check(history, outcomes);
+            return check(history, outcomes, sent);
         }
     }
 
     public static Report check(List<HistoryEvent> history, List<Outcome> outcomes) {
+        return check(history, outcomes, Set.of());
+    }
+
+    /** @param sent request ids a client says it sent; empty when it does not know them */
+    public static Report check(List<HistoryEvent> history, List<Outcome> outcomes, Set<String> sent) {
         List<String> violations = new ArrayList<>();
         Set<String> requests = new HashSet<>();
         Map<String, SiteKey> siteOfRequest = new HashMap<>();
@@ -72,17 +86,25 @@ public final class InvariantChecker {
                 siteOfRequest.putIfAbsent(e.getRequestId(), site);
             }
         }
+        // A request re-sent after its answer gets the same answer again: identical copies count once.
         Map<String, Long> answers = outcomes.stream().filter(o -> !o.getUnmatched())
-                .collect(Collectors.groupingBy(Outcome::getRequestId, Collectors.counting()));
+                .collect(Collectors.groupingBy(Outcome::getRequestId, Collectors.mapping(InvariantChecker::content,
+                        Collectors.collectingAndThen(Collectors.toSet(), set -> (long) set.size()))));
         for (String r : requests) {
             long n = answers.getOrDefault(r, 0L);
             if (n != 1) {
                 // Where the site stopped is what a stuck request's investigation starts from.
-                violations.add("request " + r + " got " + n + " outcomes, expected exactly 1 (its site's history: "
+                violations.add("request " + r + " got " + n + " distinct outcomes, expected exactly 1 (its site's history: "
                         + siteHistory.get(siteOfRequest.get(r)) + ")");
             }
         }
-        answers.keySet().stream().filter(r -> !requests.contains(r)).forEach(r -> violations.add("outcome for request " + r + " that history never saw"));
+        answers.keySet().stream().filter(r -> !requests.contains(r))
+                .forEach(r -> violations.add("outcome for request " + r + " that history never saw"));
+        outcomes.stream().filter(o -> o.getUnmatched() && !requests.contains(o.getRequestId()))
+                .forEach(o -> violations.add("outbox record for request " + o.getRequestId() + " (site " + SiteKey.of(o.getSite())
+                        + ") that history never saw: a relay must go to the caller of the run"));
+        sent.stream().filter(r -> !requests.contains(r)).limit(100)
+                .forEach(r -> violations.add("request " + r + " was sent, but history never saw it"));
         checkGenerations(history, violations);
         checkParks(history, outcomes, violations);
         Map<HistoryKind, Long> byKind = history.stream().collect(Collectors.groupingBy(HistoryEvent::getKind, Collectors.counting()));
@@ -127,5 +149,10 @@ public final class InvariantChecker {
         }
         outcomes.stream().filter(o -> o.getReason() != null && o.getReason().contains("parked"))
                 .forEach(o -> violations.add("outcome caused by a park: " + o.getRequestId() + " " + o.getReason()));
+    }
+
+    /** What an outcome says, leaving out when and which worker: identical answers are one answer. */
+    private static String content(Outcome o) {
+        return o.getStatus() + "|" + o.getAttempt() + "|" + o.getReason() + "|" + o.getOutput();
     }
 }

@@ -2,18 +2,24 @@ package dev.baton.cli.local;
 
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Consumer;
+import java.util.function.IntPredicate;
 import java.util.stream.Collectors;
 
+import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 
-/** Reads a whole topic, every partition, up to the end offsets of the moment (committed records only). */
+/**
+ * Reads a whole topic, or some of its partitions, up to the end offsets of the moment (committed
+ * records only). No consumer group: nothing is committed, and a scan never moves anyone's position.
+ */
 public final class TopicScan {
 
     /** Longest wait for the next record before the scan gives up. */
@@ -30,15 +36,37 @@ public final class TopicScan {
 
     /** Visits every record without holding them: a benchmark's history runs to millions of records. */
     public static void forEach(String bootstrap, String topic, Consumer<ConsumerRecord<byte[], byte[]>> visitor) {
-        Map<String, Object> config = Map.of("bootstrap.servers", bootstrap, "isolation.level", "read_committed");
-        try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(config, new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
-            List<TopicPartition> partitions = consumer.partitionsFor(topic, Duration.ofSeconds(10)).stream()
-                    .map(p -> new TopicPartition(topic, p.partition())).collect(Collectors.toList());
-            consumer.assign(partitions);
-            consumer.seekToBeginning(partitions);
-            Map<TopicPartition, Long> end = consumer.endOffsets(partitions);
+        forEach(Map.of(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap), topic, p -> true, visitor);
+    }
+
+    /**
+     * The number of partitions of {@code topic}, with these client settings (security included).
+     *
+     * @throws IllegalStateException if the topic does not exist
+     */
+    public static int partitionCount(Map<String, Object> clientConfig, String topic) {
+        try (KafkaConsumer<byte[], byte[]> consumer = consumer(clientConfig)) {
+            return partitionsOf(consumer, topic).size();
+        }
+    }
+
+    /**
+     * Visits the records of the partitions {@code partitions} accepts, from the beginning to the end
+     * offsets of the moment, with these client settings (security included; keys Kafka does not know
+     * are left out).
+     *
+     * @throws IllegalStateException if the topic does not exist, or no record arrives for a minute before the end
+     */
+    public static void forEach(Map<String, Object> clientConfig, String topic, IntPredicate partitions,
+                               Consumer<ConsumerRecord<byte[], byte[]>> visitor) {
+        try (KafkaConsumer<byte[], byte[]> consumer = consumer(clientConfig)) {
+            List<TopicPartition> chosen = partitionsOf(consumer, topic).stream().filter(tp -> partitions.test(tp.partition()))
+                    .collect(Collectors.toList());
+            consumer.assign(chosen);
+            consumer.seekToBeginning(chosen);
+            Map<TopicPartition, Long> end = consumer.endOffsets(chosen);
             long lastProgress = System.nanoTime();
-            while (partitions.stream().anyMatch(tp -> consumer.position(tp) < end.get(tp))) {
+            while (chosen.stream().anyMatch(tp -> consumer.position(tp) < end.get(tp))) {
                 if (System.nanoTime() - lastProgress > STALL_LIMIT.toNanos()) {
                     throw new IllegalStateException("no record of " + topic + " arrived for " + STALL_LIMIT.toSeconds()
                             + " s before its end offsets " + end + "; is the broker up?");
@@ -50,5 +78,23 @@ public final class TopicScan {
                 }
             }
         }
+    }
+
+    private static KafkaConsumer<byte[], byte[]> consumer(Map<String, Object> clientConfig) {
+        Map<String, Object> config = new HashMap<>(clientConfig);
+        config.keySet().retainAll(ConsumerConfig.configNames());
+        config.remove(ConsumerConfig.GROUP_ID_CONFIG);
+        config.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
+        config.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
+        return new KafkaConsumer<>(config, new ByteArrayDeserializer(), new ByteArrayDeserializer());
+    }
+
+    private static List<TopicPartition> partitionsOf(KafkaConsumer<byte[], byte[]> consumer, String topic) {
+        List<TopicPartition> all = consumer.partitionsFor(topic, Duration.ofSeconds(10)).stream()
+                .map(p -> new TopicPartition(topic, p.partition())).collect(Collectors.toList());
+        if (all.isEmpty()) {
+            throw new IllegalStateException(topic + " does not exist; create Baton's topics with `baton topics create`");
+        }
+        return all;
     }
 }

@@ -6,14 +6,16 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 
 import dev.baton.events.DeadLetter;
 import dev.baton.events.DispatchCommand;
 import dev.baton.events.DispatchKind;
+import dev.baton.events.HistoryEvent;
+import dev.baton.events.HistoryKind;
 import dev.baton.events.Outcome;
 import dev.baton.schemas.DeadLetters;
 import dev.baton.schemas.EventSerde;
+import dev.baton.schemas.SiteKey;
 import dev.baton.schemas.registry.SchemaRegistry;
 import dev.baton.streams.processor.DispatchAnswers;
 import dev.baton.topics.BatonTopics;
@@ -43,6 +45,7 @@ public final class DeadLetterProcessingHandler implements ProcessingExceptionHan
     private DeadLetters deadLetters;
     private EventSerde<DispatchCommand> dispatches;
     private EventSerde<Outcome> outcomes;
+    private EventSerde<HistoryEvent> history;
     private Clock clock;
 
     @Override
@@ -54,6 +57,7 @@ public final class DeadLetterProcessingHandler implements ProcessingExceptionHan
         deadLetters = new DeadLetters(EventSerde.of(DeadLetter.class, registry), "streams-app", clock);
         dispatches = EventSerde.of(DispatchCommand.class, registry);
         outcomes = EventSerde.of(Outcome.class, registry);
+        history = EventSerde.of(HistoryEvent.class, registry);
     }
 
     @Override
@@ -63,26 +67,29 @@ public final class DeadLetterProcessingHandler implements ProcessingExceptionHan
         ProducerRecord<byte[], byte[]> letter = deadLetters.deadLetter(context.topic(), context.partition(), context.offset(),
                 context.sourceRawKey(), context.sourceRawValue(), "processing failed in " + context.processorNodeId() + ": " + exception);
         List<ProducerRecord<byte[], byte[]>> out = new ArrayList<>(List.of(letter));
-        answerToCaller(context, exception).ifPresent(out::add);
+        out.addAll(answerToCaller(context, exception));
         return Response.resume(out);
     }
 
-    private Optional<ProducerRecord<byte[], byte[]>> answerToCaller(ErrorHandlerContext context, Exception exception) {
+    /** The failed outcome for a dispatch's caller and its history event; nothing for anything else. */
+    private List<ProducerRecord<byte[], byte[]>> answerToCaller(ErrorHandlerContext context, Exception exception) {
         if (!BatonTopics.DISPATCH.equals(context.topic()) || context.sourceRawValue() == null) {
-            return Optional.empty(); // a worker report that hit a bug is found later as a transport loss
+            return List.of(); // a worker report that hit a bug is found later as a transport loss
         }
         DispatchCommand cmd;
         try {
             cmd = dispatches.decode(BatonTopics.DISPATCH, context.sourceRawValue());
         } catch (RuntimeException e) { // UndecodableRecordException or worse: no reply key to answer
-            return Optional.empty();
+            return List.of();
         }
         if (cmd.getKind() != DispatchKind.REQUESTED || cmd.getReplyKey() == null || cmd.getReplyKey().isEmpty()) {
-            return Optional.empty();
+            return List.of();
         }
         Outcome outcome = DispatchAnswers.internalError(cmd.getSite(), cmd, context.topic() + "-" + context.partition() + "@"
                 + context.offset(), exception, clock.millis());
-        return Optional.of(new ProducerRecord<>(BatonTopics.RESULTS, cmd.getReplyKey().getBytes(StandardCharsets.UTF_8),
-                outcomes.encode(BatonTopics.RESULTS, outcome)));
+        HistoryEvent event = DispatchAnswers.history(cmd.getSite(), cmd, HistoryKind.INTERNAL_ERROR, outcome.getReason(), clock.millis());
+        return List.of(new ProducerRecord<>(BatonTopics.RESULTS, cmd.getReplyKey().getBytes(StandardCharsets.UTF_8),
+                        outcomes.encode(BatonTopics.RESULTS, outcome)),
+                new ProducerRecord<>(BatonTopics.HISTORY, SiteKey.of(cmd.getSite()).toBytes(), history.encode(BatonTopics.HISTORY, event)));
     }
 }

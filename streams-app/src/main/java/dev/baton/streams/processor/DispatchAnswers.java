@@ -1,6 +1,8 @@
 package dev.baton.streams.processor;
 
 import dev.baton.events.DispatchCommand;
+import dev.baton.events.HistoryEvent;
+import dev.baton.events.HistoryKind;
 import dev.baton.events.Outcome;
 import dev.baton.events.OutcomeStatus;
 import dev.baton.events.SiteRef;
@@ -26,5 +28,12 @@ public final class DispatchAnswers {
     public static Outcome internalError(SiteRef site, DispatchCommand request, String where, Exception e, long atMillis) {
         return failed(site, request, Reasons.RETRYABLE + " internal error in the streams app while deciding this dispatch (dead-lettered "
                 + "from " + where + ": " + e + "); nothing was changed, send it again", atMillis);
+    }
+
+    /** The history event of a request answered without running: it carries the request id, so history shows every answer. */
+    public static HistoryEvent history(SiteRef site, DispatchCommand request, HistoryKind kind, String reason, long atMillis) {
+        return HistoryEvent.newBuilder().setKind(kind).setSite(site).setAttempt(Math.max(request.getAttempt(), 0))
+                .setQueue(request.getQueue()).setActivityType(request.getActivityType()).setRequestId(request.getRequestId())
+                .setIdempotencyKey(request.getIdempotencyKey()).setReason(reason).setAtMillis(atMillis).build();
     }
 }

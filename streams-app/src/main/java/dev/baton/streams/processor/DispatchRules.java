@@ -3,7 +3,6 @@ package dev.baton.streams.processor;
 import java.util.Optional;
 
 import dev.baton.events.DispatchCommand;
-import dev.baton.events.HistoryEvent;
 import dev.baton.events.HistoryKind;
 import dev.baton.events.OutcomeStatus;
 import dev.baton.events.store.SiteState;
@@ -94,8 +93,6 @@ final class DispatchRules {
     /** Refuses this caller only; the site, if any, is untouched. */
     private void refuse(SiteKey site, DispatchCommand cmd, HistoryKind kind, String reason) {
         emit.outcome(cmd.getReplyKey(), DispatchAnswers.failed(site.toRef(), cmd, reason, emit.now()));
-        emit.history(site, HistoryEvent.newBuilder().setKind(kind).setSite(site.toRef()).setAttempt(cmd.getAttempt())
-                .setQueue(cmd.getQueue()).setActivityType(cmd.getActivityType()).setRequestId(cmd.getRequestId())
-                .setIdempotencyKey(cmd.getIdempotencyKey()).setReason(reason).setAtMillis(emit.now()).build());
+        emit.history(site, DispatchAnswers.history(site.toRef(), cmd, kind, reason, emit.now()));
     }
 }

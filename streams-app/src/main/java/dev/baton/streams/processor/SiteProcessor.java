@@ -8,6 +8,8 @@ import java.util.Optional;
 
 import dev.baton.events.DispatchCommand;
 import dev.baton.events.DispatchKind;
+import dev.baton.events.HistoryKind;
+import dev.baton.events.Outcome;
 import dev.baton.events.WorkerEvent;
 import dev.baton.schemas.DeadLetters;
 import dev.baton.schemas.Reasons;
@@ -167,8 +169,9 @@ public final class SiteProcessor implements Processor<byte[], byte[], byte[], by
         if (cmd.getReplyKey().isEmpty() || cmd.getKind() == DispatchKind.CANCEL) {
             return;
         }
-        emit.outcome(cmd.getReplyKey(), DispatchAnswers.failed(site.toRef(), cmd, Reasons.TERMINAL + " invalid dispatch: " + problem,
-                emit.now()));
+        String reason = Reasons.TERMINAL + " invalid dispatch: " + problem;
+        emit.outcome(cmd.getReplyKey(), DispatchAnswers.failed(site.toRef(), cmd, reason, emit.now()));
+        emit.history(site, DispatchAnswers.history(site.toRef(), cmd, HistoryKind.INVALID_DISPATCH, reason, emit.now()));
     }
 
     /**
@@ -183,7 +186,10 @@ public final class SiteProcessor implements Processor<byte[], byte[], byte[], by
         try {
             DispatchCommand cmd = settings.serdes().dispatch().decode(BatonTopics.DISPATCH, record.value());
             if (cmd.getKind() == DispatchKind.REQUESTED && !cmd.getReplyKey().isEmpty()) {
-                emit.outcome(cmd.getReplyKey(), DispatchAnswers.internalError(cmd.getSite(), cmd, position(), e, emit.now()));
+                Outcome answer = DispatchAnswers.internalError(cmd.getSite(), cmd, position(), e, emit.now());
+                emit.outcome(cmd.getReplyKey(), answer);
+                emit.history(SiteKey.of(cmd.getSite()), DispatchAnswers.history(cmd.getSite(), cmd, HistoryKind.INTERNAL_ERROR,
+                        answer.getReason(), emit.now()));
             }
         } catch (RuntimeException undecodable) {
             log.warn("task {}: the failed dispatch {} cannot be answered: {}", context.taskId(), position(), undecodable.toString());
