@@ -107,7 +107,13 @@ public record ActivityRequest(SiteKey site, int attempt, String runId, String qu
         if (d == null || d.isNegative() || d.isZero()) {
             throw new IllegalArgumentException(name + " must be a positive duration, was " + d);
         }
+        if (d.compareTo(MAX_DURATION) > 0) {
+            throw new IllegalArgumentException(name + " must be at most " + MAX_DURATION + " (10 years), was " + d);
+        }
     }
+
+    /** The longest timeout or retry interval: Baton's deadlines are instants, and one past the year 2^63 ms wraps around. */
+    public static final Duration MAX_DURATION = Duration.ofDays(3650);
 
     /** Builds an {@link ActivityRequest}; {@link #build()} validates. */
     public static final class Builder {

@@ -26,7 +26,8 @@ public final class DispatchClientConfig extends AbstractConfig {
             .define(BOOTSTRAP_SERVERS_CONFIG, Type.STRING, "localhost:9092", Importance.HIGH, "Kafka bootstrap servers.")
             .define(CLIENT_ID_CONFIG, Type.STRING, ConfigDef.NO_DEFAULT_VALUE, new ConfigDef.NonEmptyString(), Importance.HIGH, CLIENT_ID_DOC)
             .define(SCHEMA_REGISTRY_URL_CONFIG, Type.STRING, "kafka://", Importance.HIGH, "Schema registry: http(s)://, kafka:// or mem://.")
-            .define(MAX_PAYLOAD_BYTES_CONFIG, Type.INT, 1_048_576, Range.atLeast(0), Importance.MEDIUM, "Largest input accepted.")
+            .define(MAX_PAYLOAD_BYTES_CONFIG, Type.INT, 524_288, Range.atLeast(0), Importance.MEDIUM,
+                    "Largest input accepted; keep it at most the streams app's max.payload.bytes (512 KiB by default).")
             .define(MAX_PENDING_CONFIG, Type.INT, 100_000, Range.atLeast(1), Importance.MEDIUM, MAX_PENDING_DOC)
             .define(DISPATCH_TIMEOUT_MS_CONFIG, Type.LONG, 0L, Range.atLeast(0), Importance.MEDIUM, DISPATCH_TIMEOUT_MS_DOC);
 

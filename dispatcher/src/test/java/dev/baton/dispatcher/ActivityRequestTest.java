@@ -276,4 +276,12 @@ class ActivityRequestTest {
 
         assertThat(there.idempotencyKey()).isNotEqualTo(here.idempotencyKey());
     }
+
+    @Test
+    void shouldRejectATimeoutLongerThanTenYears() {
+        assertThatThrownBy(() -> ActivityRequest.builder().site("ns", "wf", "1").queue("q").activityType("t")
+                .scheduleToStart(Duration.ofMillis(Long.MAX_VALUE)).build())
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageStartingWith("scheduleToStart must be at most PT87600H (10 years), was PT");
+    }
 }

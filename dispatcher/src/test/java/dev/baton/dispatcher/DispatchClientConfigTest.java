@@ -29,7 +29,7 @@ class DispatchClientConfigTest {
         DispatchClientConfig config = new DispatchClientConfig(Map.of("baton.client.id", "billing-1"));
 
         assertThat(config.clientId()).isEqualTo("billing-1");
-        assertThat(config.getInt(DispatchClientConfig.MAX_PAYLOAD_BYTES_CONFIG)).isEqualTo(1_048_576);
+        assertThat(config.getInt(DispatchClientConfig.MAX_PAYLOAD_BYTES_CONFIG)).isEqualTo(524_288);
         assertThat(config.getInt(DispatchClientConfig.MAX_PENDING_CONFIG)).isEqualTo(100_000);
         assertThat(config.getLong(DispatchClientConfig.DISPATCH_TIMEOUT_MS_CONFIG)).isZero();
         assertThat(config.getString(DispatchClientConfig.SCHEMA_REGISTRY_URL_CONFIG)).isEqualTo("kafka://");

@@ -10,6 +10,7 @@ import dev.baton.streams.config.CommitPacing;
 import dev.baton.streams.config.QueueTimeouts;
 import dev.baton.streams.config.StreamsAppConfig;
 import dev.baton.streams.processor.AdminQueueDirectory;
+import dev.baton.streams.processor.InputPartitions;
 import dev.baton.streams.processor.CommitPacingClientSupplier;
 import dev.baton.streams.processor.QueueService;
 import dev.baton.streams.processor.Serdes;
@@ -44,6 +45,7 @@ public final class BatonStreamsApp implements AutoCloseable {
     private final StreamsAppConfig config;
     private final SchemaRegistry registry;
     private final AdminQueueDirectory queues;
+    private final Admin partitionsAdmin;
     private final KafkaStreams streams;
     private final QueueService queueService;
     private final Serdes serdes;
@@ -55,13 +57,14 @@ public final class BatonStreamsApp implements AutoCloseable {
         this.config = new StreamsAppConfig(configs);
         this.registry = SchemaRegistry.forUrl(config.schemaRegistryUrl(), config.clientConfig());
         this.queues = new AdminQueueDirectory(Admin.create(config.clientConfig()), config.queueRefreshMs());
+        this.partitionsAdmin = Admin.create(config.clientConfig());
         this.serdes = Serdes.of(registry);
         this.queueService = new QueueService(meters);
         boolean paced = config.commitPacing() == CommitPacing.RETURNS;
         SiteProcessorSupplier supplier = new SiteProcessorSupplier(new SiteProcessorSupplier.Settings(serdes,
                 new SiteMetrics(meters), queues, queueService, config.workerStaleMs(), config.defaultRetryPolicy(), config.heartbeatWindowMs(), config.dedupeWindowMs(),
                 config.timerResolutionMs(), config.maxPayloadBytes(), config.transportLossBudget(),
-                QueueTimeouts.from(configs), paced ? config.commitIntervalMs() : 0));
+                QueueTimeouts.from(configs), paced ? config.commitIntervalMs() : 0, InputPartitions.of(partitionsAdmin)));
         Topology topology = BatonTopology.build(supplier, serdes.workerStatus());
         this.streams = paced ? new KafkaStreams(topology, config.streamsProperties(), new CommitPacingClientSupplier())
                 : new KafkaStreams(topology, config.streamsProperties());
@@ -166,6 +169,7 @@ public final class BatonStreamsApp implements AutoCloseable {
         // would wait out the session timeout before another instance, or this one restarted, took over.
         streams.close(CloseOptions.timeout(Duration.ofSeconds(30)).withGroupMembershipOperation(GroupMembershipOperation.LEAVE_GROUP));
         queues.close();
+        partitionsAdmin.close(Duration.ofSeconds(5));
         registry.close();
     }
 }

@@ -7,8 +7,8 @@ import java.util.Map;
 import java.util.Optional;
 
 import dev.baton.schemas.SchemaEvolution;
+import org.apache.avro.AvroRuntimeException;
 import org.apache.avro.Schema;
-import org.apache.avro.SchemaParseException;
 
 /**
  * The fold of an append-only log of (subject, schema) registrations. A schema's id is the position
@@ -23,12 +23,17 @@ final class RegistrationLog {
     private final Map<Integer, Schema> schemaById = new HashMap<>();
     private final Map<String, List<Integer>> idsBySubject = new HashMap<>();
 
-    /** Applies the registration found at {@code position}. Unparseable entries are skipped. */
+    /**
+     * Applies the registration found at {@code position}. Entries that are not a valid schema are
+     * skipped: every role may write the log, and one bad entry (a default of the wrong type, a
+     * duplicate field: Avro throws more than SchemaParseException for those) must not stop every
+     * process that replays it.
+     */
     void apply(long position, String subject, String schemaText) {
         Schema schema;
         try {
             schema = new Schema.Parser().parse(schemaText);
-        } catch (SchemaParseException | NullPointerException e) {
+        } catch (AvroRuntimeException | NullPointerException | IllegalArgumentException e) {
             return;
         }
         if (position > Integer.MAX_VALUE) {

@@ -65,7 +65,9 @@ public final class StreamsAppConfig extends AbstractConfig {
     private static final String TIMER_RESOLUTION_MS_DOC = "How often the wall-clock punctuator scans the deadlines store.";
 
     public static final String MAX_PAYLOAD_BYTES_CONFIG = "max.payload.bytes";
-    private static final String MAX_PAYLOAD_BYTES_DOC = "Largest activity input or output accepted; larger dispatches are refused and dead-lettered.";
+    private static final String MAX_PAYLOAD_BYTES_DOC = "Largest activity input or output accepted; larger dispatches are refused and "
+            + "dead-lettered. At most 983040 (960 KiB): a site's row and its task carry the payload with up to 64 KiB of other fields, "
+            + "and each must fit Kafka's default 1 MiB max.request.size.";
 
     public static final String HEARTBEAT_WINDOW_MS_CONFIG = "heartbeat.window.ms";
     private static final String HEARTBEAT_WINDOW_MS_DOC = "Heartbeat window of activities that set none: a lease silent for longer is a transport loss. Workers heartbeat every window/3.";
@@ -118,7 +120,7 @@ public final class StreamsAppConfig extends AbstractConfig {
                     ConfigDef.ValidString.in(CommitPacing.configNames()), Importance.MEDIUM, COMMIT_PACING_DOC)
             .define(DEDUPE_WINDOW_MS_CONFIG, Type.LONG, 3_600_000L, Range.atLeast(0), Importance.MEDIUM, DEDUPE_WINDOW_MS_DOC)
             .define(TIMER_RESOLUTION_MS_CONFIG, Type.LONG, 250L, Range.atLeast(1), Importance.LOW, TIMER_RESOLUTION_MS_DOC)
-            .define(MAX_PAYLOAD_BYTES_CONFIG, Type.INT, 1_048_576, Range.atLeast(0), Importance.MEDIUM, MAX_PAYLOAD_BYTES_DOC)
+            .define(MAX_PAYLOAD_BYTES_CONFIG, Type.INT, 524_288, Range.between(0, 983_040), Importance.MEDIUM, MAX_PAYLOAD_BYTES_DOC)
             .define(HEARTBEAT_WINDOW_MS_CONFIG, Type.LONG, 30_000L, Range.atLeast(10), Importance.MEDIUM, HEARTBEAT_WINDOW_MS_DOC)
             .define(TRANSPORT_LOSS_BUDGET_CONFIG, Type.INT, 3, Range.atLeast(0), Importance.MEDIUM, TRANSPORT_LOSS_BUDGET_DOC)
             .define(WORKER_STALE_MS_CONFIG, Type.LONG, 15_000L, Range.atLeast(1), Importance.LOW, WORKER_STALE_MS_DOC)

@@ -7,6 +7,8 @@ import dev.baton.events.HistoryKind;
 import dev.baton.events.OutcomeStatus;
 import dev.baton.events.store.SiteState;
 import dev.baton.events.store.SiteStatus;
+import dev.baton.events.store.Superseded;
+import dev.baton.events.store.Waiter;
 import dev.baton.schemas.Reasons;
 import dev.baton.schemas.SiteKey;
 import dev.baton.streams.state.SiteStore;
@@ -14,7 +16,9 @@ import dev.baton.streams.state.SiteStore;
 /**
  * The rules for a service's {@code DispatchCommand}: start, join, republish, collision, takeover,
  * refusal, cancel. A request names an attempt; the site's run covers the attempts from the one its
- * caller dispatched ({@code callerAttempt}) to the one running now (policy retries raise it).
+ * caller dispatched ({@code callerAttempt}) to the one running now (policy retries raise it). A
+ * request sent again after its answer gets the same answer while the site remembers it: the run's
+ * outcome, or {@code superseded:} for a caller of the run the last takeover ended.
  */
 final class DispatchRules {
 
@@ -48,11 +52,20 @@ final class DispatchRules {
         }
         SiteState held = current.get();
         boolean resolved = held.getState() == SiteStatus.RESOLVED;
-        if (cmd.getAttempt() > held.getAttempt()) {
+        if (wasSuperseded(held, cmd.getRequestId())) {
+            Superseded gone = held.getSuperseded();
+            emit.outcome(cmd.getReplyKey(), lifecycle.supersededOutcome(site, gone.getAttempt(), gone.getByAttempt(),
+                    new Waiter(cmd.getRequestId(), cmd.getReplyKey()), null));
+            emit.history(site, lifecycle.history(site, held, HistoryKind.OUTCOME_REPUBLISHED, "superseded: by attempt " + gone.getByAttempt())
+                    .setRequestId(cmd.getRequestId()).build());
+        } else if (SiteLifecycle.isCaller(held, cmd.getRequestId())) {
+            // The same request again, whatever attempt or key this copy names: it joins what its first copy did.
+            sameRequestAgain(site, cmd, held, resolved);
+        } else if (cmd.getAttempt() > held.getAttempt()) {
             if (resolved) {
                 lifecycle.startRun(site, held, cmd, emit.now());
             } else {
-                lifecycle.supersede(site, held, Reasons.SUPERSEDED + " by attempt " + cmd.getAttempt());
+                lifecycle.supersede(site, held, cmd.getAttempt());
                 lifecycle.startRun(site, held, cmd, held.getFirstRequestedAtMillis());
             }
         } else if (cmd.getAttempt() < SiteLifecycle.callerAttempt(held)) {
@@ -62,9 +75,7 @@ final class DispatchRules {
             refuse(site, cmd, HistoryKind.SITE_COLLISION, Reasons.TERMINAL + " SiteCollision: attempt " + cmd.getAttempt()
                     + " of site " + site + " is held by a different request (idempotency key differs)");
         } else if (resolved) {
-            emit.outcome(cmd.getReplyKey(), lifecycle.outcome(site, held, cmd.getRequestId(), cmd.getReplyKey(), null));
-            emit.history(site, lifecycle.history(site, held, HistoryKind.OUTCOME_REPUBLISHED, held.getOutcomeReason())
-                    .setRequestId(cmd.getRequestId()).build());
+            republish(site, cmd, held);
         } else {
             join(site, cmd, held);
         }
@@ -81,13 +92,33 @@ final class DispatchRules {
         lifecycle.resolve(site, held, OutcomeStatus.FAILED, null, reason, HistoryKind.CANCELLED, held.getGeneration());
     }
 
+    private void sameRequestAgain(SiteKey site, DispatchCommand cmd, SiteState held, boolean resolved) {
+        if (resolved) {
+            republish(site, cmd, held);
+        } else {
+            emit.history(site, lifecycle.history(site, held, HistoryKind.DUPLICATE_IGNORED, null).setRequestId(cmd.getRequestId()).build());
+        }
+    }
+
+    private void republish(SiteKey site, DispatchCommand cmd, SiteState held) {
+        emit.outcome(cmd.getReplyKey(), lifecycle.outcome(site, held, cmd.getRequestId(), cmd.getReplyKey(), null));
+        emit.history(site, lifecycle.history(site, held, HistoryKind.OUTCOME_REPUBLISHED, held.getOutcomeReason())
+                .setRequestId(cmd.getRequestId()).build());
+    }
+
     private void join(SiteKey site, DispatchCommand cmd, SiteState held) {
-        if (lifecycle.join(site, held, cmd.getRequestId(), cmd.getReplyKey()) == SiteLifecycle.Joined.FULL) {
+        if (!lifecycle.join(site, held, cmd.getRequestId(), cmd.getReplyKey())) {
             refuse(site, cmd, HistoryKind.DUPLICATE_IGNORED, Reasons.RETRYABLE + " site " + site + " already has "
                     + SiteLifecycle.MAX_WAITERS + " joined callers waiting; re-send this request once it resolves to get its outcome");
             return;
         }
         emit.history(site, lifecycle.history(site, held, HistoryKind.DUPLICATE_IGNORED, null).setRequestId(cmd.getRequestId()).build());
+    }
+
+    /** Whether {@code requestId} is a caller the site's last takeover answered {@code superseded:}: its request sent again. */
+    private static boolean wasSuperseded(SiteState held, String requestId) {
+        Superseded gone = held.getSuperseded();
+        return gone != null && gone.getCallers().stream().anyMatch(w -> w.getRequestId().equals(requestId));
     }
 
     /** Refuses this caller only; the site, if any, is untouched. */

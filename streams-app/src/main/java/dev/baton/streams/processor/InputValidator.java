@@ -5,6 +5,8 @@ import java.util.Optional;
 import dev.baton.events.DispatchCommand;
 import dev.baton.events.DispatchKind;
 import dev.baton.events.Payload;
+import dev.baton.events.RetryPolicy;
+import dev.baton.events.Timeouts;
 import dev.baton.events.WorkerEvent;
 import dev.baton.events.WorkerEventKind;
 import dev.baton.schemas.CompletionToken;
@@ -16,6 +18,11 @@ import dev.baton.topics.BatonTopics;
  * never touches a site: a malformed completion cannot consume the current generation.
  */
 final class InputValidator {
+
+    /** The longest timeout or retry interval accepted: 10 years, far from where now + it would overflow. */
+    static final long MAX_DURATION_MS = 10L * 365 * 24 * 3600 * 1000;
+    static final int MAX_ID_CHARS = 256;
+    static final int MAX_REASON_CHARS = 8_192;
 
     private final int maxPayloadBytes;
 
@@ -29,6 +36,14 @@ final class InputValidator {
         }
         if (cmd.getRequestId().isEmpty()) {
             return Optional.of("requestId must not be empty");
+        }
+        Optional<String> tooLong = textProblem("requestId", cmd.getRequestId(), MAX_ID_CHARS)
+                .or(() -> textProblem("replyKey", cmd.getReplyKey(), MAX_ID_CHARS))
+                .or(() -> textProblem("runId", cmd.getRunId(), MAX_ID_CHARS))
+                .or(() -> textProblem("idempotencyKey", cmd.getIdempotencyKey(), MAX_ID_CHARS))
+                .or(() -> textProblem("activityType", cmd.getActivityType(), MAX_ID_CHARS));
+        if (tooLong.isPresent()) {
+            return tooLong;
         }
         if (cmd.getKind() == DispatchKind.CANCEL) {
             return Optional.empty();
@@ -45,7 +60,40 @@ final class InputValidator {
         if (cmd.getActivityType().isEmpty()) {
             return Optional.of("activityType must not be empty");
         }
-        return payloadProblem("input", cmd.getInput());
+        Optional<String> timing = timeoutsProblem(cmd.getTimeouts()).or(() -> retryProblem(cmd.getRetryPolicy()));
+        return timing.isPresent() ? timing : payloadProblem("input", cmd.getInput());
+    }
+
+    /** Each timeout set must be in (0, MAX_DURATION_MS]: deadlines are instants, and now + Long.MAX_VALUE wraps around. */
+    private static Optional<String> timeoutsProblem(Timeouts t) {
+        if (t == null) {
+            return Optional.empty();
+        }
+        return durationProblem("timeouts.scheduleToStartMillis", t.getScheduleToStartMillis())
+                .or(() -> durationProblem("timeouts.startToCloseMillis", t.getStartToCloseMillis()))
+                .or(() -> durationProblem("timeouts.scheduleToCloseMillis", t.getScheduleToCloseMillis()))
+                .or(() -> durationProblem("timeouts.heartbeatMillis", t.getHeartbeatMillis()));
+    }
+
+    private static Optional<String> retryProblem(RetryPolicy p) {
+        if (p == null) {
+            return Optional.empty();
+        }
+        if (!(p.getBackoffCoefficient() >= 1.0) || Double.isInfinite(p.getBackoffCoefficient())) {
+            return Optional.of("retryPolicy.backoffCoefficient must be a finite number >= 1, was " + p.getBackoffCoefficient());
+        }
+        if (p.getMaxAttempts() < 0) {
+            return Optional.of("retryPolicy.maxAttempts must be >= 0, was " + p.getMaxAttempts());
+        }
+        return durationProblem("retryPolicy.initialIntervalMillis", p.getInitialIntervalMillis())
+                .or(() -> durationProblem("retryPolicy.maxIntervalMillis", p.getMaxIntervalMillis()));
+    }
+
+    private static Optional<String> durationProblem(String what, Long millis) {
+        if (millis != null && (millis <= 0 || millis > MAX_DURATION_MS)) {
+            return Optional.of(what + " must be > 0 and <= " + MAX_DURATION_MS + " (10 years), was " + millis);
+        }
+        return Optional.empty();
     }
 
     Optional<String> problemWith(WorkerEvent event) {
@@ -61,7 +109,20 @@ final class InputValidator {
         if (event.getWorkerId().isEmpty()) {
             return Optional.of("workerId must not be empty");
         }
+        Optional<String> tooLong = textProblem("workerId", event.getWorkerId(), MAX_ID_CHARS)
+                .or(() -> textProblem("reason", event.getReason(), MAX_REASON_CHARS));
+        if (tooLong.isPresent()) {
+            return tooLong;
+        }
         return payloadProblem("output", event.getOutput());
+    }
+
+    /** Ids and reasons are kept in a site's row (up to 65 callers) and copied into outcomes and history: bounded, so a row fits a record. */
+    private static Optional<String> textProblem(String what, String text, int maxChars) {
+        if (text != null && text.length() > maxChars) {
+            return Optional.of(what + " must have <= " + maxChars + " characters, had " + text.length());
+        }
+        return Optional.empty();
     }
 
     private Optional<String> payloadProblem(String what, Payload payload) {

@@ -17,8 +17,10 @@ import dev.baton.events.WorkerControl;
 import dev.baton.events.WorkerControlKind;
 import dev.baton.events.store.SiteState;
 import dev.baton.events.store.SiteStatus;
+import dev.baton.events.store.Superseded;
 import dev.baton.events.store.Waiter;
 import dev.baton.schemas.CompletionToken;
+import dev.baton.schemas.Reasons;
 import dev.baton.schemas.SiteKey;
 import dev.baton.streams.config.QueueTimeouts;
 import dev.baton.streams.state.DeadlineIndex;
@@ -40,9 +42,6 @@ final class SiteLifecycle {
 
     /** Callers besides the first that one run remembers; more are answered at once (see {@link #join}). */
     static final int MAX_WAITERS = 64;
-
-    /** What became of a request that joins a live run. */
-    enum Joined { JOINED, ALREADY_WAITING, FULL }
 
     private final SiteStore sites;
     private final DeadlineIndex deadlines;
@@ -90,6 +89,7 @@ final class SiteLifecycle {
             disarmAll(site, previous);
             state.setTokenSecret(previous.getTokenSecret());
             state.setResolvedToken(previous.getResolvedToken());
+            state.setSuperseded(previous.getSuperseded());
         }
         beginAttempt(site, state);
         return state;
@@ -155,7 +155,6 @@ final class SiteLifecycle {
         for (Waiter caller : callers(state)) {
             emit.outcome(caller.getReplyKey(), outcome(site, state, caller.getRequestId(), caller.getReplyKey(), worker));
         }
-        state.setWaiters(new ArrayList<>());
         sites.put(site, state);
         HistoryEvent.Builder h = history(site, state, kind, reason).setOutput(output).setWorkerId(worker).setGeneration(reportedGeneration);
         emit.history(site, h.build());
@@ -187,38 +186,55 @@ final class SiteLifecycle {
     }
 
     /**
-     * A request with the run's idempotency key joins the live run: nothing runs twice, and its caller
-     * gets the run's outcome. Capped so a retry storm cannot grow a site's row without bound: a caller
-     * past the cap is told so at once ({@link Joined#FULL}) and can re-send after the run resolves.
+     * A new request with the run's idempotency key joins the live run: nothing runs twice, and its
+     * caller gets the run's outcome. Capped so a retry storm cannot grow a site's row without bound:
+     * false when the run has its fill of callers (the caller is told so at once and can re-send after
+     * the run resolves).
      */
-    Joined join(SiteKey site, SiteState state, String requestId, String replyKey) {
-        for (Waiter caller : callers(state)) {
-            if (caller.getRequestId().equals(requestId)) {
-                return Joined.ALREADY_WAITING;
-            }
-        }
+    boolean join(SiteKey site, SiteState state, String requestId, String replyKey) {
         if (state.getWaiters().size() >= MAX_WAITERS) {
-            return Joined.FULL;
+            return false;
         }
         List<Waiter> waiters = new ArrayList<>(state.getWaiters());
         waiters.add(new Waiter(requestId, replyKey));
         state.setWaiters(waiters);
         sites.put(site, state);
-        return Joined.JOINED;
+        return true;
     }
 
-    /** A higher attempt takes the site over: the holder is stopped and every caller of the held run is told {@code reason}. */
-    void supersede(SiteKey site, SiteState held, String reason) {
+    /** Whether {@code requestId} is one of the run's callers (kept after it resolves, for the dedupe window). */
+    static boolean isCaller(SiteState state, String requestId) {
+        return state.getRequestId().equals(requestId) || state.getWaiters().stream().anyMatch(w -> w.getRequestId().equals(requestId));
+    }
+
+    /**
+     * Attempt {@code byAttempt} takes the site over: the holder is stopped and every caller of the
+     * held run is told {@code superseded:}. The callers are remembered, so a request of theirs sent
+     * again gets the same answer.
+     */
+    void supersede(SiteKey site, SiteState held, int byAttempt) {
+        String reason = supersededReason(byAttempt);
         stopHolder(site, held, reason);
         Fence.revoke(held);
         disarmAll(site, held);
-        for (Waiter caller : callers(held)) {
-            emit.outcome(caller.getReplyKey(), Outcome.newBuilder().setStatus(OutcomeStatus.FAILED).setSite(site.toRef())
-                    .setRequestId(caller.getRequestId()).setReplyKey(caller.getReplyKey()).setAttempt(held.getAttempt())
-                    .setReason(reason).setWorkerId(held.getWorkerId()).setAtMillis(emit.now()).build());
+        List<Waiter> superseded = callers(held);
+        for (Waiter caller : superseded) {
+            emit.outcome(caller.getReplyKey(), supersededOutcome(site, held.getAttempt(), byAttempt, caller, held.getWorkerId()));
         }
+        held.setSuperseded(new Superseded(held.getAttempt(), byAttempt, superseded));
         emit.history(site, history(site, held, HistoryKind.SUPERSEDED, reason).setWorkerId(held.getWorkerId()).build());
         metrics.resolved(OutcomeStatus.FAILED, reason);
+    }
+
+    /** The answer a superseded caller got, for {@code caller}. */
+    Outcome supersededOutcome(SiteKey site, int attempt, int byAttempt, Waiter caller, String workerId) {
+        return Outcome.newBuilder().setStatus(OutcomeStatus.FAILED).setSite(site.toRef()).setRequestId(caller.getRequestId())
+                .setReplyKey(caller.getReplyKey()).setAttempt(attempt).setReason(supersededReason(byAttempt)).setWorkerId(workerId)
+                .setAtMillis(emit.now()).build();
+    }
+
+    private static String supersededReason(int byAttempt) {
+        return Reasons.SUPERSEDED + " by attempt " + byAttempt;
     }
 
     /** An outcome for a stored, resolved site, sent to a (possibly new) caller. */

@@ -100,8 +100,10 @@ public final class SiteProcessor implements Processor<byte[], byte[], byte[], by
         String topic = context.recordMetadata().map(RecordMetadata::topic).orElse("");
         Header tick = record.headers().lastHeader(TopologyNames.CLOCK_HEADER);
         if (tick != null && BatonTopics.WORKER_EVENTS.equals(topic) && tick.value() != null && tick.value().length == Long.BYTES) {
-            reportClock.tickRead(ByteBuffer.wrap(tick.value()).getLong());
-            fireDue(context.currentSystemTimeMs());
+            // A tick from the future (forged, or another instance's clock ahead of ours) vouches for no more than now.
+            long now = context.currentSystemTimeMs();
+            reportClock.tickRead(Math.min(ByteBuffer.wrap(tick.value()).getLong(), now));
+            fireDue(now);
             return;
         }
         current = record;
@@ -132,10 +134,33 @@ public final class SiteProcessor implements Processor<byte[], byte[], byte[], by
             deadLetter(record, "bad site key: " + e.getMessage());
             return;
         }
-        if (BatonTopics.DISPATCH.equals(topic)) {
+        int owner = settings.inputPartitions().partitionOf(record.key());
+        int partition = context.recordMetadata().map(RecordMetadata::partition).orElse(owner);
+        if (owner >= 0 && partition != owner) {
+            wrongPartition(site, topic, record, partition, owner);
+        } else if (BatonTopics.DISPATCH.equals(topic)) {
             dispatch(site, record);
         } else {
             workerEvent(site, record);
+        }
+    }
+
+    /**
+     * A record on another partition than its key's: this task does not own its site (a client used
+     * another partitioner than Kafka's default murmur2). Acting on it would make a second row for the
+     * site on the wrong task, whose worker reports then land where the site is unknown. A dispatch is
+     * answered, naming the rule; anything else is dead-lettered.
+     */
+    private void wrongPartition(SiteKey site, String topic, Record<byte[], byte[]> record, int partition, int owner) {
+        String problem = "written to partition " + partition + " of " + topic + ", but its key maps to partition " + owner
+                + " (murmur2 of the key bytes modulo " + settings.inputPartitions().count() + ", Kafka's default partitioner); "
+                + "produce with a murmur2 partitioner (librdkafka: partitioner=murmur2_random)";
+        deadLetter(record, "wrong partition: " + problem);
+        if (BatonTopics.DISPATCH.equals(topic)) {
+            DispatchCommand cmd = settings.serdes().dispatch().decode(BatonTopics.DISPATCH, record.value());
+            if (cmd.getKind() == DispatchKind.REQUESTED) {
+                refuseInvalid(site, cmd, "wrong partition: " + problem);
+            }
         }
     }
 

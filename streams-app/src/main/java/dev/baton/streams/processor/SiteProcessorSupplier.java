@@ -25,7 +25,8 @@ public final class SiteProcessorSupplier implements ProcessorSupplier<byte[], by
      */
     public record Settings(Serdes serdes, SiteMetrics metrics, QueueDirectory queues, QueueService queueService,
                            long workerStaleMs, RetryPolicy defaultRetryPolicy, long heartbeatWindowMs, long dedupeWindowMs, long timerResolutionMs,
-                           int maxPayloadBytes, int transportLossBudget, QueueTimeouts queueTimeouts, long pacedCommitMs) {
+                           int maxPayloadBytes, int transportLossBudget, QueueTimeouts queueTimeouts, long pacedCommitMs,
+                           InputPartitions inputPartitions) {
     }
 
     private final Settings settings;

@@ -2,7 +2,6 @@ package dev.baton.streams.processor;
 
 import dev.baton.events.WorkerStatus;
 import dev.baton.schemas.EventSerde;
-import dev.baton.schemas.UndecodableRecordException;
 import dev.baton.streams.topology.TopologyNames;
 import dev.baton.topics.BatonTopics;
 import org.apache.kafka.common.utils.Bytes;
@@ -21,6 +20,7 @@ public final class WorkerCensusProcessor implements Processor<byte[], byte[], Vo
     private final EventSerde<WorkerStatus> serde;
     private final CensusChanges changes;
     private KeyValueStore<Bytes, byte[]> store;
+    private ProcessorContext<Void, Void> context;
 
     public WorkerCensusProcessor(EventSerde<WorkerStatus> serde, CensusChanges changes) {
         this.serde = serde;
@@ -29,6 +29,7 @@ public final class WorkerCensusProcessor implements Processor<byte[], byte[], Vo
 
     @Override
     public void init(ProcessorContext<Void, Void> context) {
+        this.context = context;
         store = context.getStateStore(TopologyNames.WORKERS_STORE);
     }
 
@@ -44,11 +45,26 @@ public final class WorkerCensusProcessor implements Processor<byte[], byte[], Vo
             return;
         }
         try {
-            serde.decode(BatonTopics.WORKERS, record.value());
-            store.put(key, record.value());
+            WorkerStatus status = serde.decode(BatonTopics.WORKERS, record.value());
+            store.put(key, seenNoLaterThanNow(status, record.value()));
             changes.changed();
-        } catch (UndecodableRecordException e) {
-            log.warn("ignoring an undecodable worker registration: {}", e.getMessage());
+        } catch (RuntimeException e) {
+            // Undecodable, or worse (a poisoned schema): every role may write here, and the global
+            // thread that dies on one record takes the whole app with it. A live worker registers again.
+            log.warn("ignoring a worker registration that cannot be read: {}", e.toString());
         }
+    }
+
+    /**
+     * A registration claiming to be seen in the future would never go stale: the census would count
+     * it live forever. It counts as seen now, so a worker that stops refreshing goes stale in time.
+     */
+    private byte[] seenNoLaterThanNow(WorkerStatus status, byte[] value) {
+        long now = context.currentSystemTimeMs();
+        if (status.getLastSeenMillis() <= now) {
+            return value;
+        }
+        status.setLastSeenMillis(now);
+        return serde.encode(BatonTopics.WORKERS, status);
     }
 }

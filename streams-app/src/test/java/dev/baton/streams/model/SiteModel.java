@@ -127,6 +127,10 @@ public final class SiteModel {
         long firstRequestedAt;
         EnumMap<Deadline, Long> deadlines = new EnumMap<>(Deadline.class);
         TokenId endedByHolder;
+        /** The callers the last takeover answered superseded, the attempt they held, and the one that took over. */
+        List<String> superseded = List.of();
+        int supersededAttempt;
+        int supersededBy;
         boolean outcomeCompleted;
         String outcomeReason;
         String outcomeOutput;
@@ -151,6 +155,9 @@ public final class SiteModel {
             c.firstRequestedAt = firstRequestedAt;
             c.deadlines = new EnumMap<>(deadlines);
             c.endedByHolder = endedByHolder;
+            c.superseded = superseded;
+            c.supersededAttempt = supersededAttempt;
+            c.supersededBy = supersededBy;
             c.outcomeCompleted = outcomeCompleted;
             c.outcomeReason = outcomeReason;
             c.outcomeOutput = outcomeOutput;
@@ -168,7 +175,7 @@ public final class SiteModel {
 
     /** A read-only view of a site for the test's choices. */
     public record SiteView(boolean live, int epoch, int run, int attempt, int callerAttempt, int generation, String idempotencyKey, List<String> callers,
-                           boolean leased) {
+                           List<String> superseded) {
     }
 
     private final Config config;
@@ -192,7 +199,7 @@ public final class SiteModel {
     public Optional<SiteView> site(String name) {
         Site s = sites.get(name);
         return s == null ? Optional.empty() : Optional.of(new SiteView(s.live(), s.epoch, s.run, s.attempt, s.callerAttempt, s.generation,
-                s.idempotencyKey, List.copyOf(s.callers), s.status == Status.LEASED));
+                s.idempotencyKey, List.copyOf(s.callers), s.superseded));
     }
 
     /** Sites with a row that is not resolved. */
@@ -243,6 +250,12 @@ public final class SiteModel {
         Site held = sites.get(r.site());
         if (held == null) {
             startRun(r.site(), null, r, now);
+        } else if (held.superseded.contains(r.requestId())) {
+            answer(r.requestId(), false, ReasonClass.SUPERSEDED, held.supersededAttempt, null, false);
+        } else if (held.callers.contains(r.requestId())) {
+            if (!held.live()) { // the same request again, whatever this copy names: its first copy's answer
+                answer(r.requestId(), held.outcomeCompleted, held.outcomeReason, held.attempt, held.outcomeOutput, false);
+            }
         } else if (r.attempt() > held.attempt) {
             if (held.live()) {
                 supersede(r.site(), held, r.attempt());
@@ -256,12 +269,10 @@ public final class SiteModel {
             answer(r.requestId(), false, ReasonClass.SITE_COLLISION, r.attempt(), null, false);
         } else if (!held.live()) {
             answer(r.requestId(), held.outcomeCompleted, held.outcomeReason, held.attempt, held.outcomeOutput, false);
-        } else if (!held.callers.contains(r.requestId())) {
-            if (held.callers.size() - 1 >= config.maxWaiters()) {
-                answer(r.requestId(), false, ReasonClass.CALLERS_FULL, r.attempt(), null, false);
-            } else {
-                held.callers.add(r.requestId());
-            }
+        } else if (held.callers.size() - 1 >= config.maxWaiters()) {
+            answer(r.requestId(), false, ReasonClass.CALLERS_FULL, r.attempt(), null, false);
+        } else {
+            held.callers.add(r.requestId());
         }
     }
 
@@ -443,6 +454,9 @@ public final class SiteModel {
         } else {
             s.epoch = previous.epoch;
             s.endedByHolder = previous.endedByHolder;
+            s.superseded = previous.superseded;
+            s.supersededAttempt = previous.supersededAttempt;
+            s.supersededBy = previous.supersededBy;
         }
         s.run = runs.merge(name, 1, Integer::sum);
         s.attempt = r.attempt();
@@ -510,7 +524,6 @@ public final class SiteModel {
         for (String caller : s.callers) {
             answer(caller, completed, reason, s.attempt, output, false);
         }
-        s.callers = new ArrayList<>(s.callers.subList(0, 1));
     }
 
     private void supersede(String name, Site held, int byAttempt) {
@@ -520,6 +533,9 @@ public final class SiteModel {
         for (String caller : held.callers) {
             answer(caller, false, ReasonClass.SUPERSEDED, held.attempt, null, false);
         }
+        held.superseded = List.copyOf(held.callers);
+        held.supersededAttempt = held.attempt;
+        held.supersededBy = byAttempt;
     }
 
     private void stopHolder(String name, Site s) {

@@ -107,6 +107,53 @@ class JoinedCallersTest {
         assertThat(h.results()).extracting(Outcome::getRequestId).containsExactlyInAnyOrder("caller-1", "caller-2");
     }
 
+    @Test
+    void shouldGiveASupersededRequestSentAgainTheSameAnswer() {
+        h.send(request(site, 1, "caller-1").build());
+        h.send(request(site, 2, "caller-2").build());
+        Outcome first = h.results().get(0);
+
+        h.send(request(site, 1, "caller-1").build());
+
+        assertThat(h.results()).singleElement().satisfies(again -> {
+            assertThat(again.getRequestId()).isEqualTo("caller-1");
+            assertThat(again.getReason()).isEqualTo(first.getReason()).startsWith("superseded: by attempt 2");
+            assertThat(again.getAttempt()).isEqualTo(first.getAttempt());
+        });
+    }
+
+    @Test
+    void shouldTreatARequestIdSentAgainAtAHigherAttemptAsTheSameRequest() {
+        h.send(request(site, 1, "caller-1").build());
+        ActivityTask task = h.tasks().get(0);
+
+        h.send(request(site, 2, "caller-1").build());
+
+        assertThat(h.tasks()).as("no takeover by a copy of a waiting request").isEmpty();
+        h.complete(task, "w1", "done");
+        assertThat(h.results()).singleElement().satisfies(o -> {
+            assertThat(o.getRequestId()).isEqualTo("caller-1");
+            assertThat(o.getStatus()).isEqualTo(OutcomeStatus.COMPLETED);
+        });
+    }
+
+    @Test
+    void shouldGiveAJoinedCallerSentAgainAfterTheRunResolvedTheRunsAnswer() {
+        h.send(request(site, 1, "caller-1").setRetryPolicy(retries(3, 100)).build());
+        h.send(request(site, 1, "caller-2").build());
+        h.fail(h.tasks().get(0), "w1", "retryable: flaky");
+        h.advance(Duration.ofMillis(200));
+        h.complete(h.tasks().get(0), "w1", "done");
+        h.results();
+
+        h.send(request(site, 1, "caller-2").build()); // attempt 1, below the run's attempt 2, but the same request
+
+        assertThat(h.results()).singleElement().satisfies(o -> {
+            assertThat(o.getStatus()).isEqualTo(OutcomeStatus.COMPLETED);
+            assertThat(o.getAttempt()).isEqualTo(2);
+        });
+    }
+
     private static Map<String, Outcome> byRequest(List<Outcome> outcomes) {
         assertThat(outcomes).extracting(Outcome::getRequestId).doesNotHaveDuplicates();
         return outcomes.stream().collect(Collectors.toMap(Outcome::getRequestId, Function.identity()));

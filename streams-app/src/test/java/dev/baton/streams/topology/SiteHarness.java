@@ -40,6 +40,7 @@ import dev.baton.schemas.registry.SchemaRegistry;
 import dev.baton.streams.config.DeadLetterProcessingHandler;
 import dev.baton.streams.config.QueueTimeouts;
 import dev.baton.streams.processor.QueueDirectory;
+import dev.baton.streams.processor.InputPartitions;
 import dev.baton.streams.processor.QueueService;
 import dev.baton.streams.processor.Serdes;
 import dev.baton.streams.processor.SiteMetrics;
@@ -48,6 +49,7 @@ import dev.baton.topics.BatonTopics;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.apache.kafka.common.header.internals.RecordHeaders;
 import org.apache.kafka.common.utils.Bytes;
 import org.apache.kafka.streams.StreamsConfig;
 import org.apache.kafka.streams.TestInputTopic;
@@ -90,15 +92,23 @@ public final class SiteHarness implements AutoCloseable {
 
     /** {@code registry} may wrap the harness's registry, to make it fail, say. */
     public SiteHarness(int transportLossBudget, UnaryOperator<SchemaRegistry> registry) {
-        this(transportLossBudget, registry.apply(SchemaRegistry.forUrl("mem://" + UUID.randomUUID(), Map.of())));
+        this(transportLossBudget, registry.apply(SchemaRegistry.forUrl("mem://" + UUID.randomUUID(), Map.of())), InputPartitions.fixed(1));
     }
 
-    private SiteHarness(int transportLossBudget, SchemaRegistry registry) {
+    /**
+     * The driver reads one partition, 0; a count above 1 makes the app expect some keys elsewhere,
+     * as if a client with another partitioner had put them on partition 0.
+     */
+    public static SiteHarness withInputPartitions(int count) {
+        return new SiteHarness(3, SchemaRegistry.forUrl("mem://" + UUID.randomUUID(), Map.of()), InputPartitions.fixed(count));
+    }
+
+    private SiteHarness(int transportLossBudget, SchemaRegistry registry, InputPartitions inputPartitions) {
         serdes = Serdes.of(registry);
         SiteProcessorSupplier supplier = new SiteProcessorSupplier(new SiteProcessorSupplier.Settings(serdes, new SiteMetrics(meters),
                 SiteHarness::declared, new QueueService(meters), 15_000L, new RetryPolicy(1_000L, 2.0, 10_000L, 3, List.of()),
                 30_000L, 60_000L, TIMER_RESOLUTION_MS, 1024, transportLossBudget,
-                QueueTimeouts.from(Map.of("queue.mail.schedule.to.start.ms", "1000")), 0));
+                QueueTimeouts.from(Map.of("queue.mail.schedule.to.start.ms", "1000")), 0, inputPartitions));
         Properties props = new Properties();
         props.put(StreamsConfig.APPLICATION_ID_CONFIG, "baton-test");
         props.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, "unused:9092");
@@ -136,6 +146,18 @@ public final class SiteHarness implements AutoCloseable {
                 .setQueues(List.of(queues)).setNodeLabels(nodeLabels).setCapacity(4).setInFlight(0).setDraining(draining)
                 .setStartedAtMillis(wallClock).setLastSeenMillis(wallClock).build();
         workers.pipeInput(workerId.getBytes(StandardCharsets.UTF_8), serdes.workerStatus().encode(BatonTopics.WORKERS, status));
+    }
+
+    /** Raw bytes on {@code baton.workers}, as any worker (or impostor) may write them. */
+    public void pipeWorkers(String key, byte[] value) {
+        workers.pipeInput(key.getBytes(StandardCharsets.UTF_8), value);
+    }
+
+    /** A clock tick on worker-events, as the app writes them (or a worker could forge one). */
+    public void pipeClockTick(long atMillis) {
+        RecordHeaders headers = new RecordHeaders();
+        headers.add(TopologyNames.CLOCK_HEADER, ByteBuffer.allocate(Long.BYTES).putLong(atMillis).array());
+        workerEvents.pipeInput(new TestRecord<>(ByteBuffer.allocate(Integer.BYTES).putInt(0).array(), null, headers, wallClock));
     }
 
     /** A worker's clean-exit tombstone. */

@@ -30,6 +30,7 @@ import dev.baton.schemas.SiteKey;
 import dev.baton.schemas.registry.SchemaRegistry;
 import dev.baton.streams.config.DeadLetterProcessingHandler;
 import dev.baton.streams.config.QueueTimeouts;
+import dev.baton.streams.processor.InputPartitions;
 import dev.baton.streams.processor.QueueService;
 import dev.baton.streams.processor.Serdes;
 import dev.baton.streams.processor.SiteMetrics;
@@ -248,7 +249,7 @@ final class SiteMachineDriver implements AutoCloseable {
         Map<Bytes, byte[]> restored = new HashMap<>(committedRows);
         SiteProcessorSupplier supplier = new SiteProcessorSupplier(new SiteProcessorSupplier.Settings(serdes, new SiteMetrics(meters),
                 SiteMachineDriver::declared, new QueueService(meters), WORKER_STALE_MS, DEFAULT_RETRY, HEARTBEAT_WINDOW_MS, DEDUPE_WINDOW_MS,
-                TIMER_RESOLUTION_MS, 1024, TRANSPORT_LOSS_BUDGET, QueueTimeouts.from(QUEUE_DEFAULTS), 0),
+                TIMER_RESOLUTION_MS, 1024, TRANSPORT_LOSS_BUDGET, QueueTimeouts.from(QUEUE_DEFAULTS), 0, InputPartitions.fixed(1)),
                 name -> name.equals(TopologyNames.SITES_STORE) ? new RestoredStore(name, restored) : Stores.inMemoryKeyValueStore(name));
         Properties props = new Properties();
         props.put(StreamsConfig.APPLICATION_ID_CONFIG, APP_ID);

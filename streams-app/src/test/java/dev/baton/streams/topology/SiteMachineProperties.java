@@ -72,7 +72,7 @@ class SiteMachineProperties {
         return chains
                 .withAction(6, independent(newRun()))
                 .withAction(4, independent(joinOrTakeOver()))
-                .withAction(1, independent(resend()))
+                .withAction(2, independent(resend()))
                 .withAction(1, independent(cancel()))
                 .withAction(12, independent(report()))
                 .withAction(5, independent(advance()))
@@ -136,9 +136,10 @@ class SiteMachineProperties {
     }
 
     private Arbitrary<Transformer<SiteMachineWorld>> resend() {
-        return Combinators.combine(Arbitraries.integers().between(0, 1000), thenCommit())
-                .as((pick, commit) -> Transformer.mutate("resend request #" + pick, w -> {
-                    w.resend(pick);
+        Arbitrary<Boolean> higher = Arbitraries.frequency(Tuple.of(4, false), Tuple.of(1, true));
+        return Combinators.combine(Arbitraries.integers().between(0, 1000), higher, thenCommit())
+                .as((pick, up, commit) -> Transformer.mutate("resend request #" + pick + (up ? " at the next attempt" : ""), w -> {
+                    w.resend(pick, up);
                     commitIf(w, commit);
                 }));
     }

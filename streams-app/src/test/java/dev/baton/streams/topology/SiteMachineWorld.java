@@ -95,21 +95,32 @@ final class SiteMachineWorld implements AutoCloseable {
         driver.send(cmd);
         String site = cmd.getSite().getActivityId();
         model.site(site).filter(v -> v.callers().contains(cmd.getRequestId()))
-                .ifPresent(v -> runOfRequest.putIfAbsent(cmd.getRequestId(), v.run()));
+                .ifPresent(v -> runOfRequest.put(cmd.getRequestId(), v.run()));
     }
 
-    /** A request sent again, as a caller unsure whether it went out does; only while its run is still the site's. */
-    void resend(int pick) {
-        List<String> candidates = requests.keySet().stream().filter(this::stillInItsRun).toList();
-        if (!candidates.isEmpty()) {
-            send(requests.get(candidates.get(Math.floorMod(pick, candidates.size()))));
+    /**
+     * A request sent again, as a caller unsure whether it went out does; only while the site still
+     * remembers its answer. With {@code higher}, the caller instead moves the same request id to the
+     * site's next attempt, while its run is live (a takeover by the same request).
+     */
+    void resend(int pick, boolean higher) {
+        List<String> candidates = requests.keySet().stream().filter(this::stillInItsRun)
+                .filter(r -> !higher || view(requests.get(r).getSite().getActivityId()).live()).toList();
+        if (candidates.isEmpty()) {
+            return;
         }
+        DispatchCommand cmd = requests.get(candidates.get(Math.floorMod(pick, candidates.size())));
+        if (higher) {
+            cmd = DispatchCommand.newBuilder(cmd).setAttempt(view(cmd.getSite().getActivityId()).attempt() + 1).build();
+        }
+        send(cmd);
     }
 
+    /** Whether the site still remembers the request's answer: its run is the site's, or the last takeover superseded it. */
     private boolean stillInItsRun(String requestId) {
         Integer run = runOfRequest.get(requestId);
         String site = requests.get(requestId).getSite().getActivityId();
-        return run != null && model.site(site).map(v -> v.run() == run).orElse(false);
+        return run != null && model.site(site).map(v -> v.run() == run || v.superseded().contains(requestId)).orElse(false);
     }
 
     void cancel(String site) {
