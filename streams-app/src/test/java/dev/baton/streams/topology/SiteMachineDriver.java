@@ -14,7 +14,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
-import java.util.UUID;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.stream.Stream;
 
@@ -83,6 +82,8 @@ final class SiteMachineDriver implements AutoCloseable {
     static final Map<String, List<String>> DECLARED = Map.of("payments", List.of("n1", "n2"), "mail", List.of());
     static final Map<String, String> QUEUE_DEFAULTS = Map.of("queue.mail.schedule.to.start.ms", "1500");
     private static final String CHANGELOG = APP_ID + "-" + TopologyNames.SITES_STORE + "-changelog";
+    /** One registry for every driver: a mem:// registry lives as long as the JVM, and millions of steps build thousands of drivers. */
+    private static final String REGISTRY = "mem://baton-model-check";
 
     /** What became visible at a commit. */
     record Visible(List<ActivityTask> tasks, List<Outcome> outcomes, List<WorkerControl> controls, List<DeadLetter> deadLetters) {
@@ -115,7 +116,7 @@ final class SiteMachineDriver implements AutoCloseable {
     private TestOutputTopic<byte[], byte[]> changelog;
 
     SiteMachineDriver() {
-        serdes = Serdes.of(SchemaRegistry.forUrl("mem://" + UUID.randomUUID(), Map.of()));
+        serdes = Serdes.of(SchemaRegistry.forUrl(REGISTRY, Map.of()));
         try {
             stateDir = Files.createTempDirectory("baton-model");
         } catch (IOException e) {
@@ -256,7 +257,7 @@ final class SiteMachineDriver implements AutoCloseable {
         props.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, "unused:9092");
         props.put(StreamsConfig.PROCESSING_GUARANTEE_CONFIG, StreamsConfig.EXACTLY_ONCE_V2);
         props.put(StreamsConfig.PROCESSING_EXCEPTION_HANDLER_CLASS_CONFIG, DeadLetterProcessingHandler.class);
-        props.put("schema.registry.url", "mem://" + UUID.randomUUID());
+        props.put("schema.registry.url", REGISTRY);
         props.put(StreamsConfig.STATE_DIR_CONFIG, stateDir.toString());
         driver = new TopologyTestDriver(BatonTopology.build(supplier, serdes.workerStatus()), props, Instant.ofEpochMilli(wallClock));
         ByteArraySerializer ser = new ByteArraySerializer();
