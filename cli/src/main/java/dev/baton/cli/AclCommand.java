@@ -5,6 +5,7 @@ import java.util.List;
 import java.util.concurrent.Callable;
 import java.util.concurrent.ExecutionException;
 
+import dev.baton.topics.ClientConfigs;
 import dev.baton.topics.RoleAcls;
 import dev.baton.topics.RoleAcls.Role;
 import org.apache.kafka.clients.admin.Admin;
@@ -49,7 +50,7 @@ public final class AclCommand {
                 System.out.printf("%d bindings for %s as %s (dry run, nothing written)%n", bindings.size(), principal, role);
                 return 0;
             }
-            try (Admin admin = Admin.create(client.clientConfig())) {
+            try (Admin admin = Admin.create(ClientConfigs.admin(client.clientConfig()))) {
                 admin.createAcls(bindings).all().get();
             } catch (ExecutionException e) {
                 if (e.getCause() instanceof SecurityDisabledException) {

@@ -1,6 +1,6 @@
 package dev.baton.cli;
 
-import dev.baton.cli.bench.BenchCommand;
+import dev.baton.bench.BenchCommand;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 

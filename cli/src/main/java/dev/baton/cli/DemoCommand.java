@@ -15,10 +15,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
-import dev.baton.cli.history.HistoryLog;
-import dev.baton.cli.history.HistoryStats;
-import dev.baton.cli.local.InvariantChecker;
-import dev.baton.cli.local.LocalCluster;
 import dev.baton.dispatcher.ActivityRequest;
 import dev.baton.dispatcher.ActivityRequest.RetryOptions;
 import dev.baton.dispatcher.DispatchClient;
@@ -26,11 +22,16 @@ import dev.baton.dispatcher.Outcome;
 import dev.baton.events.HistoryKind;
 import dev.baton.events.OutcomeStatus;
 import dev.baton.events.SiteRef;
+import dev.baton.morsel.history.HistoryLog;
+import dev.baton.morsel.history.HistoryStats;
 import dev.baton.schemas.EventExamples;
 import dev.baton.schemas.EventExamples.Example;
 import dev.baton.schemas.EventSerde;
 import dev.baton.schemas.registry.SchemaRegistry;
+import dev.baton.testkit.InvariantChecker;
+import dev.baton.testkit.LocalCluster;
 import dev.baton.topics.BatonTopics;
+import dev.baton.topics.ClientConfigs;
 import dev.baton.worker.Worker;
 import dev.baton.worker.WorkerOptions;
 import org.HdrHistogram.Histogram;
@@ -235,7 +236,7 @@ public final class DemoCommand implements Callable<Integer> {
     private void injectDuplicateOutcome(LocalCluster cluster) throws Exception {
         try (SchemaRegistry registry = SchemaRegistry.forUrl("kafka://" + cluster.bootstrapServers(), Map.of());
              KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(
-                     cluster.clientConfig(), new ByteArraySerializer(),
+                     ClientConfigs.durableProducer(cluster.clientConfig()), new ByteArraySerializer(),
                      new ByteArraySerializer())) {
             dev.baton.events.Outcome forged = dev.baton.events.Outcome.newBuilder().setStatus(OutcomeStatus.COMPLETED)
                     .setSite(new SiteRef(namespace, "order-0", "charge")).setRequestId(firstRequestId)

@@ -4,7 +4,7 @@ import java.util.UUID;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 
-import dev.baton.cli.engine.EngineNode;
+import dev.baton.morsel.node.EngineNode;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;

@@ -7,9 +7,9 @@ import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.Callable;
 
-import dev.baton.cli.history.HistoryLog;
-import dev.baton.cli.history.HistoryStats;
 import dev.baton.events.HistoryEvent;
+import dev.baton.morsel.history.HistoryLog;
+import dev.baton.morsel.history.HistoryStats;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;

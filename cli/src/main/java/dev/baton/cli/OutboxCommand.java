@@ -6,8 +6,8 @@ import java.util.concurrent.Callable;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.baton.cli.outbox.OutboxEntry;
-import dev.baton.cli.outbox.OutboxScan;
+import dev.baton.morsel.history.OutboxEntry;
+import dev.baton.morsel.history.OutboxScan;
 import dev.baton.topics.BatonTopics;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;

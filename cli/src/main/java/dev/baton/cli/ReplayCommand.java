@@ -4,8 +4,8 @@ import java.time.Instant;
 import java.time.format.DateTimeParseException;
 import java.util.concurrent.Callable;
 
-import dev.baton.cli.history.HistoryLog;
-import dev.baton.cli.history.Replay;
+import dev.baton.morsel.history.HistoryLog;
+import dev.baton.morsel.history.Replay;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;

@@ -9,6 +9,7 @@ import java.util.TreeMap;
 import java.util.concurrent.Callable;
 
 import dev.baton.topics.BatonTopics;
+import dev.baton.topics.ClientConfigs;
 import dev.baton.topics.TopicCreator;
 import dev.baton.topics.TopicLayout;
 import dev.baton.topics.TopicSpec;
@@ -58,7 +59,7 @@ public final class TopicsCommand {
             } catch (IllegalArgumentException e) {
                 throw new ParameterException(spec.commandLine(), e.getMessage(), e);
             }
-            try (Admin admin = Admin.create(client.clientConfig())) {
+            try (Admin admin = Admin.create(ClientConfigs.admin(client.clientConfig()))) {
                 TopicCreator.Report report = new TopicCreator(admin).create(specs);
                 System.out.println(report);
                 return report.ok() ? 0 : 2;
@@ -97,7 +98,7 @@ public final class TopicsCommand {
 
         @Override
         public Integer call() throws Exception {
-            try (Admin admin = Admin.create(client.clientConfig())) {
+            try (Admin admin = Admin.create(ClientConfigs.admin(client.clientConfig()))) {
                 Set<String> names = admin.listTopics().names().get();
                 names.removeIf(n -> !n.startsWith("baton.") && !n.equals(BatonTopics.SCHEMAS));
                 Map<String, TopicDescription> sorted = new TreeMap<>(admin.describeTopics(names).allTopicNames().get());

@@ -13,11 +13,11 @@ import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 
 import dev.baton.cli.DemoHandlers;
-import dev.baton.cli.local.LocalCluster;
 import dev.baton.dispatcher.ActivityRequest;
 import dev.baton.dispatcher.DispatchClient;
 import dev.baton.metrics.BatonMetric;
 import dev.baton.morsel.MorselMetrics;
+import dev.baton.testkit.LocalCluster;
 import dev.baton.worker.WorkerOptions;
 import io.micrometer.core.instrument.Meter;
 import io.micrometer.prometheusmetrics.PrometheusConfig;

@@ -10,10 +10,10 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
 import dev.baton.cli.DemoHandlers;
-import dev.baton.cli.local.LocalCluster;
 import dev.baton.dispatcher.ActivityRequest;
 import dev.baton.dispatcher.DispatchClient;
 import dev.baton.dispatcher.Outcome;
+import dev.baton.testkit.LocalCluster;
 import dev.baton.topics.BatonTopics;
 import dev.baton.topics.TopicCreator;
 import dev.baton.topics.TopicLayout;

@@ -14,12 +14,12 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import dev.baton.cli.CliRun;
-import dev.baton.cli.local.InvariantChecker;
-import dev.baton.cli.local.LocalCluster;
-import dev.baton.cli.local.TopicScan;
 import dev.baton.dispatcher.ActivityRequest;
 import dev.baton.dispatcher.DispatchClient;
 import dev.baton.dispatcher.Outcome;
+import dev.baton.morsel.kafka.TopicScan;
+import dev.baton.testkit.InvariantChecker;
+import dev.baton.testkit.LocalCluster;
 import dev.baton.topics.BatonTopics;
 import dev.baton.worker.WorkerOptions;
 import org.junit.jupiter.api.AfterAll;

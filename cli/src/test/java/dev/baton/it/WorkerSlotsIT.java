@@ -12,10 +12,10 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 
-import dev.baton.cli.local.LocalCluster;
 import dev.baton.dispatcher.ActivityRequest;
 import dev.baton.dispatcher.DispatchClient;
 import dev.baton.dispatcher.Outcome;
+import dev.baton.testkit.LocalCluster;
 import dev.baton.worker.Worker;
 import dev.baton.worker.WorkerOptions;
 import org.junit.jupiter.api.Test;

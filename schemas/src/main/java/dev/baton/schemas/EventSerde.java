@@ -8,6 +8,7 @@ import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
 
 import dev.baton.schemas.UndecodableRecordException.Reason;
+import dev.baton.schemas.registry.SchemaEvolution;
 import dev.baton.schemas.registry.SchemaNotFoundException;
 import dev.baton.schemas.registry.SchemaRegistry;
 import org.apache.avro.AvroRuntimeException;

@@ -9,6 +9,7 @@ import java.util.List;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
 
+import dev.baton.schemas.registry.SchemaEvolution;
 import org.apache.avro.Schema;
 import org.junit.jupiter.api.Test;
 

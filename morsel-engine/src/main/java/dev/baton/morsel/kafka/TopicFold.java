@@ -1,7 +1,6 @@
 package dev.baton.morsel.kafka;
 
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicLong;
@@ -13,7 +12,7 @@ import dev.baton.morsel.MorselMetrics;
 import dev.baton.morsel.morsel.Morsels;
 import dev.baton.morsel.scheduler.MorselScheduler;
 import dev.baton.morsel.scheduler.Pipeline;
-import org.apache.kafka.clients.consumer.ConsumerConfig;
+import dev.baton.topics.ClientConfigs;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
@@ -39,9 +38,7 @@ public final class TopicFold {
     public static <P> Result<P> fold(Map<String, Object> clientConfig, String topic, int threads, long offsetsPerMorsel,
                                      Supplier<P> partial, BiConsumer<P, ConsumerRecord<byte[], byte[]>> step, BinaryOperator<P> merge) {
         List<OffsetRange> ranges;
-        Map<String, Object> c = new HashMap<>(clientConfig);
-        c.keySet().retainAll(ConsumerConfig.configNames());
-        try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(c, new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
+        try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(ClientConfigs.assignedReader(clientConfig), new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
             ranges = TopicSplits.of(consumer, topic, offsetsPerMorsel);
         }
         return fold(clientConfig, ranges, threads, partial, step, merge);

@@ -3,13 +3,13 @@ package dev.baton.morsel.kafka;
 import java.nio.LongBuffer;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
 
 import dev.baton.morsel.data.PageSource;
+import dev.baton.topics.ClientConfigs;
 import org.apache.kafka.clients.consumer.CloseOptions;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -64,14 +64,10 @@ public final class TopicPageSource implements PageSource, AutoCloseable {
         this.columns = List.copyOf(columns);
         this.decoder = decoder;
         this.consumers = new KafkaConsumer[workers];
-        Map<String, Object> c = new HashMap<>(clientConfig);
-        c.remove(ConsumerConfig.GROUP_ID_CONFIG);
-        c.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
-        c.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
+        Map<String, Object> c = ClientConfigs.assignedReader(clientConfig);
         c.putIfAbsent(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, 5_000);
         c.putIfAbsent(ConsumerConfig.FETCH_MAX_BYTES_CONFIG, 16 * 1024 * 1024);
         c.putIfAbsent(ConsumerConfig.MAX_PARTITION_FETCH_BYTES_CONFIG, 8 * 1024 * 1024);
-        c.keySet().retainAll(ConsumerConfig.configNames());
         for (int w = 0; w < workers; w++) {
             consumers[w] = new KafkaConsumer<>(c, new ByteArrayDeserializer(), new ByteArrayDeserializer());
         }

@@ -2,7 +2,6 @@ package dev.baton.schemas.registry;
 
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -12,12 +11,11 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
 import dev.baton.topics.BatonTopics;
+import dev.baton.topics.ClientConfigs;
 import org.apache.avro.Schema;
 import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.consumer.CloseOptions;
-import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
@@ -52,18 +50,10 @@ final class KafkaTopicSchemaRegistry implements SchemaRegistry {
 
     KafkaTopicSchemaRegistry(Map<String, Object> clientConfig) {
         ensureTopic(clientConfig);
-        Map<String, Object> producerConfig = new HashMap<>(clientConfig);
-        producerConfig.put(ProducerConfig.ACKS_CONFIG, "all");
-        producerConfig.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
+        Map<String, Object> producerConfig = ClientConfigs.durableProducer(clientConfig);
         producerConfig.put(ProducerConfig.LINGER_MS_CONFIG, 0);
-        producerConfig.keySet().retainAll(ProducerConfig.configNames());
         this.producer = new KafkaProducer<>(producerConfig, new ByteArraySerializer(), new ByteArraySerializer());
-        Map<String, Object> consumerConfig = new HashMap<>(clientConfig);
-        consumerConfig.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
-        consumerConfig.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
-        consumerConfig.remove(ConsumerConfig.GROUP_ID_CONFIG);
-        consumerConfig.keySet().retainAll(ConsumerConfig.configNames());
-        this.consumer = new KafkaConsumer<>(consumerConfig, new ByteArrayDeserializer(), new ByteArrayDeserializer());
+        this.consumer = new KafkaConsumer<>(ClientConfigs.assignedReader(clientConfig), new ByteArrayDeserializer(), new ByteArrayDeserializer());
         consumer.assign(List.of(PARTITION));
         consumer.seekToBeginning(List.of(PARTITION));
     }
@@ -145,9 +135,7 @@ final class KafkaTopicSchemaRegistry implements SchemaRegistry {
     }
 
     private static void ensureTopic(Map<String, Object> clientConfig) {
-        Map<String, Object> adminConfig = new HashMap<>(clientConfig);
-        adminConfig.keySet().retainAll(AdminClientConfig.configNames());
-        try (Admin admin = Admin.create(adminConfig)) {
+        try (Admin admin = Admin.create(ClientConfigs.admin(clientConfig))) {
             if (exists(admin)) {
                 // Most roles may not create topics (DESIGN §10); only try when it is really missing.
                 return;

@@ -6,7 +6,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 
-import dev.baton.schemas.SchemaEvolution;
 import org.apache.avro.AvroRuntimeException;
 import org.apache.avro.Schema;
 

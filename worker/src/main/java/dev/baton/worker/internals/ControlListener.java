@@ -2,7 +2,6 @@ package dev.baton.worker.internals;
 
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CountDownLatch;
@@ -14,8 +13,8 @@ import dev.baton.schemas.EventSerde;
 import dev.baton.schemas.SiteKey;
 import dev.baton.schemas.UndecodableRecordException;
 import dev.baton.topics.BatonTopics;
+import dev.baton.topics.ClientConfigs;
 import org.apache.kafka.clients.consumer.CloseOptions;
-import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.common.TopicPartition;
@@ -47,12 +46,7 @@ public final class ControlListener implements Runnable {
         this.workerId = workerId;
         this.serde = serde;
         this.executions = executions;
-        Map<String, Object> c = new HashMap<>(kafkaConfig);
-        c.remove(ConsumerConfig.GROUP_ID_CONFIG);
-        c.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
-        c.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
-        c.keySet().retainAll(ConsumerConfig.configNames());
-        this.consumer = new KafkaConsumer<>(c, new ByteArrayDeserializer(), new ByteArrayDeserializer());
+        this.consumer = new KafkaConsumer<>(ClientConfigs.assignedReader(kafkaConfig), new ByteArrayDeserializer(), new ByteArrayDeserializer());
     }
 
     @Override

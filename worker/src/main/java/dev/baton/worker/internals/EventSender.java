@@ -3,7 +3,6 @@ package dev.baton.worker.internals;
 import java.nio.ByteBuffer;
 import java.time.Clock;
 import java.time.Duration;
-import java.util.HashMap;
 import java.util.Map;
 
 import dev.baton.events.Payload;
@@ -11,6 +10,7 @@ import dev.baton.events.WorkerEvent;
 import dev.baton.events.WorkerEventKind;
 import dev.baton.schemas.EventSerde;
 import dev.baton.topics.BatonTopics;
+import dev.baton.topics.ClientConfigs;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.clients.producer.ProducerConfig;
@@ -49,13 +49,10 @@ public final class EventSender implements AutoCloseable {
     }
 
     private static Map<String, Object> producerConfig(Map<String, Object> kafkaConfig, String workerId) {
-        Map<String, Object> config = new HashMap<>(kafkaConfig);
-        config.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
-        config.put(ProducerConfig.ACKS_CONFIG, "all");
+        Map<String, Object> config = ClientConfigs.durableProducer(kafkaConfig);
         config.putIfAbsent(ProducerConfig.LINGER_MS_CONFIG, 1);
         // Named, so its metrics, broker logs and network thread say whose it is.
         config.putIfAbsent(ProducerConfig.CLIENT_ID_CONFIG, "baton-worker-events-" + workerId);
-        config.keySet().retainAll(ProducerConfig.configNames());
         return config;
     }
 

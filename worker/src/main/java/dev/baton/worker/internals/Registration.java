@@ -3,7 +3,6 @@ package dev.baton.worker.internals;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.function.BooleanSupplier;
@@ -13,8 +12,8 @@ import java.util.function.Supplier;
 import dev.baton.events.WorkerStatus;
 import dev.baton.schemas.EventSerde;
 import dev.baton.topics.BatonTopics;
+import dev.baton.topics.ClientConfigs;
 import org.apache.kafka.clients.producer.KafkaProducer;
-import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 
@@ -38,11 +37,7 @@ public final class Registration implements AutoCloseable {
 
     public Registration(Map<String, Object> kafkaConfig, EventSerde<WorkerStatus> serde, String workerId, Supplier<List<String>> queues,
                         List<String> labels, int capacity, IntSupplier inFlight, BooleanSupplier draining, Clock clock) {
-        Map<String, Object> c = new HashMap<>(kafkaConfig);
-        c.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
-        c.put(ProducerConfig.ACKS_CONFIG, "all");
-        c.keySet().retainAll(ProducerConfig.configNames());
-        this.producer = new KafkaProducer<>(c, new ByteArraySerializer(), new ByteArraySerializer());
+        this.producer = new KafkaProducer<>(ClientConfigs.durableProducer(kafkaConfig), new ByteArraySerializer(), new ByteArraySerializer());
         this.serde = serde;
         this.workerId = workerId;
         this.queues = queues;

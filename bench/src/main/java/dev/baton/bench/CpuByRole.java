@@ -1,0 +1,96 @@
+package dev.baton.bench;
+
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadInfo;
+import java.lang.management.ThreadMXBean;
+import java.util.EnumMap;
+import java.util.Map;
+import java.util.function.ObjLongConsumer;
+
+/**
+ * Where one process's CPU went, by Baton role, when broker, streams app, worker and client share
+ * the JVM (as in {@code baton bench dispatch}). Java threads are attributed by name: Baton names its
+ * threads and Kafka clients after their role. Whatever no Java thread accounts for — the garbage
+ * collector, the JIT compiler, RocksDB's native threads, and Java threads that ended in between — is
+ * reported as outside Java threads.
+ */
+final class CpuByRole {
+
+    enum Role {
+        BROKER("broker"), STREAMS_APP("streams app"), WORKER("worker"), CLIENT("client");
+
+        private final String label;
+
+        Role(String label) {
+            this.label = label;
+        }
+    }
+
+    /** CPU nanoseconds so far: the whole process, and its live Java threads by role. */
+    record Snapshot(long processNanos, Map<Role, Long> threadNanos) {
+    }
+
+    private CpuByRole() {
+    }
+
+    static Snapshot snapshot() {
+        Map<Role, Long> byRole = new EnumMap<>(Role.class);
+        forEachLiveThread((name, nanos) -> byRole.merge(roleOf(name), nanos, Long::sum));
+        return new Snapshot(processNanos(), byRole);
+    }
+
+    /** Calls {@code action} with the name and CPU nanoseconds so far of every live Java thread that has used any. */
+    static void forEachLiveThread(ObjLongConsumer<String> action) {
+        ThreadMXBean threads = ManagementFactory.getThreadMXBean();
+        for (ThreadInfo info : threads.getThreadInfo(threads.getAllThreadIds())) {
+            if (info == null) {
+                continue; // ended since the id list was taken
+            }
+            long nanos = threads.getThreadCpuTime(info.getThreadId());
+            if (nanos > 0) {
+                action.accept(info.getThreadName(), nanos);
+            }
+        }
+    }
+
+    private static long processNanos() {
+        return ((com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean()).getProcessCpuTime();
+    }
+
+    /**
+     * The role a thread works for, from its name: Baton's own threads ({@code baton-queue-...},
+     * {@code baton-results-...}), the streams app's ({@code baton-streams-...}) and Kafka client
+     * threads named after their client id ({@code kafka-producer-network-thread | baton-worker...}).
+     * The rest is the broker's, plus any unnamed client thread.
+     */
+    static Role roleOf(String thread) {
+        if (thread.contains("baton-streams")) {
+            return Role.STREAMS_APP;
+        }
+        if (thread.contains("baton-worker") || thread.startsWith("baton-queue-") || thread.startsWith("baton-activity-")
+                || thread.startsWith("baton-control-") || thread.startsWith("baton-housekeeping-")) {
+            return Role.WORKER;
+        }
+        if (thread.contains("baton-dispatch-") || thread.startsWith("baton-results-") || thread.equals("main")) {
+            return Role.CLIENT;
+        }
+        return Role.BROKER;
+    }
+
+    /** "broker 55, streams app 78, ..., outside Java threads (GC, JIT, RocksDB) 52": microseconds per unit of work. */
+    static String perUnit(Snapshot from, Snapshot to, long units) {
+        StringBuilder line = new StringBuilder();
+        long inThreads = 0;
+        for (Role role : Role.values()) {
+            long nanos = Math.max(0, to.threadNanos().getOrDefault(role, 0L) - from.threadNanos().getOrDefault(role, 0L));
+            inThreads += nanos;
+            line.append(role.label).append(' ').append(micros(nanos, units)).append(", ");
+        }
+        long outside = Math.max(0, (to.processNanos() - from.processNanos()) - inThreads);
+        return line.append("outside Java threads (GC, JIT, RocksDB) ").append(micros(outside, units)).toString();
+    }
+
+    static long micros(long nanos, long units) {
+        return Math.round(nanos / 1e3 / Math.max(1, units));
+    }
+}

@@ -1,0 +1,137 @@
+package dev.baton.bench;
+
+import java.io.PrintStream;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.Callable;
+import java.util.function.Function;
+import java.util.function.Supplier;
+
+import dev.baton.bench.tpch.DuckDbPeer;
+import dev.baton.bench.tpch.FusedQueries;
+import dev.baton.bench.tpch.Results;
+import dev.baton.bench.tpch.TpchData;
+import dev.baton.bench.tpch.TpchQueries;
+import dev.baton.morsel.MorselMetrics;
+import dev.baton.morsel.data.PageFile;
+import dev.baton.morsel.morsel.Morsels;
+import dev.baton.morsel.scheduler.MorselScheduler;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/**
+ * {@code baton bench morsel}: TPC-H Q1, Q6, Q14 and {@code GROUP BY l_orderkey} on Baton's morsel
+ * engine, on DuckDB ({@code SET threads=N}) and as hand-fused Java loops, alternating in one process
+ * over the same rows. Prints medians of warm runs, rows/s per core and the ratios, and checks that
+ * the engine's answers equal DuckDB's row by row (exit 1 if not).
+ */
+@Command(name = "morsel", mixinStandardHelpOptions = true, description = "TPC-H on the morsel engine vs DuckDB vs a fused loop.")
+public final class MorselBench implements Callable<Integer> {
+
+    @Option(names = "--sf", defaultValue = "1", description = "TPC-H scale factor (default ${DEFAULT-VALUE})")
+    double scaleFactor;
+
+    @Option(names = "--threads", defaultValue = "1,2", split = ",", description = "Worker counts to measure (default ${DEFAULT-VALUE})")
+    int[] threads;
+
+    @Option(names = "--runs", defaultValue = "5", description = "Measured runs per system (median reported; default ${DEFAULT-VALUE})")
+    int runs;
+
+    @Option(names = "--warmups", defaultValue = "2", description = "Unmeasured runs first (default ${DEFAULT-VALUE})")
+    int warmups;
+
+    @Option(names = "--page-bytes", defaultValue = "65536", description = "Page size of the converted files (default ${DEFAULT-VALUE})")
+    int pageBytes;
+
+    @Option(names = "--queries", defaultValue = "Q1,Q6,Q14,GROUP BY l_orderkey", split = ",",
+            description = "Queries to run (default: ${DEFAULT-VALUE})")
+    List<String> only;
+
+    @Option(names = "--scheduler", defaultValue = "DEQUES", description = "DEQUES (Baton's work-stealing deques) or FORK_JOIN")
+    MorselScheduler.Mode mode;
+
+    @Option(names = "--data-dir", defaultValue = ".baton/tpch", description = "Where converted data is cached (default ${DEFAULT-VALUE})")
+    Path dataDir;
+
+    private final PrintStream out = System.out;
+
+    private record Query(String name, String sql, Function<TpchQueries, List<List<Object>>> engine,
+                         Supplier<List<List<Object>>> fused) {
+    }
+
+    @Override
+    public Integer call() {
+        long t0 = System.nanoTime();
+        PageFile li = PageFile.open(TpchData.lineitem(dataDir, scaleFactor, pageBytes));
+        PageFile part = PageFile.open(TpchData.part(dataDir, scaleFactor, pageBytes));
+        out.printf("data      lineitem %,d rows, part %,d rows, %d-byte pages, SF %s (%d ms incl. generation if not cached)%n",
+                li.rowCount(), part.rowCount(), pageBytes, scaleFactor, (System.nanoTime() - t0) / 1_000_000);
+        out.printf("machine   %d cores, L2 %d KiB -> %d pages per morsel, scheduler %s%n", Runtime.getRuntime().availableProcessors(),
+                Morsels.l2Bytes() / 1024, Morsels.autoTunedPagesPerMorsel(Morsels.l2Bytes(), pageBytes), mode);
+        int failures = 0;
+        try (DuckDbPeer duckdb = new DuckDbPeer(li, scaleFactor, dataDir)) {
+            List<Query> queries = List.of(
+                    new Query("Q1", TpchQueries.Q1_SQL, q -> q.q1(li), () -> FusedQueries.q1(li)),
+                    new Query("Q6", TpchQueries.Q6_SQL, q -> q.q6(li), () -> FusedQueries.q6(li)),
+                    new Query("Q14", TpchQueries.Q14_SQL, q -> q.q14(li, part), () -> FusedQueries.q14(li, part)),
+                    new Query("GROUP BY l_orderkey", TpchQueries.GROUP_BY_ORDERKEY_SQL, q -> q.groupByOrderKey(li),
+                            () -> FusedQueries.groupByOrderKey(li)));
+            out.printf("%n%-20s %7s %11s %11s %11s %15s %12s %12s  %s%n", "query", "threads", "engine ms", "duckdb ms", "fused ms",
+                    "engine rows/s/core", "engine/duckdb", "engine/fused", "answer");
+            for (Query q : queries.stream().filter(x -> only.contains(x.name())).toList()) {
+                double oneThread = 0;
+                for (int n : threads) {
+                    double[] m = measure(q, n, li, duckdb);
+                    Optional<String> diff = Results.difference(m.length > 3 ? lastDuck : List.of(), lastEngine);
+                    failures += diff.isPresent() ? 1 : 0;
+                    double rowsPerCore = li.rowCount() / (m[0] / 1000.0) / n;
+                    out.printf("%-20s %7d %11.1f %11.1f %11.1f %,15.0f %12.2f %12.2f  %s%n", q.name(), n, m[0], m[1], m[2], rowsPerCore,
+                            m[0] / m[1], m[0] / m[2], diff.map(d -> "DIFFERS: " + d).orElse("equal to DuckDB"));
+                    if (n == 1) {
+                        oneThread = m[0];
+                    } else if (oneThread > 0) {
+                        out.printf("%-20s %7s engine speed-up %d threads vs 1: %.2fx%n", "", "", n, oneThread / m[0]);
+                    }
+                }
+            }
+        }
+        out.printf("%n%s%n", failures == 0 ? "all engine answers equal DuckDB's" : failures + " answers differ from DuckDB's");
+        return failures == 0 ? 0 : 1;
+    }
+
+    private List<List<Object>> lastEngine;
+    private List<List<Object>> lastDuck;
+
+    /** Median ms of engine, DuckDB and fused, alternating run by run so drift hits all three alike. */
+    private double[] measure(Query q, int workers, PageFile li, DuckDbPeer duckdb) {
+        duckdb.threads(workers);
+        double[][] ms = new double[3][runs];
+        try (MorselScheduler scheduler = new MorselScheduler(workers, 1, MorselMetrics.noop(), mode)) {
+            TpchQueries engine = TpchQueries.autoTuned(scheduler, pageBytes);
+            for (int i = -warmups; i < runs; i++) {
+                long a = System.nanoTime();
+                lastEngine = q.engine().apply(engine);
+                long b = System.nanoTime();
+                lastDuck = duckdb.query(q.sql());
+                long c = System.nanoTime();
+                q.fused().get();
+                long d = System.nanoTime();
+                if (i >= 0) {
+                    ms[0][i] = (b - a) / 1e6;
+                    ms[1][i] = (c - b) / 1e6;
+                    ms[2][i] = (d - c) / 1e6;
+                }
+            }
+        }
+        return new double[] {median(ms[0]), median(ms[1]), median(ms[2]), 1};
+    }
+
+    private static double median(double[] v) {
+        double[] s = v.clone();
+        Arrays.sort(s);
+        return s.length % 2 == 1 ? s[s.length / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+    }
+}

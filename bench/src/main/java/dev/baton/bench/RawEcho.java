@@ -1,0 +1,169 @@
+package dev.baton.bench;
+
+import java.nio.ByteBuffer;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.BitSet;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+
+/** Plain consumer/producer stages: dispatch → tasks → completions, keyed like Baton's sites. */
+final class RawEcho implements Echo {
+    private static final List<String> TOPICS = List.of("bench.raw.dispatch", "bench.raw.tasks", "bench.raw.completions");
+    private final String bootstrap;
+    private final KafkaProducer<byte[], byte[]> producer;
+    private final Map<Long, CompletableFuture<Void>> pending = new ConcurrentHashMap<>();
+    /** The burst under way, counted instead of tracked per activity; null between bursts. */
+    private volatile BurstCount burst;
+    private final AtomicBoolean running = new AtomicBoolean(true);
+    private final List<Thread> threads = new ArrayList<>();
+    private final byte[] payload;
+
+    RawEcho(String bootstrap, int partitions, int payloadBytes) throws Exception {
+        this.bootstrap = bootstrap;
+        this.payload = new byte[payloadBytes];
+        try (Admin admin = Admin.create(Map.of("bootstrap.servers", bootstrap))) {
+            // Deleted files go at once (not after the default minute), see close().
+            admin.createTopics(TOPICS.stream().map(t -> new NewTopic(t, partitions, (short) 1)
+                    .configs(Map.of("file.delete.delay.ms", "0"))).toList()).all().get();
+        }
+        Map<String, Object> p = Map.of("bootstrap.servers", bootstrap, "linger.ms", 1, "acks", "all");
+        producer = new KafkaProducer<>(p, new ByteArraySerializer(), new ByteArraySerializer());
+        CountDownLatch ready = new CountDownLatch(3);
+        stage(bootstrap, "bench.raw.dispatch", "bench.raw.tasks", ready);
+        stage(bootstrap, "bench.raw.tasks", "bench.raw.completions", ready);
+        stage(bootstrap, "bench.raw.completions", null, ready);
+        if (!ready.await(60, TimeUnit.SECONDS)) {
+            throw new IllegalStateException("raw echo stages did not start");
+        }
+    }
+
+    private void stage(String bootstrap, String from, String to, CountDownLatch ready) {
+        Thread t = new Thread(() -> {
+            Map<String, Object> c = Map.of("bootstrap.servers", bootstrap, "group.id", "bench-" + from, "auto.offset.reset", "latest",
+                    "fetch.max.wait.ms", 10);
+            try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(c, new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
+                consumer.subscribe(List.of(from));
+                while (consumer.assignment().isEmpty()) {
+                    consumer.poll(Duration.ofMillis(50));
+                }
+                consumer.assignment().forEach(tp -> consumer.position(tp));
+                ready.countDown();
+                while (running.get()) {
+                    for (ConsumerRecord<byte[], byte[]> r : consumer.poll(Duration.ofMillis(50))) {
+                        if (to != null) {
+                            producer.send(new ProducerRecord<>(to, r.key(), r.value()));
+                        } else {
+                            answered(ByteBuffer.wrap(r.value()).getLong());
+                        }
+                    }
+                }
+            }
+        }, "raw-" + from);
+        t.setDaemon(true);
+        t.start();
+        threads.add(t);
+    }
+
+    @Override
+    public CompletableFuture<Void> send(long id) {
+        CompletableFuture<Void> f = new CompletableFuture<>();
+        pending.put(id, f);
+        produce(id);
+        return f;
+    }
+
+    /**
+     * A burst keeps a count, not a future and a map entry per activity: a million of those alive at
+     * once cost the raw echo 7-14% of its burst in G1 pauses, a harness cost Baton's side (70-100k
+     * activities per burst) hardly paid.
+     */
+    @Override
+    public CompletableFuture<Void> sendAll(long firstId, long count) {
+        BurstCount b = new BurstCount(firstId, count);
+        burst = b;
+        for (long i = 0; i < count; i++) {
+            produce(firstId + i);
+        }
+        return b.done.whenComplete((v, e) -> burst = null);
+    }
+
+    private void produce(long id) {
+        byte[] value = payload.clone();
+        ByteBuffer.wrap(value).putLong(id);
+        producer.send(new ProducerRecord<>("bench.raw.dispatch", ("bench/w" + id + "/1").getBytes(), value));
+    }
+
+    private void answered(long id) {
+        BurstCount b = burst;
+        if (b != null && b.covers(id)) {
+            b.answer(id);
+            return;
+        }
+        CompletableFuture<Void> f = pending.remove(id);
+        if (f != null) {
+            f.complete(null);
+        }
+    }
+
+    /** Touched only by the last stage's thread, which reads every answer; a bit per id, so a duplicate counts once. */
+    final class BurstCount {
+        final long firstId;
+        final int count;
+        final BitSet seen;
+        final CompletableFuture<Void> done = new CompletableFuture<>();
+        int answered;
+
+        BurstCount(long firstId, long count) {
+            this.firstId = firstId;
+            this.count = Math.toIntExact(count);
+            this.seen = new BitSet(this.count);
+        }
+
+        boolean covers(long id) {
+            return id >= firstId && id < firstId + count;
+        }
+
+        void answer(long id) {
+            int bit = (int) (id - firstId);
+            if (!seen.get(bit)) {
+                seen.set(bit);
+                if (++answered == count) {
+                    done.complete(null);
+                }
+            }
+        }
+    }
+
+    @Override
+    public void close() throws InterruptedException {
+        running.set(false);
+        for (Thread t : threads) {
+            t.join(10_000);
+        }
+        producer.close(Duration.ofSeconds(5));
+        // The warm raw echo writes gigabytes in its warm-up: the Baton phase should run on a broker
+        // holding only its own data (no measurable difference in the one run compared).
+        try (Admin admin = Admin.create(Map.of("bootstrap.servers", bootstrap))) {
+            admin.deleteTopics(TOPICS).all().get(30, TimeUnit.SECONDS);
+        } catch (ExecutionException | TimeoutException e) {
+            System.err.println("could not delete the raw echo's topics (the Baton phase runs anyway): " + e);
+        }
+    }
+}

@@ -1,0 +1,34 @@
+package dev.baton.bench;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.Map;
+
+import dev.baton.bench.CpuByRole.Role;
+import org.junit.jupiter.api.Test;
+
+class CpuByRoleTest {
+
+    @Test
+    void shouldAttributeThreadsToTheirRoleByName() {
+        assertThat(CpuByRole.roleOf("baton-streams-0b1c-StreamThread-1")).isEqualTo(Role.STREAMS_APP);
+        assertThat(CpuByRole.roleOf("kafka-producer-network-thread | baton-streams-0b1c-StreamThread-1-producer")).isEqualTo(Role.STREAMS_APP);
+        assertThat(CpuByRole.roleOf("baton-activity-w-17")).isEqualTo(Role.WORKER);
+        assertThat(CpuByRole.roleOf("kafka-producer-network-thread | producer-baton-worker.bench.w")).isEqualTo(Role.WORKER);
+        assertThat(CpuByRole.roleOf("kafka-producer-network-thread | baton-worker-events-w")).isEqualTo(Role.WORKER);
+        assertThat(CpuByRole.roleOf("baton-results-bench")).isEqualTo(Role.CLIENT);
+        assertThat(CpuByRole.roleOf("kafka-producer-network-thread | baton-dispatch-bench")).isEqualTo(Role.CLIENT);
+        assertThat(CpuByRole.roleOf("data-plane-kafka-request-handler-3")).isEqualTo(Role.BROKER);
+        assertThat(CpuByRole.roleOf("TxnMarkerSenderThread-1")).isEqualTo(Role.BROKER);
+    }
+
+    @Test
+    void shouldChargeWhatNoThreadAccountsForToOutsideJavaThreads() {
+        CpuByRole.Snapshot from = new CpuByRole.Snapshot(1_000_000, Map.of(Role.BROKER, 100_000L));
+        CpuByRole.Snapshot to = new CpuByRole.Snapshot(11_000_000, Map.of(Role.BROKER, 2_100_000L, Role.STREAMS_APP, 3_000_000L));
+
+        String line = CpuByRole.perUnit(from, to, 1_000);
+
+        assertThat(line).isEqualTo("broker 2, streams app 3, worker 0, client 0, outside Java threads (GC, JIT, RocksDB) 5");
+    }
+}

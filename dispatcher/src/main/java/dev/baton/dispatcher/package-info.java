@@ -1,0 +1,7 @@
+/**
+ * How services ask Baton to run activities: {@link dev.baton.dispatcher.DispatchClient} sends an
+ * {@link dev.baton.dispatcher.ActivityRequest} and completes a future with the {@link dev.baton.dispatcher.Outcome};
+ * results no future waits for go to an {@link dev.baton.dispatcher.UnmatchedResultHandler}. Everything in
+ * {@code internals} may change without notice.
+ */
+package dev.baton.dispatcher;

@@ -1,0 +1,97 @@
+package dev.baton.morsel.history;
+
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Future;
+
+import dev.baton.topics.ClientConfigs;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.clients.producer.RecordMetadata;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+
+/**
+ * Recovery from the logs alone. A site is <em>dangling</em> when history shows it dispatched, no
+ * outcome answers its latest request, and the streams app holds no state for it (its changelog has
+ * no live entry) — after lost or wiped state, nothing would ever resolve it. Re-dispatching sends
+ * the original command record again, byte for byte, so the idempotency key and request id are
+ * unchanged and the original caller's pending future gets the outcome.
+ */
+public final class Replay {
+
+    /** What the logs say. */
+    public record Report(int sites, int resolved, int live, List<SiteTrail> dangling, int parked, Map<String, Integer> byOutcome) {
+    }
+
+    private Replay() {
+    }
+
+    public static Report analyse(HistoryLog log, HistoryLog.Scope scope, String applicationId) {
+        Map<String, SiteTrail> sites = log.sites(scope);
+        Map<String, HistoryLog.Answer> answers = log.answers();
+        Map<String, Boolean> live = log.liveSites(applicationId);
+        int resolved = 0;
+        int liveCount = 0;
+        int parked = 0;
+        List<SiteTrail> dangling = new ArrayList<>();
+        Map<String, Integer> byOutcome = new TreeMap<>();
+        for (SiteTrail t : sites.values()) {
+            if (!t.dispatched()) {
+                continue;
+            }
+            HistoryLog.Answer a = answers.get(t.requestId);
+            if (a != null) {
+                resolved++;
+                byOutcome.merge(a.kind(), 1, Integer::sum);
+                continue;
+            }
+            if (t.parked()) {
+                parked++;
+            }
+            if (Boolean.TRUE.equals(live.get(t.siteKey))) {
+                liveCount++;
+            } else {
+                dangling.add(t);
+            }
+        }
+        dangling.sort(Comparator.comparing(t -> t.siteKey));
+        int dispatched = (int) sites.values().stream().filter(SiteTrail::dispatched).count();
+        return new Report(dispatched, resolved, liveCount, dangling, parked, byOutcome);
+    }
+
+    /** What re-dispatching did. */
+    public record Redispatch(int sent, List<String> missing) {
+    }
+
+    /** Re-sends each dangling site's original dispatch command; commands no longer in the topic are listed. */
+    public static Redispatch redispatch(Map<String, Object> clientConfig, HistoryLog log, List<SiteTrail> dangling)
+            throws InterruptedException, ExecutionException {
+        Set<String> requests = new HashSet<>();
+        dangling.forEach(t -> requests.add(t.requestId));
+        Map<String, ConsumerRecord<byte[], byte[]>> commands = log.commands(requests);
+        Map<String, Object> p = ClientConfigs.durableProducer(clientConfig);
+        List<String> missing = new ArrayList<>();
+        List<Future<RecordMetadata>> sends = new ArrayList<>();
+        try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(p, new ByteArraySerializer(), new ByteArraySerializer())) {
+            for (SiteTrail t : dangling) {
+                ConsumerRecord<byte[], byte[]> c = commands.get(t.requestId);
+                if (c == null) {
+                    missing.add(t.siteKey);
+                    continue;
+                }
+                sends.add(producer.send(new ProducerRecord<>(c.topic(), null, c.key(), c.value(), c.headers())));
+            }
+            for (Future<RecordMetadata> f : sends) {
+                f.get();
+            }
+        }
+        return new Redispatch(sends.size(), missing);
+    }
+}

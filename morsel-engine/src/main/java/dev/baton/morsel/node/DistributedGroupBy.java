@@ -1,0 +1,116 @@
+package dev.baton.morsel.node;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+import dev.baton.dispatcher.ActivityRequest;
+import dev.baton.dispatcher.DispatchClient;
+import dev.baton.dispatcher.Outcome;
+import dev.baton.morsel.kafka.OffsetRange;
+import dev.baton.morsel.kafka.TopicSplits;
+import dev.baton.topics.ClientConfigs;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+
+/**
+ * {@code SELECT key, sum(value), count(*) FROM topic GROUP BY key} over the engine worker group.
+ * The source topic's records carry an 8-byte key and an 8-byte value.
+ *
+ * <p>The job creates {@code baton.exchange.<job>} with {@code P} partitions, dispatches one scan
+ * activity per source split, builds the manifest of accepted executions from their outcomes,
+ * dispatches one merge activity per exchange partition, unions the merged rows and deletes the
+ * exchange topic. Every step is a Baton activity, so a node lost mid-job costs a re-delivery, not
+ * the job.
+ */
+public final class DistributedGroupBy {
+
+    /** The answer, and how the job went. */
+    public record Result(Map<Long, long[]> rows, int splits, int exchangePartitions, long nanos) {
+    }
+
+    private final Map<String, Object> clientConfig;
+    private final DispatchClient client;
+    private final Duration timeout;
+
+    public DistributedGroupBy(Map<String, Object> clientConfig, DispatchClient client, Duration timeout) {
+        this.clientConfig = clientConfig;
+        this.client = client;
+        this.timeout = timeout;
+    }
+
+    public Result run(String job, String sourceTopic, long offsetsPerSplit, int exchangePartitions) throws Exception {
+        if (!job.matches("[A-Za-z0-9_-]{1,100}")) {
+            throw new IllegalArgumentException("job id must match [A-Za-z0-9_-]{1,100} (it names a topic), was '" + job + "'");
+        }
+        long start = System.nanoTime();
+        String exchange = EngineNode.exchangeTopic(job);
+        try (Admin admin = Admin.create(ClientConfigs.admin(clientConfig))) {
+            admin.createTopics(Set.of(new NewTopic(exchange, exchangePartitions, (short) 1))).all().get(30, TimeUnit.SECONDS);
+            try {
+                List<OffsetRange> splits = splits(sourceTopic, offsetsPerSplit);
+                Map<String, String> manifest = scan(job, splits, exchangePartitions);
+                Map<Long, long[]> rows = merge(job, exchangePartitions, manifest);
+                return new Result(rows, splits.size(), exchangePartitions, System.nanoTime() - start);
+            } finally {
+                admin.deleteTopics(Set.of(exchange)).all().get(30, TimeUnit.SECONDS);
+            }
+        }
+    }
+
+    private List<OffsetRange> splits(String topic, long offsetsPerSplit) {
+        try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(ClientConfigs.assignedReader(clientConfig), new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
+            return TopicSplits.of(consumer, topic, offsetsPerSplit);
+        }
+    }
+
+    /** Split → the execution Baton accepted for it. */
+    private Map<String, String> scan(String job, List<OffsetRange> splits, int partitions) throws Exception {
+        Map<String, CompletableFuture<Outcome>> outcomes = new LinkedHashMap<>();
+        for (int i = 0; i < splits.size(); i++) {
+            String input = job + "\n" + partitions + "\n" + splits.get(i);
+            outcomes.put(splits.get(i).toString(), client.dispatch(activity(job, "scan-" + i, EngineNode.SCAN, input)));
+        }
+        Map<String, String> manifest = new LinkedHashMap<>();
+        for (Map.Entry<String, CompletableFuture<Outcome>> e : outcomes.entrySet()) {
+            manifest.put(e.getKey(), new String(output(e.getValue(), "scan of " + e.getKey()), StandardCharsets.UTF_8));
+        }
+        return manifest;
+    }
+
+    private Map<Long, long[]> merge(String job, int partitions, Map<String, String> manifest) throws Exception {
+        StringBuilder m = new StringBuilder();
+        manifest.forEach((split, execution) -> m.append('\n').append(split).append('=').append(execution));
+        List<CompletableFuture<Outcome>> merges = new ArrayList<>();
+        for (int p = 0; p < partitions; p++) {
+            merges.add(client.dispatch(activity(job, "merge-" + p, EngineNode.MERGE, job + "\n" + p + m)));
+        }
+        Map<Long, long[]> rows = new HashMap<>();
+        for (int p = 0; p < partitions; p++) {
+            SumRows.merge(rows, SumRows.decode(output(merges.get(p), "merge of exchange partition " + p)));
+        }
+        return rows;
+    }
+
+    private ActivityRequest activity(String job, String step, String type, String input) {
+        return ActivityRequest.builder().site("engine", job, step).queue(EngineNode.QUEUE).activityType(type)
+                .input(input.getBytes(StandardCharsets.UTF_8), "text/plain").heartbeat(Duration.ofSeconds(2)).build();
+    }
+
+    private byte[] output(CompletableFuture<Outcome> future, String what) throws Exception {
+        Outcome o = future.get(timeout.toMillis(), TimeUnit.MILLISECONDS);
+        if (!o.completed()) {
+            throw new IllegalStateException(what + " failed: " + o.reason());
+        }
+        return o.output();
+    }
+}

@@ -1,0 +1,57 @@
+package dev.baton.topics;
+
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Set;
+
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.producer.ProducerConfig;
+
+/**
+ * The Kafka client configuration of each kind of client Baton opens, built in one place from a
+ * process's settings (bootstrap servers, security, whatever the user passed), as Kafka's
+ * {@code CommonClientConfigs} does for its own clients.
+ *
+ * <p>Every method copies the settings, keeps only the keys its client type defines (so one map may
+ * carry producer, consumer and admin settings without warnings), and then sets what the role
+ * requires over anything the user passed. Defaults a caller may tune are its own business: it sets
+ * them on the returned map with {@code putIfAbsent}. The input is never modified; each call returns
+ * a new mutable map.
+ */
+public final class ClientConfigs {
+
+    private ClientConfigs() {
+    }
+
+    /** A producer whose writes survive a broker loss and are not duplicated by its own retries: idempotent, {@code acks=all}. */
+    public static Map<String, Object> durableProducer(Map<String, ?> settings) {
+        Map<String, Object> c = only(settings, ProducerConfig.configNames());
+        c.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
+        c.put(ProducerConfig.ACKS_CONFIG, "all");
+        return c;
+    }
+
+    /**
+     * A consumer that assigns its partitions itself and reads committed records only, in no group
+     * and committing nothing: scans, the registry's log, replies read from one partition.
+     */
+    public static Map<String, Object> assignedReader(Map<String, ?> settings) {
+        Map<String, Object> c = only(settings, ConsumerConfig.configNames());
+        c.remove(ConsumerConfig.GROUP_ID_CONFIG);
+        c.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
+        c.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
+        return c;
+    }
+
+    /** An admin client. */
+    public static Map<String, Object> admin(Map<String, ?> settings) {
+        return only(settings, AdminClientConfig.configNames());
+    }
+
+    private static Map<String, Object> only(Map<String, ?> settings, Set<String> names) {
+        Map<String, Object> c = new HashMap<>(settings);
+        c.keySet().retainAll(names);
+        return c;
+    }
+}

@@ -1,0 +1,159 @@
+package dev.baton.testkit;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * A {@code baton} command in its own JVM, on this JVM's class path, so a crash is a real
+ * {@code kill -9} and a stop a real SIGTERM. Used by the soak and the failure integration tests.
+ * The command ({@code baton-cli}) must be on the class path: the testkit names its main class
+ * without depending on it, so the command can depend on the testkit.
+ */
+public final class BatonProcess implements AutoCloseable {
+
+    /** The {@code baton} command's entry point, in {@code baton-cli}. */
+    public static final String MAIN_CLASS = "dev.baton.cli.BatonCommand";
+
+    private final String name;
+    private final Process process;
+    private final CountDownLatch ready = new CountDownLatch(1);
+    private final List<String> output = new ArrayList<>();
+
+    private BatonProcess(String name, Process process, String readyLine) {
+        this.name = name;
+        this.process = process;
+        Thread pump = new Thread(() -> pump(readyLine), "output-of-" + name);
+        pump.setDaemon(true);
+        pump.start();
+    }
+
+    /**
+     * Starts {@code baton <args>} and waits until it prints a line containing {@code readyLine}.
+     *
+     * @throws IllegalStateException if it does not within {@code timeout}; the message carries its output
+     */
+    public static BatonProcess start(String name, String readyLine, Duration timeout, List<String> args) {
+        List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-Xmx384m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-cp", System.getProperty("java.class.path"),
+                MAIN_CLASS));
+        command.addAll(args);
+        try {
+            BatonProcess p = new BatonProcess(name, new ProcessBuilder(command).redirectErrorStream(true).start(), readyLine);
+            if (!p.ready.await(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
+                p.kill9();
+                throw new IllegalStateException(name + " did not print '" + readyLine + "' within " + timeout + ": " + p.tail(20));
+            }
+            return p;
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot start " + name, e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while starting " + name, e);
+        }
+    }
+
+    /**
+     * {@code baton worker --demo-handlers} for one queue. Its consumer uses the broker's minimum
+     * session timeout, so a killed worker's partitions move within seconds.
+     */
+    public static BatonProcess worker(String bootstrap, String workerId, String queue, long drainTimeoutMs) {
+        return worker(bootstrap, workerId, WorkerSpec.of(queue), drainTimeoutMs);
+    }
+
+    /** As {@link #worker(String, String, String, long)}, serving the spec's queues and node labels (8 slots shared by them). */
+    public static BatonProcess worker(String bootstrap, String workerId, WorkerSpec spec, long drainTimeoutMs) {
+        Path config = ProcessConfig.write("worker", "session.timeout.ms=6000\nheartbeat.interval.ms=1000\n");
+        List<String> args = new ArrayList<>(List.of("worker", "--bootstrap-servers", bootstrap, "--config", config.toString(),
+                "--demo-handlers", "--worker-id", workerId, "--max-concurrent", "8", "--drain-timeout-ms", Long.toString(drainTimeoutMs)));
+        args.addAll(spec.arguments());
+        return start(workerId, "serving", Duration.ofSeconds(90), args);
+    }
+
+    /**
+     * {@code baton streams-app} with its own state dir and a standby replica. Its consumer uses the
+     * broker's minimum session timeout, so a crashed instance's tasks move within seconds.
+     */
+    public static BatonProcess streamsApp(String bootstrap, String name, Path stateDir) {
+        Path config = ProcessConfig.write(name, String.join("\n", "state.dir=" + stateDir, "num.standby.replicas=1",
+                "commit.interval.ms=100", "session.timeout.ms=6000", "heartbeat.interval.ms=1000", ""));
+        return start(name, "streams app RUNNING", Duration.ofMinutes(3),
+                List.of("streams-app", "--bootstrap-servers", bootstrap, "--config", config.toString()));
+    }
+
+    public String name() {
+        return name;
+    }
+
+    public boolean isAlive() {
+        return process.isAlive();
+    }
+
+    /** A crash: SIGKILL, no shutdown hook runs. */
+    public void kill9() {
+        process.destroyForcibly();
+        waitFor();
+    }
+
+    /** SIGTERM: the command's shutdown hook runs (a worker drains, the streams app closes). */
+    public void stop() {
+        process.destroy();
+        waitFor();
+    }
+
+    public List<String> output() {
+        synchronized (output) {
+            return List.copyOf(output);
+        }
+    }
+
+    private List<String> tail(int lines) {
+        List<String> all = output();
+        return all.subList(Math.max(0, all.size() - lines), all.size());
+    }
+
+    private void pump(String readyLine) {
+        try (BufferedReader r = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
+            String line;
+            while ((line = r.readLine()) != null) {
+                synchronized (output) {
+                    output.add(line);
+                    if (output.size() > 5_000) {
+                        output.remove(0);
+                    }
+                }
+                if (line.contains(readyLine)) {
+                    ready.countDown();
+                }
+            }
+        } catch (IOException e) {
+            // the process is gone; its exit is observed by whoever killed it
+        }
+    }
+
+    private void waitFor() {
+        try {
+            if (!process.waitFor(60, TimeUnit.SECONDS)) {
+                process.destroyForcibly();
+                process.waitFor(10, TimeUnit.SECONDS);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    @Override
+    public void close() {
+        if (process.isAlive()) {
+            kill9();
+        }
+    }
+}

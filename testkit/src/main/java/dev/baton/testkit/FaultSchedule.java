@@ -1,0 +1,194 @@
+package dev.baton.testkit;
+
+import java.io.PrintStream;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.Supplier;
+
+import dev.baton.embedded.EmbeddedKafka;
+
+/**
+ * The soak's faults, on their own thread: {@code kill -9} of the oldest worker every interval with
+ * a fresh one of the same spec (queues, node labels) started in its place; once, {@code kill -9} of
+ * a streams-app instance and its restart on the same state directory; once, a broker outage: a stop
+ * and start of the broker on the same data directory, or every connection to it cut for a while
+ * with the broker still running.
+ * Every fault is logged with its time since the start.
+ */
+public final class FaultSchedule implements AutoCloseable {
+
+    /** When the faults fall, measured from the schedule's start. */
+    public record Plan(Duration workerKillEvery, Duration streamsKillAfter, Duration brokerOutageAfter, Duration brokerDowntime,
+                       BrokerOutage brokerOutage) {
+    }
+
+    /** How the broker goes away. */
+    public enum BrokerOutage {
+        /** Stopped and started again on its data directory. */
+        RESTART,
+        /** Still running, every connection to it cut (needs the {@link CuttableLink} in front of it). */
+        DISCONNECT
+    }
+
+    private final EmbeddedKafka kafka;
+    private final CuttableLink link;
+    private final WorkerRoster workers;
+    private final List<StreamsInstance> streams;
+    private final Plan plan;
+    private final PrintStream out;
+    private final long startNanos = System.nanoTime();
+    private final List<String> log = new ArrayList<>();
+    private final Thread thread;
+    private volatile boolean running = true;
+    private volatile Thread restarter;
+
+    /** A streams-app process and how to start it again on the same state directory. */
+    public static final class StreamsInstance implements AutoCloseable {
+        private final String name;
+        private final Supplier<BatonProcess> launcher;
+        private volatile BatonProcess process;
+
+        public StreamsInstance(String name, Supplier<BatonProcess> launcher) {
+            this.name = name;
+            this.launcher = launcher;
+            this.process = launcher.get();
+        }
+
+        public String name() {
+            return name;
+        }
+
+        /** What the current process printed (a crashed predecessor's output is gone with it). */
+        public List<String> output() {
+            return process.output();
+        }
+
+        void crash() {
+            process.kill9();
+        }
+
+        void restart() {
+            process = launcher.get();
+        }
+
+        /** SIGTERM: Streams closes cleanly and writes its checkpoint. */
+        @Override
+        public void close() {
+            process.stop();
+        }
+    }
+
+    /** @param link the relay in front of the broker; needed for {@link BrokerOutage#DISCONNECT}, else may be null */
+    public FaultSchedule(EmbeddedKafka kafka, CuttableLink link, WorkerRoster workers, List<StreamsInstance> streams,
+                         Plan plan, PrintStream out) {
+        if (plan.brokerOutage() == BrokerOutage.DISCONNECT && link == null) {
+            throw new IllegalArgumentException("a DISCONNECT outage needs the CuttableLink the broker is advertised through; link was null");
+        }
+        this.kafka = kafka;
+        this.link = link;
+        this.workers = workers;
+        this.streams = streams;
+        this.plan = plan;
+        this.out = out;
+        this.thread = new Thread(this::run, "baton-soak-faults");
+        thread.setDaemon(true);
+        thread.start();
+    }
+
+    /** The faults so far, one line each. */
+    public synchronized List<String> log() {
+        return List.copyOf(log);
+    }
+
+    private void run() {
+        boolean streamsKilled = false;
+        boolean brokerWentAway = false;
+        long nextWorkerKill = System.nanoTime() + plan.workerKillEvery().toNanos();
+        try {
+            while (running) {
+                if (System.nanoTime() >= nextWorkerKill) {
+                    replaceOldestWorker();
+                    nextWorkerKill = System.nanoTime() + plan.workerKillEvery().toNanos();
+                }
+                long elapsed = System.nanoTime() - startNanos;
+                if (!streamsKilled && elapsed >= plan.streamsKillAfter().toNanos()) {
+                    streamsKilled = true;
+                    crashAndRestartStreams();
+                }
+                if (!brokerWentAway && elapsed >= plan.brokerOutageAfter().toNanos()) {
+                    brokerWentAway = true;
+                    if (plan.brokerOutage() == BrokerOutage.RESTART) {
+                        restartBroker();
+                    } else {
+                        cutBroker();
+                    }
+                }
+                Thread.sleep(100); // the schedule's clock tick, not a wait for an event
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (RuntimeException e) {
+            record("fault schedule stopped: " + e);
+        }
+    }
+
+    private void replaceOldestWorker() {
+        BatonProcess victim = workers.killOldest();
+        WorkerSpec spec = workers.specOf(victim.name());
+        record("kill -9 worker " + victim.name());
+        BatonProcess fresh = workers.start(spec);
+        record("started worker " + fresh.name() + " (" + spec + ")");
+    }
+
+    /** Kills an instance and restarts it on its own thread, so the other faults keep their times. */
+    private void crashAndRestartStreams() {
+        StreamsInstance victim = streams.get(0);
+        victim.crash();
+        record("kill -9 streams app " + victim.name() + (streams.size() > 1 ? " (its tasks move to the other instance)" : ""));
+        restarter = new Thread(() -> {
+            long t = System.nanoTime();
+            try {
+                victim.restart();
+                record(String.format("restarted streams app %s on its state dir; RUNNING after %.1f s", victim.name(), (System.nanoTime() - t) / 1e9));
+            } catch (RuntimeException e) {
+                record("restarting streams app " + victim.name() + " failed: " + e.getMessage());
+            }
+        }, "baton-soak-streams-restart");
+        restarter.setDaemon(true);
+        restarter.start();
+    }
+
+    private void restartBroker() throws InterruptedException {
+        record("stopping the broker");
+        kafka.stop();
+        Thread.sleep(plan.brokerDowntime().toMillis()); // the outage itself
+        kafka.start();
+        record("broker started again on the same data dir after " + plan.brokerDowntime().toMillis() + " ms down");
+    }
+
+    private void cutBroker() throws InterruptedException {
+        record("cutting every connection to the broker (it keeps running)");
+        link.cut(plan.brokerDowntime());
+        record("connections to the broker let through again after " + plan.brokerDowntime().toMillis() + " ms cut off");
+    }
+
+    private synchronized void record(String fault) {
+        String line = String.format("fault  %7.1f s  %s", (System.nanoTime() - startNanos) / 1e9, fault);
+        log.add(line);
+        out.println(line);
+    }
+
+    @Override
+    public void close() {
+        running = false; // no interrupt: a broker restart in progress must finish, or the broker stays down
+        try {
+            thread.join(120_000);
+            if (restarter != null) {
+                restarter.join(300_000);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}

@@ -1,0 +1,207 @@
+package dev.baton.testkit;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+import dev.baton.dispatcher.DispatchClient;
+import dev.baton.dispatcher.UnmatchedResultHandler;
+import dev.baton.embedded.EmbeddedKafka;
+import dev.baton.streams.BatonStreamsApp;
+import dev.baton.topics.BatonTopics;
+import dev.baton.topics.TopicCreator;
+import dev.baton.topics.TopicLayout;
+import dev.baton.worker.Worker;
+import dev.baton.worker.WorkerOptions;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.OffsetSpec;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.common.TopicPartition;
+
+/**
+ * All of Baton in one JVM on the embedded broker: topics, the streams app, workers and clients.
+ * Used by {@code baton demo} and by the end-to-end integration tests. Closing it closes everything
+ * it started, in reverse order.
+ */
+public final class LocalCluster implements AutoCloseable {
+
+    private final EmbeddedKafka kafka;
+    private final Path stateDir;
+    private final MeterRegistry meters;
+    private final Map<String, Object> streamsConfig;
+    private BatonStreamsApp streamsApp;
+    private final List<AutoCloseable> started = new ArrayList<>();
+
+    private LocalCluster(EmbeddedKafka kafka, int partitions, List<String> queues, Map<String, Object> streamsOverrides,
+                         MeterRegistry meters) {
+        this.kafka = kafka;
+        this.meters = meters;
+        try {
+            this.stateDir = Files.createTempDirectory("baton-state-");
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        try (Admin admin = Admin.create(clientConfig())) {
+            TopicCreator.Report report = new TopicCreator(admin).create(BatonTopics.all(TopicLayout.defaults().withPartitions(partitions), queues));
+            if (!report.ok()) {
+                throw new IllegalStateException("topic layout mismatch: " + report);
+            }
+        }
+        Map<String, Object> streams = new HashMap<>(clientConfig());
+        streams.put("state.dir", stateDir.toString());
+        streams.put("timer.resolution.ms", 100L);
+        streams.putAll(streamsOverrides);
+        this.streamsConfig = Map.copyOf(streams);
+        this.streamsApp = new BatonStreamsApp(streams, meters).start();
+        awaitRunning();
+    }
+
+    /** Starts a broker and Baton's streams app with these queues declared. */
+    public static LocalCluster start(int partitions, List<String> queues, Map<String, Object> streamsOverrides) {
+        EmbeddedKafka kafka = EmbeddedKafka.builder().build().start();
+        return new LocalCluster(kafka, partitions, queues, streamsOverrides, new SimpleMeterRegistry());
+    }
+
+    /** As {@link #start(int, List, Map)}, with every component's meters in {@code meters}. */
+    public static LocalCluster start(int partitions, List<String> queues, Map<String, Object> streamsOverrides, MeterRegistry meters) {
+        EmbeddedKafka kafka = EmbeddedKafka.builder().build().start();
+        return new LocalCluster(kafka, partitions, queues, streamsOverrides, meters);
+    }
+
+    /** As {@link #start(int, List, Map)}, keeping the broker's data in {@code dataDir} (a temp dir when null). */
+    public static LocalCluster start(int partitions, List<String> queues, Map<String, Object> streamsOverrides, Path dataDir) {
+        EmbeddedKafka.Builder broker = EmbeddedKafka.builder();
+        if (dataDir != null) {
+            broker.dataDir(dataDir);
+        }
+        return new LocalCluster(broker.build().start(), partitions, queues, streamsOverrides, new SimpleMeterRegistry());
+    }
+
+    public static LocalCluster start(int partitions, List<String> queues) {
+        return start(partitions, queues, Map.of());
+    }
+
+    public Map<String, Object> clientConfig() {
+        return Map.of("bootstrap.servers", kafka.bootstrapServers());
+    }
+
+    public String bootstrapServers() {
+        return kafka.bootstrapServers();
+    }
+
+    public MeterRegistry meters() {
+        return meters;
+    }
+
+    public BatonStreamsApp streamsApp() {
+        return streamsApp;
+    }
+
+    /** Starts a worker from options pre-filled with this cluster's bootstrap servers. */
+    public Worker worker(WorkerOptions.Builder options) {
+        Worker w = Worker.start(options.kafkaConfig(clientConfig()).meters(meters).build());
+        started.add(w::close);
+        return w;
+    }
+
+    public DispatchClient client(String clientId, UnmatchedResultHandler unmatched) {
+        return client(clientId, unmatched, Map.of());
+    }
+
+    public DispatchClient client(String clientId, UnmatchedResultHandler unmatched, Map<String, ?> overrides) {
+        Map<String, Object> config = new HashMap<>(clientConfig());
+        config.put("baton.client.id", clientId);
+        config.putAll(overrides);
+        DispatchClient c = DispatchClient.create(config, unmatched, meters);
+        started.add(c);
+        return c;
+    }
+
+    /**
+     * Loses the streams app's state the hard way: stops it, deletes its state directory and its
+     * changelog topics, and starts it again. Its committed input offsets survive, so nothing it
+     * already read is read again: sites it held are simply gone (what {@code baton replay} repairs).
+     */
+    public void wipeStreamsState() throws Exception {
+        streamsApp.close();
+        TempDirs.deleteQuietly(stateDir);
+        Files.createDirectories(stateDir);
+        try (Admin admin = Admin.create(clientConfig())) {
+            String prefix = streamsConfig.getOrDefault("application.id", "baton-streams") + "-";
+            Set<String> changelogs = new HashSet<>(admin.listTopics().names().get());
+            changelogs.removeIf(t -> !t.startsWith(prefix) || !t.endsWith("-changelog"));
+            admin.deleteTopics(changelogs).all().get();
+        }
+        streamsApp = new BatonStreamsApp(streamsConfig, meters).start();
+        awaitRunning();
+    }
+
+    /**
+     * Stops the streams app and starts it again on an empty state directory, as on a new host: its
+     * stores come back from their changelogs, and whatever it keeps in memory is rebuilt from them.
+     * {@code whileDown} runs between the two.
+     */
+    public void restartStreamsAppOnEmptyDisk(Runnable whileDown) throws Exception {
+        streamsApp.close();
+        TempDirs.deleteQuietly(stateDir);
+        Files.createDirectories(stateDir);
+        whileDown.run();
+        streamsApp = new BatonStreamsApp(streamsConfig, meters).start();
+        awaitRunning();
+    }
+
+    /** Whether the streams app has committed its way to the end of every partition of {@code topic}. */
+    public boolean streamsAppCaughtUp(String topic) throws Exception {
+        String group = String.valueOf(streamsConfig.getOrDefault("application.id", "baton-streams"));
+        try (Admin admin = Admin.create(clientConfig())) {
+            Map<TopicPartition, OffsetAndMetadata> committed = admin.listConsumerGroupOffsets(group).partitionsToOffsetAndMetadata().get();
+            Map<TopicPartition, OffsetSpec> ends = new HashMap<>();
+            for (var p : admin.describeTopics(List.of(topic)).allTopicNames().get().get(topic).partitions()) {
+                ends.put(new TopicPartition(topic, p.partition()), OffsetSpec.latest());
+            }
+            for (var end : admin.listOffsets(ends).all().get().entrySet()) {
+                var c = committed.get(end.getKey());
+                if (end.getValue().offset() > (c == null ? 0 : c.offset())) {
+                    return false;
+                }
+            }
+            return true;
+        }
+    }
+
+    private void awaitRunning() {
+        try {
+            streamsApp.awaitRunning(PATIENCE);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while starting", e);
+        }
+    }
+
+    @Override
+    public void close() {
+        for (int i = started.size() - 1; i >= 0; i--) {
+            try {
+                started.get(i).close();
+            } catch (Exception e) {
+                // keep closing the rest
+            }
+        }
+        streamsApp.close();
+        kafka.close();
+        TempDirs.deleteQuietly(stateDir);
+    }
+
+    /** How long to wait for a whole cluster operation in tests and the demo. */
+    public static final Duration PATIENCE = Duration.ofSeconds(60);
+}

@@ -1,0 +1,75 @@
+package dev.baton.testkit;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * The soak's worker processes: those alive, oldest first, and the spec of every worker ever started
+ * (an outcome names the worker that produced it, perhaps one long killed). A killed worker is
+ * replaced by a fresh process with the same spec, so the mix of queues and labels stays the same.
+ * Thread-safe: the fault schedule replaces workers while the workload checks outcomes.
+ */
+public final class WorkerRoster implements AutoCloseable {
+
+    private final String bootstrap;
+    private final String idPrefix;
+    private final long drainTimeoutMs;
+    private final List<BatonProcess> alive = new ArrayList<>();
+    private final Map<String, WorkerSpec> specs = new ConcurrentHashMap<>();
+    private int serial;
+
+    public WorkerRoster(String bootstrap, String idPrefix, long drainTimeoutMs) {
+        this.bootstrap = bootstrap;
+        this.idPrefix = idPrefix;
+        this.drainTimeoutMs = drainTimeoutMs;
+    }
+
+    /** Starts a worker process with the next id and waits until it serves. */
+    public BatonProcess start(WorkerSpec spec) {
+        String id;
+        synchronized (this) {
+            id = idPrefix + (++serial);
+        }
+        specs.put(id, spec);
+        BatonProcess p = BatonProcess.worker(bootstrap, id, spec, drainTimeoutMs);
+        synchronized (this) {
+            alive.add(p);
+        }
+        return p;
+    }
+
+    /** {@code kill -9} of the oldest worker; returns it (dead) so its name can be logged. */
+    public BatonProcess killOldest() {
+        BatonProcess victim;
+        synchronized (this) {
+            victim = alive.remove(0);
+        }
+        victim.kill9();
+        return victim;
+    }
+
+    /** The spec a worker was started with, or null if this roster never started it. */
+    public WorkerSpec specOf(String workerId) {
+        return workerId == null ? null : specs.get(workerId);
+    }
+
+    public synchronized int size() {
+        return alive.size();
+    }
+
+    public synchronized List<BatonProcess> alive() {
+        return List.copyOf(alive);
+    }
+
+    /** {@code kill -9} of every worker alive. */
+    public void killAll() {
+        alive().forEach(BatonProcess::kill9);
+    }
+
+    @Override
+    public void close() {
+        alive().forEach(BatonProcess::close);
+    }
+}

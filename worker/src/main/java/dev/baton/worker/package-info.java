@@ -1,0 +1,7 @@
+/**
+ * The worker SDK: implement {@link dev.baton.worker.ActivityHandler}, start a {@link dev.baton.worker.Worker} with
+ * {@link dev.baton.worker.WorkerOptions}; throw {@link dev.baton.worker.RetryableActivityException} or
+ * {@link dev.baton.worker.TerminalActivityException} to say how a failure should be treated. The poll and lease
+ * loops are in {@code internals} and may change without notice.
+ */
+package dev.baton.worker;
