@@ -135,12 +135,27 @@ class DispatchClientOutcomeTest {
     }
 
     @Test
-    void shouldHandADuplicateOutcomeToTheUnmatchedHandlerAndKeepTheFirst() {
+    void shouldDropAnIdenticalCopyOfADeliveredOutcome() {
         CompletableFuture<Outcome> future = start().client.dispatch(request().build());
         String requestId = harness.onlyCommand().getRequestId();
 
         harness.deliver(CLIENT_ID, OutcomeEvents.completed(requestId, CLIENT_ID).setWorkerId("w-1").build());
+        // The same outcome again (another worker id and time: a re-emission, not a new fact), then a marker.
         harness.deliver(CLIENT_ID, OutcomeEvents.completed(requestId, CLIENT_ID).setWorkerId("w-2").build());
+        harness.deliver(CLIENT_ID, OutcomeEvents.completed(requestId, CLIENT_ID).setUnmatched(true).setWorkerId("marker").build());
+
+        await().atMost(WAIT).until(() -> !harness.unmatched.isEmpty());
+        assertThat(future).isCompleted().succeedsWithin(Duration.ZERO).extracting(Outcome::workerId).isEqualTo("w-1");
+        assertThat(harness.unmatched).singleElement().extracting(Outcome::workerId).isEqualTo("marker");
+    }
+
+    @Test
+    void shouldHandADifferentSecondOutcomeToTheUnmatchedHandlerAndKeepTheFirst() {
+        CompletableFuture<Outcome> future = start().client.dispatch(request().build());
+        String requestId = harness.onlyCommand().getRequestId();
+
+        harness.deliver(CLIENT_ID, OutcomeEvents.completed(requestId, CLIENT_ID).setWorkerId("w-1").build());
+        harness.deliver(CLIENT_ID, OutcomeEvents.completed(requestId, CLIENT_ID).setAttempt(2).setWorkerId("w-2").build());
 
         await().atMost(WAIT).until(() -> !harness.unmatched.isEmpty());
         assertThat(future).isCompleted().succeedsWithin(Duration.ZERO).extracting(Outcome::workerId).isEqualTo("w-1");

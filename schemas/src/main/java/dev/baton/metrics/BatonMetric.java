@@ -21,6 +21,7 @@ public enum BatonMetric {
     UNMATCHED_COMPLETIONS("baton_unmatched_completions", Type.COUNTER, "Late completions of resolved sites, with a token the site issued, relayed to the outbox (baton.results, flagged unmatched)"),
     TRANSPORT_LOSSES("baton_transport_losses", Type.COUNTER, "Leases whose heartbeat deadline passed"),
     PARKS("baton_parks", Type.COUNTER, "Generations given back by draining workers"),
+    REPROCESSED("baton_reprocessed_records", Type.COUNTER, "Input records found already applied to their site (at-least-once restarts); their outputs were re-emitted"),
     DEAD_LETTERS("baton_dead_letters", Type.COUNTER, "Records sent to baton.dlq", "component"),
     UNSERVED_QUEUES("baton_unserved_queues", Type.GAUGE, "Queues with dispatched work and no live worker"),
     WORKER_IN_FLIGHT("baton_worker_in_flight", Type.GAUGE, "Executions a worker holds (leased, queued or running)", "worker"),

@@ -53,6 +53,25 @@ public record CompletionToken(String value) {
         return secret;
     }
 
+    /**
+     * A site's secret derived from the streams app's token key and the dispatch record that created
+     * the site's row (its partition and offset): the same record always yields the same secret. Under
+     * at-least-once processing a row's write can be lost while the tasks it published were delivered;
+     * reprocessing the record then re-creates the row with the secret those tasks' tokens came from,
+     * so their reports still count. Without the key a token is as unguessable as with a random secret.
+     */
+    public static byte[] siteSecret(byte[] tokenKey, byte[] siteKey, int partition, long offset) {
+        Mac mac = MACS.get();
+        try {
+            mac.init(new SecretKeySpec(tokenKey, HMAC));
+        } catch (GeneralSecurityException e) {
+            throw new IllegalStateException("HMAC key rejected", e);
+        }
+        mac.update(siteKey);
+        byte[] full = mac.doFinal(ByteBuffer.allocate(12).putInt(partition).putLong(offset).array());
+        return Arrays.copyOf(full, BYTES);
+    }
+
     /** The token of one generation of one attempt of the site whose secret is {@code siteSecret}. */
     public static CompletionToken derive(byte[] siteSecret, int attempt, int generation) {
         Mac mac = MACS.get();

@@ -64,7 +64,8 @@ public final class BatonStreamsApp implements AutoCloseable {
         SiteProcessorSupplier supplier = new SiteProcessorSupplier(new SiteProcessorSupplier.Settings(serdes,
                 new SiteMetrics(meters), queues, queueService, config.workerStaleMs(), config.defaultRetryPolicy(), config.heartbeatWindowMs(), config.dedupeWindowMs(),
                 config.timerResolutionMs(), config.maxPayloadBytes(), config.transportLossBudget(),
-                QueueTimeouts.from(configs), paced ? config.commitIntervalMs() : 0, InputPartitions.of(partitionsAdmin)));
+                QueueTimeouts.from(configs), paced ? config.commitIntervalMs() : 0, InputPartitions.of(partitionsAdmin), config.atLeastOnce(),
+                config.tokenKey()));
         Topology topology = BatonTopology.build(supplier, serdes.workerStatus());
         this.streams = paced ? new KafkaStreams(topology, config.streamsProperties(), new CommitPacingClientSupplier())
                 : new KafkaStreams(topology, config.streamsProperties());

@@ -51,6 +51,7 @@ public final class ResultListener implements Runnable, AutoCloseable {
     private final TopicPartition partition;
     private final EventSerde<dev.baton.events.Outcome> serde;
     private final PendingResults pending;
+    private final DeliveredOutcomes delivered = new DeliveredOutcomes();
     private final UnmatchedResultHandler unmatched;
     private final CountDownLatch positioned = new CountDownLatch(1);
     private final CountDownLatch stopped = new CountDownLatch(1);
@@ -206,6 +207,10 @@ public final class ResultListener implements Runnable, AutoCloseable {
         } catch (UndecodableRecordException | IllegalArgumentException e) {
             // IllegalArgumentException: decodable, but not an outcome a caller can be given (an empty site id).
             log.error("client {}: skipping undecodable result: {}", clientId, e.getMessage());
+            return;
+        }
+        if (!outcome.unmatched() && delivered.isCopy(outcome)) {
+            log.debug("client {}: dropping a copy of the outcome of request {}, delivered already", clientId, outcome.requestId());
             return;
         }
         if (outcome.unmatched() || !pending.complete(outcome.requestId(), outcome)) {

@@ -1,5 +1,6 @@
 package dev.baton.streams.config;
 
+import java.util.Base64;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Properties;
@@ -12,6 +13,8 @@ import org.apache.kafka.common.config.ConfigDef;
 import org.apache.kafka.common.config.ConfigDef.Importance;
 import org.apache.kafka.common.config.ConfigDef.Range;
 import org.apache.kafka.common.config.ConfigDef.Type;
+import org.apache.kafka.common.config.ConfigException;
+import org.apache.kafka.common.config.types.Password;
 import org.apache.kafka.streams.StreamsConfig;
 
 /**
@@ -105,6 +108,18 @@ public final class StreamsAppConfig extends AbstractConfig {
     private static final String HANGING_TRANSACTION_MIN_AGE_MS_DOC = "A transaction is only taken for hanging once its last write is this old "
             + "(and twice its own timeout).";
 
+    public static final String PROCESSING_GUARANTEE_CONFIG = StreamsConfig.PROCESSING_GUARANTEE_CONFIG;
+    private static final String PROCESSING_GUARANTEE_DOC = "exactly_once_v2 (default): a step's state, outputs and input offset commit "
+            + "together; outputs become visible at the commit. at_least_once: outputs are visible as soon as they are written (lower "
+            + "latency); after a crash the state may be ahead of the committed input and outputs may repeat, identically: see "
+            + "docs/decisions.md, 'At-least-once'. Needs token.key.";
+
+    public static final String TOKEN_KEY_CONFIG = "token.key";
+    private static final String TOKEN_KEY_DOC = "Base64 of at least 16 random bytes, the same on every instance of the app (e.g. `openssl rand "
+            + "-base64 32`): new sites' token secrets are derived from it and the dispatch record that created them, so a reprocessed "
+            + "dispatch re-creates the secret of tokens already delivered. Required with processing.guarantee=at_least_once; "
+            + "without it sites get random secrets.";
+
     public static final ConfigDef CONFIG = new ConfigDef()
             .define(APPLICATION_ID_CONFIG, Type.STRING, "baton-streams", Importance.HIGH, APPLICATION_ID_DOC)
             .define(BOOTSTRAP_SERVERS_CONFIG, Type.STRING, "localhost:9092", Importance.HIGH, BOOTSTRAP_SERVERS_DOC)
@@ -139,13 +154,46 @@ public final class StreamsAppConfig extends AbstractConfig {
             .define(ROCKSDB_BLOCK_CACHE_BYTES_CONFIG, Type.LONG, 64L * 1024 * 1024, Range.atLeast(1024 * 1024), Importance.LOW, ROCKSDB_BLOCK_CACHE_BYTES_DOC)
             .define(ROCKSDB_WRITE_BUFFER_BYTES_CONFIG, Type.LONG, 32L * 1024 * 1024, Range.atLeast(1024 * 1024), Importance.LOW, ROCKSDB_WRITE_BUFFER_BYTES_DOC)
             .define(HANGING_TRANSACTION_CHECK_MS_CONFIG, Type.LONG, 10_000L, Range.atLeast(0), Importance.LOW, HANGING_TRANSACTION_CHECK_MS_DOC)
-            .define(HANGING_TRANSACTION_MIN_AGE_MS_CONFIG, Type.LONG, 30_000L, Range.atLeast(0), Importance.LOW, HANGING_TRANSACTION_MIN_AGE_MS_DOC);
+            .define(HANGING_TRANSACTION_MIN_AGE_MS_CONFIG, Type.LONG, 30_000L, Range.atLeast(0), Importance.LOW, HANGING_TRANSACTION_MIN_AGE_MS_DOC)
+            .define(PROCESSING_GUARANTEE_CONFIG, Type.STRING, StreamsConfig.EXACTLY_ONCE_V2,
+                    ConfigDef.ValidString.in(StreamsConfig.EXACTLY_ONCE_V2, StreamsConfig.AT_LEAST_ONCE), Importance.HIGH, PROCESSING_GUARANTEE_DOC)
+            .define(TOKEN_KEY_CONFIG, Type.PASSWORD, null, Importance.HIGH, TOKEN_KEY_DOC);
 
     /** Kafka Streams' own commit timer under paced commits: only for a pacer that failed to ask. */
     private static final long PACED_SAFETY_NET_MS = 1_000;
 
+    /** Shortest token key accepted, in bytes. */
+    public static final int MIN_TOKEN_KEY_BYTES = 16;
+
     public StreamsAppConfig(Map<String, ?> originals) {
         super(CONFIG, originals, false);
+        byte[] key = tokenKey();
+        if (atLeastOnce() && key == null) {
+            throw new ConfigException(TOKEN_KEY_CONFIG, null, "processing.guarantee=at_least_once needs " + TOKEN_KEY_CONFIG
+                    + ": base64 of at least " + MIN_TOKEN_KEY_BYTES + " random bytes, the same on every instance (`openssl rand -base64 32`)");
+        }
+    }
+
+    public boolean atLeastOnce() {
+        return StreamsConfig.AT_LEAST_ONCE.equals(getString(PROCESSING_GUARANTEE_CONFIG));
+    }
+
+    /** The token key's bytes, or null when unset. */
+    public byte[] tokenKey() {
+        Password p = getPassword(TOKEN_KEY_CONFIG);
+        if (p == null) {
+            return null;
+        }
+        byte[] key;
+        try {
+            key = Base64.getDecoder().decode(p.value().trim());
+        } catch (IllegalArgumentException e) {
+            throw new ConfigException(TOKEN_KEY_CONFIG, "[hidden]", "not base64: " + e.getMessage());
+        }
+        if (key.length < MIN_TOKEN_KEY_BYTES) {
+            throw new ConfigException(TOKEN_KEY_CONFIG, "[hidden]", "must hold at least " + MIN_TOKEN_KEY_BYTES + " bytes, was " + key.length);
+        }
+        return key;
     }
 
     /** Properties for {@code KafkaStreams}: exactly-once, latency-tuned producers, and every pass-through key. */
@@ -159,7 +207,7 @@ public final class StreamsAppConfig extends AbstractConfig {
         p.put(NUM_STREAM_THREADS_CONFIG, streamThreads());
         p.put(COMMIT_INTERVAL_MS_CONFIG, commitPacing() == CommitPacing.RETURNS
                 ? Math.max(PACED_SAFETY_NET_MS, 10 * commitIntervalMs()) : commitIntervalMs());
-        p.put(StreamsConfig.PROCESSING_GUARANTEE_CONFIG, StreamsConfig.EXACTLY_ONCE_V2);
+        p.put(StreamsConfig.PROCESSING_GUARANTEE_CONFIG, getString(PROCESSING_GUARANTEE_CONFIG));
         p.put(StreamsConfig.ROCKSDB_CONFIG_SETTER_CLASS_CONFIG, BoundedRocksDbConfigSetter.class);
         p.put(BoundedRocksDbConfigSetter.BLOCK_CACHE_BYTES, getLong(ROCKSDB_BLOCK_CACHE_BYTES_CONFIG));
         p.put(BoundedRocksDbConfigSetter.WRITE_BUFFER_BYTES, getLong(ROCKSDB_WRITE_BUFFER_BYTES_CONFIG));
@@ -172,7 +220,8 @@ public final class StreamsAppConfig extends AbstractConfig {
         // the interval, not equal to it: a linger that expired just before the commit sent a request,
         // and with one request in flight the flush waited for it and then sent another (2.2 produce
         // requests per commit at 2,000/s, against 1.3 with ten intervals).
-        p.putIfAbsent(StreamsConfig.producerPrefix(ProducerConfig.LINGER_MS_CONFIG), 10 * commitIntervalMs());
+        // At-least-once: a record is visible once sent, so lingering is latency; 1 ms still batches a burst.
+        p.putIfAbsent(StreamsConfig.producerPrefix(ProducerConfig.LINGER_MS_CONFIG), atLeastOnce() ? 1 : 10 * commitIntervalMs());
         // A produce request carries one batch per partition, and a hop writes ~8 records per activity
         // into two dozen partitions: with the default 16 KiB batches the producer needed ~0.07 requests
         // per activity in a burst, with 128 KiB 0.027 (and ~5 us less CPU per activity in its thread).
@@ -208,8 +257,11 @@ public final class StreamsAppConfig extends AbstractConfig {
         return originals().containsKey(COMMIT_INTERVAL_MS_CONFIG) ? getLong(COMMIT_INTERVAL_MS_CONFIG) : profile().commitIntervalMs();
     }
 
-    /** The pacing set explicitly, else the profile's. */
+    /** The pacing set explicitly, else the profile's; at-least-once commits hold nothing back, so Kafka Streams' timer paces them. */
     public CommitPacing commitPacing() {
+        if (atLeastOnce()) {
+            return CommitPacing.INTERVAL;
+        }
         return originals().containsKey(COMMIT_PACING_CONFIG) ? CommitPacing.fromConfig(getString(COMMIT_PACING_CONFIG))
                 : profile().commitPacing();
     }

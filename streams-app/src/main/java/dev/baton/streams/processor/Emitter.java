@@ -83,6 +83,14 @@ final class Emitter {
                 TopologyNames.CLOCK_SINK, null, null));
     }
 
+    /** A deadline record (see {@link DeadlineRecords}) for this task's own worker-events partition. */
+    void deadlineRecord(int partition, byte[] header) {
+        RecordHeaders headers = new RecordHeaders();
+        headers.add(TopologyNames.DEADLINE_HEADER, header);
+        staged.add(new Staged(new Record<>(ByteBuffer.allocate(Integer.BYTES).putInt(partition).array(), null, now(), headers),
+                TopologyNames.CLOCK_SINK, null, null));
+    }
+
     long now() {
         return context.currentSystemTimeMs();
     }

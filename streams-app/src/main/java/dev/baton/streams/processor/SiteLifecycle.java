@@ -1,5 +1,6 @@
 package dev.baton.streams.processor;
 
+import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -27,6 +28,7 @@ import dev.baton.streams.state.DeadlineIndex;
 import dev.baton.streams.state.DeadlineKind;
 import dev.baton.streams.state.Fence;
 import dev.baton.streams.state.SiteStore;
+import dev.baton.streams.state.StepInput;
 
 /**
  * The moves every rule is made of: start a run, retry, re-deliver a generation, resolve, supersede,
@@ -53,11 +55,14 @@ final class SiteLifecycle {
     private final WorkerCensus census;
     private final QueueService queueService;
     private final QueueTimeouts queueTimeouts;
+    /** The streams app's token key, or null: new sites then get random secrets. */
+    private final byte[] tokenKey;
 
     SiteLifecycle(SiteStore sites, DeadlineIndex deadlines, Emitter emit, SiteMetrics metrics,
                   long defaultHeartbeatWindowMs, long dedupeWindowMs, RetryPolicies retries, WorkerCensus census,
-                  QueueService queueService, QueueTimeouts queueTimeouts) {
+                  QueueService queueService, QueueTimeouts queueTimeouts, byte[] tokenKey) {
         this.queueTimeouts = queueTimeouts;
+        this.tokenKey = tokenKey;
         this.retries = retries;
         this.census = census;
         this.queueService = queueService;
@@ -85,7 +90,9 @@ final class SiteLifecycle {
                 .setCreatedAtMillis(now).setFirstRequestedAtMillis(firstRequestedAtMillis).setDeadlines(new HashMap<>())
                 .setWaiters(new ArrayList<>())
                 .build();
-        if (previous != null) {
+        if (previous == null) {
+            state.setTokenSecret(newSecret(site));
+        } else {
             disarmAll(site, previous);
             state.setTokenSecret(previous.getTokenSecret());
             state.setResolvedToken(previous.getResolvedToken());
@@ -93,6 +100,17 @@ final class SiteLifecycle {
         }
         beginAttempt(site, state);
         return state;
+    }
+
+    /**
+     * A new row's token secret: derived from the token key and the dispatch record creating the row
+     * when a key is set (required under at-least-once: reprocessing that record re-creates the same
+     * secret, so tokens already delivered stay valid), otherwise random.
+     */
+    private ByteBuffer newSecret(SiteKey site) {
+        StepInput in = sites.stepInput();
+        return ByteBuffer.wrap(tokenKey == null || in.source() != StepInput.Source.DISPATCH ? CompletionToken.newSiteSecret()
+                : CompletionToken.siteSecret(tokenKey, site.toBytes(), in.partition(), in.offset()));
     }
 
     /** The backoff is over: the next attempt of the same run, for the same callers. */
@@ -311,15 +329,50 @@ final class SiteLifecycle {
     private void publishGeneration(SiteKey site, SiteState state) {
         boolean served = queueService.observe(state.getQueue(), state.getNode(), census.liveWorkers(state.getQueue(), state.getNode()));
         state.setState(served ? SiteStatus.PENDING : SiteStatus.UNSERVED);
-        CompletionToken token = Fence.issue(state);
+        emit.task(site, task(site, state, Fence.issue(state)));
+        sites.put(site, state);
+    }
+
+    /**
+     * Emits again what the row says its steps emitted: the current generation's task while it waits
+     * for a worker, the outcome to every caller once resolved, and {@code superseded:} to the callers
+     * the last takeover ended. For a record that turns out to be applied already (reprocessed after an
+     * at-least-once restart, with the state restored ahead of the committed input): its outputs may
+     * have been lost in the crash. The copies are identical (same token, same outcome), and workers
+     * and clients drop what they already have.
+     */
+    void reassert(SiteKey site, SiteState state) {
+        switch (state.getState()) {
+            case PENDING, UNSERVED -> {
+                if (state.getToken() != null) {
+                    emit.task(site, task(site, state, new CompletionToken(state.getToken())));
+                }
+            }
+            case RESOLVED -> {
+                for (Waiter caller : callers(state)) {
+                    emit.outcome(caller.getReplyKey(), outcome(site, state, caller.getRequestId(), caller.getReplyKey(), state.getWorkerId()));
+                }
+            }
+            default -> { }
+        }
+        Superseded gone = state.getSuperseded();
+        if (gone != null) {
+            for (Waiter caller : gone.getCallers()) {
+                emit.outcome(caller.getReplyKey(), supersededOutcome(site, gone.getAttempt(), gone.getByAttempt(), caller, null));
+            }
+        }
+        emit.history(site, history(site, state, HistoryKind.OUTCOME_REPUBLISHED, "reprocessed a record already applied: outputs re-emitted")
+                .build());
+    }
+
+    private ActivityTask task(SiteKey site, SiteState state, CompletionToken token) {
         Timeouts t = state.getTimeouts();
         Long scheduleToStart = state.getDeadlines().get(DeadlineKind.SCHEDULE_TO_START.name());
-        emit.task(site, ActivityTask.newBuilder().setSite(site.toRef()).setAttempt(state.getAttempt())
+        return ActivityTask.newBuilder().setSite(site.toRef()).setAttempt(state.getAttempt())
                 .setGeneration(state.getGeneration()).setToken(token.value()).setIdempotencyKey(state.getIdempotencyKey())
                 .setQueue(state.getQueue()).setActivityType(state.getActivityType()).setNode(state.getNode())
                 .setInput(state.getInput()).setHeartbeatWindowMillis(heartbeatWindowMs(state))
                 .setStartToCloseMillis(t == null ? null : t.getStartToCloseMillis())
-                .setScheduledAtMillis(emit.now()).setDeadlineMillis(scheduleToStart).build());
-        sites.put(site, state);
+                .setScheduledAtMillis(emit.now()).setDeadlineMillis(scheduleToStart).build();
     }
 }

@@ -16,6 +16,7 @@ public final class SiteMetrics {
     private final Counter deadLettered;
     private final Counter transportLosses;
     private final Counter parks;
+    private final Counter reprocessed;
 
     public SiteMetrics(MeterRegistry registry) {
         this.registry = registry;
@@ -25,6 +26,7 @@ public final class SiteMetrics {
         this.deadLettered = BatonMetric.DEAD_LETTERS.counter(registry, "component", "streams-app");
         this.transportLosses = BatonMetric.TRANSPORT_LOSSES.counter(registry);
         this.parks = BatonMetric.PARKS.counter(registry);
+        this.reprocessed = BatonMetric.REPROCESSED.counter(registry);
     }
 
     void dispatched() {
@@ -54,5 +56,9 @@ public final class SiteMetrics {
 
     void parked() {
         parks.increment();
+    }
+
+    void reprocessed() {
+        reprocessed.increment();
     }
 }

@@ -11,12 +11,16 @@ import dev.baton.events.DispatchKind;
 import dev.baton.events.HistoryKind;
 import dev.baton.events.Outcome;
 import dev.baton.events.WorkerEvent;
+import dev.baton.events.store.SiteState;
+import dev.baton.schemas.CompletionToken;
 import dev.baton.schemas.DeadLetters;
 import dev.baton.schemas.Reasons;
 import dev.baton.schemas.SiteKey;
 import dev.baton.schemas.UndecodableRecordException;
 import dev.baton.streams.state.DeadlineIndex;
+import dev.baton.streams.state.DeadlineKind;
 import dev.baton.streams.state.SiteStore;
+import dev.baton.streams.state.StepInput;
 import dev.baton.streams.topology.TopologyNames;
 import dev.baton.topics.BatonTopics;
 import org.apache.kafka.common.header.Header;
@@ -56,6 +60,8 @@ public final class SiteProcessor implements Processor<byte[], byte[], byte[], by
     private DispatchRules dispatchRules;
     private WorkerEventRules workerEventRules;
     private DeadlineRules deadlineRules;
+    private SiteLifecycle lifecycle;
+    private DeadlineRecords deadlineRecords;
     private final ReportClock reportClock = new ReportClock();
     private Record<byte[], byte[]> current;
     private long failedDeadlineLoggedAtMillis = Long.MIN_VALUE;
@@ -77,9 +83,10 @@ public final class SiteProcessor implements Processor<byte[], byte[], byte[], by
                 settings.pacedCommitMs() > 0);
         WorkerCensus census = new StoreWorkerCensus(context.getStateStore(TopologyNames.WORKERS_STORE), serdes.workerStatus(),
                 context::currentSystemTimeMs, settings.workerStaleMs(), censusChanges);
-        SiteLifecycle lifecycle = new SiteLifecycle(sites, deadlines, emit, settings.metrics(), settings.heartbeatWindowMs(),
+        lifecycle = new SiteLifecycle(sites, deadlines, emit, settings.metrics(), settings.heartbeatWindowMs(),
                 settings.dedupeWindowMs(), new RetryPolicies(settings.defaultRetryPolicy()), census, settings.queueService(),
-                settings.queueTimeouts());
+                settings.queueTimeouts(), settings.tokenKey());
+        deadlineRecords = new DeadlineRecords();
         validator = new InputValidator(settings.maxPayloadBytes());
         dispatchRules = new DispatchRules(sites, lifecycle, emit, settings.queues());
         workerEventRules = new WorkerEventRules(sites, lifecycle, emit, settings.metrics(), reason -> deadLetter(current, reason));
@@ -98,6 +105,10 @@ public final class SiteProcessor implements Processor<byte[], byte[], byte[], by
     @Override
     public void process(Record<byte[], byte[]> record) {
         String topic = context.recordMetadata().map(RecordMetadata::topic).orElse("");
+        if (BatonTopics.WORKER_EVENTS.equals(topic) && record.headers().lastHeader(TopologyNames.DEADLINE_HEADER) != null) {
+            deadlineRecordRead(record.headers().lastHeader(TopologyNames.DEADLINE_HEADER).value());
+            return;
+        }
         Header tick = record.headers().lastHeader(TopologyNames.CLOCK_HEADER);
         if (tick != null && BatonTopics.WORKER_EVENTS.equals(topic) && tick.value() != null && tick.value().length == Long.BYTES) {
             // A tick from the future (forged, or another instance's clock ahead of ours) vouches for no more than now.
@@ -108,6 +119,7 @@ public final class SiteProcessor implements Processor<byte[], byte[], byte[], by
         }
         current = record;
         try {
+            sites.beginStep(stepInput(topic));
             decide(topic, record);
             commitStep();
         } catch (UndecodableRecordException e) {
@@ -172,10 +184,14 @@ public final class SiteProcessor implements Processor<byte[], byte[], byte[], by
             refuseInvalid(site, cmd, problem.get());
             return;
         }
+        boolean replay = alreadyApplied(site);
         if (cmd.getKind() == DispatchKind.CANCEL) {
             dispatchRules.cancel(site, cmd);
         } else {
             dispatchRules.requested(site, cmd);
+        }
+        if (replay) {
+            reassert(site);
         }
     }
 
@@ -186,7 +202,66 @@ public final class SiteProcessor implements Processor<byte[], byte[], byte[], by
             deadLetter(record, "invalid WorkerEvent: " + problem.get());
             return;
         }
-        workerEventRules.on(site, event);
+        if (!alreadyApplied(site)) {
+            workerEventRules.on(site, event);
+            return;
+        }
+        // The row holds this report already. The report that ended its generation is not decided
+        // again (it would now look late: relayed, or refused with a stop); the rest are, as a late
+        // or repeated report is. Then the row's outputs go out again, in case the crash lost them.
+        SiteState row = sites.get(site).orElseThrow();
+        if (row.getResolvedToken() == null || !new CompletionToken(row.getResolvedToken()).matches(event.getToken())) {
+            workerEventRules.on(site, event);
+        }
+        reassert(site);
+    }
+
+    /** Whether the site's row already holds this step's record (at-least-once reprocessing; never under exactly-once). */
+    private boolean alreadyApplied(SiteKey site) {
+        return sites.get(site).map(sites::alreadyApplied).orElse(false);
+    }
+
+    private void reassert(SiteKey site) {
+        settings.metrics().reprocessed();
+        sites.get(site).ifPresent(row -> lifecycle.reassert(site, row));
+    }
+
+    private StepInput stepInput(String topic) {
+        RecordMetadata meta = context.recordMetadata().orElse(null);
+        if (meta == null) {
+            return StepInput.NONE;
+        }
+        StepInput.Source source = BatonTopics.DISPATCH.equals(topic) ? StepInput.Source.DISPATCH : StepInput.Source.WORKER_EVENTS;
+        return new StepInput(source, meta.partition(), meta.offset());
+    }
+
+    /**
+     * A deadline record read back: every report written before it has been read, so the deadline
+     * fires now if the row still has it armed. Read again after a restart whose state already holds
+     * its firing, it re-emits the row's outputs instead. Anyone who may write worker events can
+     * write one; it fires nothing that is not due by this task's own clock.
+     */
+    private void deadlineRecordRead(byte[] header) {
+        Optional<DeadlineIndex.Due> parsed = DeadlineRecords.parse(header);
+        long now = context.currentSystemTimeMs();
+        if (parsed.isEmpty() || parsed.get().atMillis() > now) {
+            return;
+        }
+        DeadlineIndex.Due due = parsed.get();
+        deadlineRecords.read(due);
+        reportClock.tickRead(due.atMillis());
+        try {
+            sites.beginStep(stepInput(BatonTopics.WORKER_EVENTS));
+            if (alreadyApplied(due.site())) {
+                reassert(due.site());
+            } else {
+                deadlineRules.fire(due);
+            }
+            commitStep();
+        } catch (RuntimeException e) {
+            abortStep();
+            logFailedDeadline(now, due, e);
+        }
     }
 
     /** An invalid dispatch still answers its caller, if it named one, so no future waits forever. */
@@ -227,6 +302,10 @@ public final class SiteProcessor implements Processor<byte[], byte[], byte[], by
      * {@link ReportClock}).
      */
     private void punctuate(long now) {
+        if (settings.atLeastOnce()) {
+            requestDue(now);
+            return;
+        }
         fireDue(now);
         if (deadlines.awaitsReports(now, reportClock.readMillis()) && reportClock.shouldTick(now)) {
             emit.clockTick(context.taskId().partition(), now);
@@ -238,21 +317,44 @@ public final class SiteProcessor implements Processor<byte[], byte[], byte[], by
     private void fireDue(long now) {
         List<DeadlineIndex.Due> due = deadlines.due(now, Math.min(now, reportClock.readMillis()), MAX_DUE_PER_PUNCTUATION);
         for (DeadlineIndex.Due d : due) {
-            try {
-                deadlineRules.fire(d);
-                commitStep();
-            } catch (UndecodableRecordException e) {
-                abortStep();
-                log.error("site {}: stored state cannot be decoded; deadline {} dropped: {}", d.site(), d.kind(), e.getMessage());
-                deadlines.remove(d);
-                commitStep();
-            } catch (RuntimeException e) {
-                // Left in the index: it is tried again at the next punctuation (an encoding that
-                // failed because the registry was unreachable, say, may succeed then).
-                abortStep();
-                logFailedDeadline(now, d, e);
+            fireOne(now, d);
+        }
+    }
+
+    private void fireOne(long now, DeadlineIndex.Due d) {
+        try {
+            deadlineRules.fire(d);
+            commitStep();
+        } catch (UndecodableRecordException e) {
+            abortStep();
+            log.error("site {}: stored state cannot be decoded; deadline {} dropped: {}", d.site(), d.kind(), e.getMessage());
+            deadlines.remove(d);
+            commitStep();
+        } catch (RuntimeException e) {
+            // Left in the index: it is tried again at the next punctuation (an encoding that
+            // failed because the registry was unreachable, say, may succeed then).
+            abortStep();
+            logFailedDeadline(now, d, e);
+        }
+    }
+
+    /**
+     * At-least-once: a due deadline fires when its deadline record comes back through this task's
+     * input, not here. A firing then has an input offset like any other step, so after a crash that
+     * kept its state write but lost its outputs, reading the record again re-emits them; and reading
+     * it back proves every report written before it was read (it doubles as a clock tick). Expiry
+     * only deletes a resolved row and emits nothing, so it fires here.
+     */
+    private void requestDue(long now) {
+        for (DeadlineIndex.Due d : deadlines.due(now, now, MAX_DUE_PER_PUNCTUATION)) {
+            if (d.kind() == DeadlineKind.EXPIRE) {
+                fireOne(now, d);
+            } else if (deadlineRecords.shouldRequest(d, now)) {
+                emit.deadlineRecord(context.taskId().partition(), DeadlineRecords.header(d));
+                deadlineRecords.requested(d, now);
             }
         }
+        commitStep();
     }
 
     private void logFailedDeadline(long now, DeadlineIndex.Due d, RuntimeException e) {

@@ -21,12 +21,15 @@ public final class SiteProcessorSupplier implements ProcessorSupplier<byte[], by
     /**
      * Everything a processor needs besides its context. {@code pacedCommitMs}: with commits paced by
      * the returns ({@link CommitPacer}), the longest wait from one commit's start to the next while
-     * something is uncommitted; 0 when Kafka Streams' own timer paces them.
+     * something is uncommitted; 0 when Kafka Streams' own timer paces them. {@code atLeastOnce}: the
+     * app runs with {@code processing.guarantee=at_least_once}, so a restored state may be ahead of
+     * its committed input and deadlines fire through deadline records ({@link DeadlineRecords}).
+     * {@code tokenKey}: the key new sites' token secrets are derived from, or null for random secrets.
      */
     public record Settings(Serdes serdes, SiteMetrics metrics, QueueDirectory queues, QueueService queueService,
                            long workerStaleMs, RetryPolicy defaultRetryPolicy, long heartbeatWindowMs, long dedupeWindowMs, long timerResolutionMs,
                            int maxPayloadBytes, int transportLossBudget, QueueTimeouts queueTimeouts, long pacedCommitMs,
-                           InputPartitions inputPartitions) {
+                           InputPartitions inputPartitions, boolean atLeastOnce, byte[] tokenKey) {
     }
 
     private final Settings settings;

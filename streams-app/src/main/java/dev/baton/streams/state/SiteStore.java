@@ -42,6 +42,7 @@ public final class SiteStore {
     /** This step's writes, in order; {@link #DELETED} marks a delete. */
     private final Map<Bytes, byte[]> staged = new LinkedHashMap<>();
     private final EventSerde<SiteState> serde;
+    private StepInput input = StepInput.NONE;
     private final Map<Bytes, byte[]> recent = new LinkedHashMap<>(RECENT_ROWS * 4 / 3 + 1) {
         @Override
         protected boolean removeEldestEntry(Map.Entry<Bytes, byte[]> eldest) {
@@ -69,7 +70,34 @@ public final class SiteStore {
         return bytes == null ? Optional.empty() : Optional.of(serde.decode(TopologyNames.SITES_SUBJECT_TOPIC, bytes));
     }
 
+    /** The record this step decides; every row the step writes is stamped with its offset. */
+    public void beginStep(StepInput input) {
+        this.input = input;
+    }
+
+    public StepInput stepInput() {
+        return input;
+    }
+
+    /**
+     * Whether the row already holds this step's record: a record at or below the offset stamped on
+     * the row for its topic was applied before (the state was restored ahead of the committed input,
+     * which at-least-once processing allows). Never true under exactly-once.
+     */
+    public boolean alreadyApplied(SiteState state) {
+        return switch (input.source()) {
+            case DISPATCH -> input.offset() <= state.getDispatchOffset();
+            case WORKER_EVENTS -> input.offset() <= state.getEventsOffset();
+            case NONE -> false;
+        };
+    }
+
     public void put(SiteKey site, SiteState state) {
+        switch (input.source()) {
+            case DISPATCH -> state.setDispatchOffset(Math.max(state.getDispatchOffset(), input.offset()));
+            case WORKER_EVENTS -> state.setEventsOffset(Math.max(state.getEventsOffset(), input.offset()));
+            case NONE -> { }
+        }
         staged.put(Bytes.wrap(site.toBytes()), serde.encode(TopologyNames.SITES_SUBJECT_TOPIC, state));
     }
 
@@ -89,11 +117,13 @@ public final class SiteStore {
             }
         }
         staged.clear();
+        input = StepInput.NONE;
     }
 
     /** Forgets this step's writes. */
     public void abortStep() {
         staged.clear();
+        input = StepInput.NONE;
     }
 
     /** Visits every committed row, in key order. A row that cannot be decoded is logged and skipped, not fatal. */

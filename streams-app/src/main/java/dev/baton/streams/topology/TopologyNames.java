@@ -28,6 +28,8 @@ public final class TopologyNames {
     public static final String TASK_TOPIC_HEADER = "baton.task-topic";
     /** Header marking a clock tick on {@code baton.worker-events}; its value is the writer's wall clock (8 bytes). */
     public static final String CLOCK_HEADER = "baton.clock";
+    /** Header of a deadline record: a due deadline, written by the task to its own worker-events partition (at-least-once mode). */
+    public static final String DEADLINE_HEADER = "baton.deadline";
 
     /** Registry subjects of the store values (the changelogs hold the same bytes). */
     public static final String SITES_SUBJECT_TOPIC = "baton.store.sites";

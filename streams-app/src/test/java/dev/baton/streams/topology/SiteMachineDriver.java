@@ -2,6 +2,7 @@ package dev.baton.streams.topology;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.lang.reflect.Field;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -14,7 +15,9 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
+import java.util.Random;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.Stream;
 
 import dev.baton.events.ActivityTask;
@@ -38,6 +41,8 @@ import dev.baton.topics.BatonTopics;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.header.Headers;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.utils.Bytes;
@@ -55,8 +60,8 @@ import org.apache.kafka.streams.state.internals.InMemoryKeyValueStore;
 import org.apache.kafka.streams.test.TestRecord;
 
 /**
- * The real topology under TopologyTestDriver, for the model-based test, with exactly-once commits
- * and crashes of the stream task made explicit.
+ * The real topology under TopologyTestDriver, for the model-based test, with commits and crashes of
+ * the stream task made explicit, under either processing guarantee.
  *
  * <p>The driver itself commits after every record; this class keeps its own commit points instead.
  * What the topology writes between two {@link #commit()}s is held back (readers of an exactly-once
@@ -66,6 +71,13 @@ import org.apache.kafka.streams.test.TestRecord;
  * registrations into the global store, and feeds the input records read since the last commit
  * again. The stores are in memory (the topology is the production one; RocksDB is covered by the
  * other tests): a step costs no disk flush, and a crash no RocksDB open.
+ *
+ * <p>At-least-once ({@link #atLeastOnce}) changes what a crash leaves: the outputs written since the
+ * last commit may or may not have been delivered (each is delivered or lost, at random), and the
+ * {@code sites} store is restored from a changelog that may hold any of a row's writes since the
+ * commit, or none (chosen per row, at random): the state may be ahead of the committed input. The
+ * input since the last commit is then read again at the same offsets, including the deadline records
+ * the task wrote to itself and read.
  */
 final class SiteMachineDriver implements AutoCloseable {
 
@@ -74,6 +86,8 @@ final class SiteMachineDriver implements AutoCloseable {
     static final long TIMER_RESOLUTION_MS = 100L;
     static final long HEARTBEAT_WINDOW_MS = 2_000L;
     static final long DEDUPE_WINDOW_MS = 6_000L;
+    /** At-least-once: the longest a timer step goes uncommitted (Kafka Streams' commit.interval.ms; far below the dedupe window). */
+    static final long COMMIT_INTERVAL_MS = 1_000L;
     static final long WORKER_STALE_MS = 4_000L;
     static final int TRANSPORT_LOSS_BUDGET = 2;
     static final RetryPolicy DEFAULT_RETRY = new RetryPolicy(300L, 2.0, 1_000L, 3, List.of());
@@ -89,10 +103,14 @@ final class SiteMachineDriver implements AutoCloseable {
     record Visible(List<ActivityTask> tasks, List<Outcome> outcomes, List<WorkerControl> controls, List<DeadLetter> deadLetters) {
     }
 
-    private record Input(String topic, byte[] key, byte[] value, boolean failsStep) {
+    private record Input(String topic, byte[] key, byte[] value, Headers headers, boolean failsStep) {
     }
 
+    /** The token key of the at-least-once driver (a fixed test key: the tests are not about its secrecy). */
+    static final byte[] TOKEN_KEY = "baton-model-check-token-key".getBytes(StandardCharsets.UTF_8);
+
     final Serdes serdes;
+    final boolean atLeastOnce;
     private final FailingMeters meters = new FailingMeters();
     private final Path stateDir;
     private final Map<Bytes, byte[]> committedRows = new LinkedHashMap<>();
@@ -103,7 +121,10 @@ final class SiteMachineDriver implements AutoCloseable {
     private final List<TestRecord<byte[], byte[]>> heldControls = new ArrayList<>();
     private final List<TestRecord<byte[], byte[]>> heldDeadLetters = new ArrayList<>();
     private final List<TestRecord<byte[], byte[]>> heldChangelog = new ArrayList<>();
+    /** Per input topic, the offset the next record gets, as of the last commit: where reading resumes after a crash. */
+    private final Map<TopicPartition, Long> committedOffsets = new HashMap<>();
     private long wallClock = START_MILLIS;
+    private long committedAt = START_MILLIS;
     private long steps;
     private TopologyTestDriver driver;
     private TestInputTopic<byte[], byte[]> dispatch;
@@ -114,8 +135,14 @@ final class SiteMachineDriver implements AutoCloseable {
     private TestOutputTopic<byte[], byte[]> control;
     private TestOutputTopic<byte[], byte[]> dlq;
     private TestOutputTopic<byte[], byte[]> changelog;
+    private TestOutputTopic<byte[], byte[]> ownWorkerEvents;
 
     SiteMachineDriver() {
+        this(false);
+    }
+
+    SiteMachineDriver(boolean atLeastOnce) {
+        this.atLeastOnce = atLeastOnce;
         serdes = Serdes.of(SchemaRegistry.forUrl(REGISTRY, Map.of()));
         try {
             stateDir = Files.createTempDirectory("baton-model");
@@ -135,13 +162,14 @@ final class SiteMachineDriver implements AutoCloseable {
     }
 
     void send(DispatchCommand cmd) {
-        pipe(new Input(BatonTopics.DISPATCH, SiteKey.of(cmd.getSite()).toBytes(), serdes.dispatch().encode(BatonTopics.DISPATCH, cmd), false));
+        pipe(new Input(BatonTopics.DISPATCH, SiteKey.of(cmd.getSite()).toBytes(), serdes.dispatch().encode(BatonTopics.DISPATCH, cmd), null,
+                false));
     }
 
     /** A worker's report; with {@code failsStep} deciding it throws (the first metric it counts fails, as a bug would). */
     void report(WorkerEvent event, boolean failsStep) {
         pipe(new Input(BatonTopics.WORKER_EVENTS, SiteKey.of(event.getSite()).toBytes(),
-                serdes.workerEvent().encode(BatonTopics.WORKER_EVENTS, event), failsStep));
+                serdes.workerEvent().encode(BatonTopics.WORKER_EVENTS, event), null, failsStep));
     }
 
     /** A worker's registration (or, with null, its clean-exit tombstone). Outside the streams app's transactions: commit first. */
@@ -153,13 +181,23 @@ final class SiteMachineDriver implements AutoCloseable {
         workers.pipeInput(key, value, wallClock);
     }
 
-    /** Moves the wall clock one timer resolution: one punctuation. Its outputs commit with it. */
+    /**
+     * Moves the wall clock one timer resolution: one punctuation. Under exactly-once its outputs
+     * commit with it; under at-least-once they wait for the next commit (or crash), like any step's.
+     */
     Visible advance() {
-        requireCommitted("a timer step");
+        if (!atLeastOnce) {
+            requireCommitted("a timer step");
+        }
         wallClock += TIMER_RESOLUTION_MS;
         driver.advanceWallClockTime(Duration.ofMillis(TIMER_RESOLUTION_MS));
         steps++;
         hold();
+        if (atLeastOnce && wallClock - committedAt < COMMIT_INTERVAL_MS) {
+            return new Visible(List.of(), List.of(), List.of(), List.of());
+        }
+        // Kafka Streams commits at least every commit.interval.ms; the dedupe window is far longer, so
+        // a row never expires before the outputs of its resolution were flushed by a commit.
         return commit();
     }
 
@@ -180,6 +218,8 @@ final class SiteMachineDriver implements AutoCloseable {
                 heldDeadLetters.stream().map(r -> serdes.deadLetter().decode(BatonTopics.DLQ, r.value())).toList());
         clearHeld();
         uncommitted.clear();
+        inputOffsets().forEach((tp, next) -> committedOffsets.put(tp, next.get()));
+        committedAt = wallClock;
         return visible;
     }
 
@@ -188,13 +228,98 @@ final class SiteMachineDriver implements AutoCloseable {
      * state is restored from the changelog, and it reads its input again from the last commit.
      */
     void crash() {
+        if (atLeastOnce) {
+            throw new IllegalStateException("an at-least-once crash needs its random choices: crash(Random)");
+        }
         driver.close();
         clearHeld();
+        restart();
+    }
+
+    /**
+     * An at-least-once crash: each output since the last commit was delivered or lost (chosen by
+     * {@code chance}); each row of the {@code sites} store is restored to one of its writes since the
+     * commit, or to its committed value; then the input since the commit is read again. Returns what
+     * was delivered.
+     */
+    Visible crash(Random chance) {
+        if (!atLeastOnce) {
+            throw new IllegalStateException("an exactly-once crash delivers nothing: crash()");
+        }
+        hold();
+        driver.close();
+        Visible delivered = new Visible(
+                deliveredOf(heldTasks, chance).map(r -> serdes.task().decode(BatonTopics.TASKS_PREFIX, r.value())).toList(),
+                deliveredOf(heldOutcomes, chance).map(r -> serdes.outcome().decode(BatonTopics.RESULTS, r.value())).toList(),
+                deliveredOf(heldControls, chance).map(r -> serdes.control().decode(BatonTopics.WORKER_CONTROL, r.value())).toList(),
+                deliveredOf(heldDeadLetters, chance).map(r -> serdes.deadLetter().decode(BatonTopics.DLQ, r.value())).toList());
+        Map<Bytes, List<byte[]>> writes = new LinkedHashMap<>();
+        for (TestRecord<byte[], byte[]> r : heldChangelog) {
+            writes.computeIfAbsent(Bytes.wrap(r.key()), k -> new ArrayList<>()).add(r.value());
+        }
+        writes.forEach((key, versions) -> {
+            int pick = chance.nextInt(versions.size() + 1) - 1; // -1: none of them reached the changelog
+            if (pick >= 0) {
+                byte[] row = versions.get(pick);
+                if (row == null) {
+                    committedRows.remove(key);
+                } else {
+                    committedRows.put(key, row);
+                }
+            }
+        });
+        clearHeld();
+        restart();
+        return delivered;
+    }
+
+    private static Stream<TestRecord<byte[], byte[]>> deliveredOf(List<TestRecord<byte[], byte[]>> held, Random chance) {
+        return held.stream().filter(r -> chance.nextBoolean());
+    }
+
+    /** A new task: state restored (committedRows), reading from the committed offsets, the input since then read again. */
+    private void restart() {
         build();
+        inputOffsets().forEach((tp, next) -> next.set(committedOffsets.getOrDefault(tp, 0L)));
         registrations.forEach((k, v) -> workers.pipeInput(k.get(), v, wallClock));
         List<Input> again = List.copyOf(uncommitted);
         uncommitted.clear();
         again.forEach(this::pipe);
+    }
+
+    /**
+     * TopologyTestDriver's offset counters of the input partitions. A new driver would start them at
+     * 0, but rows restored from the changelog remember the offsets they were written at (a record at
+     * or below them counts as applied), so a restart must resume them where the commit left them.
+     * Reflection on a test-utils internal: there is no public way to set where a test input resumes.
+     */
+    @SuppressWarnings("unchecked")
+    private Map<TopicPartition, AtomicLong> inputOffsetCounters() {
+        try {
+            Field f = TopologyTestDriver.class.getDeclaredField("offsetsByTopicOrPatternPartition");
+            f.setAccessible(true);
+            return (Map<TopicPartition, AtomicLong>) f.get(driver);
+        } catch (ReflectiveOperationException e) {
+            throw new IllegalStateException("TopologyTestDriver changed: cannot resume input offsets after a crash", e);
+        }
+    }
+
+    private Map<TopicPartition, AtomicLong> inputOffsets() {
+        Map<TopicPartition, AtomicLong> all = inputOffsetCounters();
+        Map<TopicPartition, AtomicLong> inputs = new HashMap<>();
+        all.forEach((tp, next) -> {
+            if (tp.topic().equals(BatonTopics.DISPATCH) || tp.topic().equals(BatonTopics.WORKER_EVENTS)) {
+                inputs.put(tp, next);
+            }
+        });
+        return inputs;
+    }
+
+    /** The site's row in the {@code sites} store as the task sees it now, for failure messages. */
+    String row(String site) {
+        KeyValueStore<Bytes, byte[]> store = driver.getKeyValueStore(TopologyNames.SITES_STORE);
+        byte[] bytes = store.get(Bytes.wrap(SiteMachineWorld.siteKey(site).toBytes()));
+        return bytes == null ? "no row" : serdes.siteState().decode(TopologyNames.SITES_SUBJECT_TOPIC, bytes).toString();
     }
 
     double counted(String meter) {
@@ -217,7 +342,7 @@ final class SiteMachineDriver implements AutoCloseable {
         TestInputTopic<byte[], byte[]> topic = in.topic().equals(BatonTopics.DISPATCH) ? dispatch : workerEvents;
         meters.failNextCount(in.failsStep());
         try {
-            topic.pipeInput(in.key(), in.value(), wallClock);
+            topic.pipeInput(new TestRecord<>(in.key(), in.value(), in.headers(), wallClock));
         } finally {
             meters.failNextCount(false);
         }
@@ -236,6 +361,13 @@ final class SiteMachineDriver implements AutoCloseable {
         heldControls.addAll(control.readRecordsToList());
         heldDeadLetters.addAll(dlq.readRecordsToList());
         heldChangelog.addAll(changelog.readRecordsToList());
+        // What the task wrote to its own worker-events partition (clock ticks, deadline records) it has
+        // read already: under at-least-once it is input to read again after a crash.
+        for (TestRecord<byte[], byte[]> own : ownWorkerEvents.readRecordsToList()) {
+            if (atLeastOnce) {
+                uncommitted.add(new Input(BatonTopics.WORKER_EVENTS, own.key(), own.value(), own.headers(), false));
+            }
+        }
     }
 
     private void clearHeld() {
@@ -250,12 +382,13 @@ final class SiteMachineDriver implements AutoCloseable {
         Map<Bytes, byte[]> restored = new HashMap<>(committedRows);
         SiteProcessorSupplier supplier = new SiteProcessorSupplier(new SiteProcessorSupplier.Settings(serdes, new SiteMetrics(meters),
                 SiteMachineDriver::declared, new QueueService(meters), WORKER_STALE_MS, DEFAULT_RETRY, HEARTBEAT_WINDOW_MS, DEDUPE_WINDOW_MS,
-                TIMER_RESOLUTION_MS, 1024, TRANSPORT_LOSS_BUDGET, QueueTimeouts.from(QUEUE_DEFAULTS), 0, InputPartitions.fixed(1)),
+                TIMER_RESOLUTION_MS, 1024, TRANSPORT_LOSS_BUDGET, QueueTimeouts.from(QUEUE_DEFAULTS), 0, InputPartitions.fixed(1), atLeastOnce,
+                atLeastOnce ? TOKEN_KEY : null),
                 name -> name.equals(TopologyNames.SITES_STORE) ? new RestoredStore(name, restored) : Stores.inMemoryKeyValueStore(name));
         Properties props = new Properties();
         props.put(StreamsConfig.APPLICATION_ID_CONFIG, APP_ID);
         props.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, "unused:9092");
-        props.put(StreamsConfig.PROCESSING_GUARANTEE_CONFIG, StreamsConfig.EXACTLY_ONCE_V2);
+        props.put(StreamsConfig.PROCESSING_GUARANTEE_CONFIG, atLeastOnce ? StreamsConfig.AT_LEAST_ONCE : StreamsConfig.EXACTLY_ONCE_V2);
         props.put(StreamsConfig.PROCESSING_EXCEPTION_HANDLER_CLASS_CONFIG, DeadLetterProcessingHandler.class);
         props.put("schema.registry.url", REGISTRY);
         props.put(StreamsConfig.STATE_DIR_CONFIG, stateDir.toString());
@@ -274,6 +407,7 @@ final class SiteMachineDriver implements AutoCloseable {
         control = driver.createOutputTopic(BatonTopics.WORKER_CONTROL, de, de);
         dlq = driver.createOutputTopic(BatonTopics.DLQ, de, de);
         changelog = driver.createOutputTopic(CHANGELOG, de, de);
+        ownWorkerEvents = driver.createOutputTopic(BatonTopics.WORKER_EVENTS, de, de);
     }
 
     private static boolean declared(String taskTopic) {

@@ -10,6 +10,8 @@ import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
+import java.util.Random;
 import java.util.Set;
 import java.util.TreeMap;
 
@@ -48,7 +50,8 @@ final class SiteMachineWorld implements AutoCloseable {
     static final List<String> WORKERS = List.of("w1", "w2", "w3");
     static final String CLIENT = "client";
 
-    private final SiteMachineDriver driver = new SiteMachineDriver();
+    private final boolean atLeastOnce;
+    private final SiteMachineDriver driver;
     private final SiteModel model = new SiteModel(new SiteModel.Config(SiteMachineDriver.HEARTBEAT_WINDOW_MS,
             SiteMachineDriver.DEDUPE_WINDOW_MS, SiteMachineDriver.WORKER_STALE_MS, SiteMachineDriver.TRANSPORT_LOSS_BUDGET,
             policy(SiteMachineDriver.DEFAULT_RETRY), Map.of("mail", new SiteModel.Timeouts(1_500L, null, null, null)),
@@ -68,9 +71,29 @@ final class SiteMachineWorld implements AutoCloseable {
     private final Map<String, List<Answer>> answers = new HashMap<>();
     /** Outputs sent in a completion carrying its site's newest visible token, the only ones an outcome may carry. */
     private final Set<String> outputsWithNewestToken = new HashSet<>();
+    /**
+     * When each run's outcome (site and outcome, whoever it answered) was first seen: the dedupe window
+     * counts from the resolution, not from a later caller's copy of it.
+     */
+    private final Map<String, Long> runOutcomeSeenAt = new HashMap<>();
     private int counter;
     private int commits;
     private int crashes;
+
+    SiteMachineWorld() {
+        this(false);
+    }
+
+    /**
+     * With {@code atLeastOnce}, crashes may leave the state ahead of the input and outputs repeated
+     * or lost (see {@link SiteMachineDriver}): what becomes visible is no longer compared with the
+     * model, whose idea of the state a crash can make wrong (it only shapes the inputs then). The
+     * invariants are checked on the observations alone, and liveness at the end.
+     */
+    SiteMachineWorld(boolean atLeastOnce) {
+        this.atLeastOnce = atLeastOnce;
+        this.driver = new SiteMachineDriver(atLeastOnce);
+    }
 
     long steps() {
         return driver.steps();
@@ -103,9 +126,11 @@ final class SiteMachineWorld implements AutoCloseable {
      * remembers its answer. With {@code higher}, the caller instead moves the same request id to the
      * site's next attempt, while its run is live (a takeover by the same request).
      */
-    void resend(int pick, boolean higher) {
-        List<String> candidates = requests.keySet().stream().filter(this::stillInItsRun)
-                .filter(r -> !higher || view(requests.get(r).getSite().getActivityId()).live()).toList();
+    void resend(int pick, boolean moveUp) {
+        boolean higher = moveUp && !atLeastOnce; // see surelyRemembered
+        List<String> candidates = requests.keySet().stream().filter(atLeastOnce ? this::surelyRemembered : this::stillInItsRun)
+                .filter(r -> !higher || Optional.ofNullable(view(requests.get(r).getSite().getActivityId())).map(SiteView::live).orElse(false))
+                .toList();
         if (candidates.isEmpty()) {
             return;
         }
@@ -115,6 +140,28 @@ final class SiteMachineWorld implements AutoCloseable {
         }
         send(cmd);
     }
+
+    /**
+     * At-least-once, where the model may be wrong about the site (it knows no crash that keeps a
+     * state ahead, or loses an expiry): only a request seen answered by its run, well within the
+     * dedupe window, which the site surely still remembers. So no request moves to a higher attempt
+     * here (that needs a live run).
+     */
+    private boolean surelyRemembered(String requestId) {
+        List<Answer> got = answers.get(requestId);
+        return stillInItsRun(requestId) && got != null && !got.isEmpty()
+                && (got.get(0).reason() == null || !REFUSALS.contains(got.get(0).reason()))
+                && driver.wallClock() - runOutcomeSeenAt.get(outcomeOfRun(got.get(0))) < SiteMachineDriver.DEDUPE_WINDOW_MS / 2;
+    }
+
+    private String outcomeOfRun(Answer a) {
+        return requests.get(a.requestId()).getSite().getActivityId() + " " + a.completed() + " " + a.reason() + " " + a.attempt() + " "
+                + a.output();
+    }
+
+    /** Answers that make a request no caller of any run, which a site does not remember. */
+    private static final Set<String> REFUSALS = Set.of(ReasonClass.SUPERSEDED, ReasonClass.ATTEMPT_REFUSED, ReasonClass.SITE_COLLISION,
+            ReasonClass.CALLERS_FULL, ReasonClass.INVALID, ReasonClass.INTERNAL_ERROR, ReasonClass.UNKNOWN_QUEUE, ReasonClass.UNKNOWN_NODE);
 
     /** Whether the site still remembers the request's answer: its run is the site's, or the last takeover superseded it. */
     private boolean stillInItsRun(String requestId) {
@@ -203,10 +250,14 @@ final class SiteMachineWorld implements AutoCloseable {
         compare(driver.commit());
     }
 
-    void crash() {
+    void crash(long seed) {
         crashes++;
         model.crash();
-        driver.crash();
+        if (atLeastOnce) {
+            observe(driver.crash(new Random(seed)));
+        } else {
+            driver.crash();
+        }
     }
 
     // ---- checks ----
@@ -217,6 +268,10 @@ final class SiteMachineWorld implements AutoCloseable {
 
     /** What became visible equals what the model expected, and every safety invariant holds on it. */
     private void compare(SiteMachineDriver.Visible visible) {
+        if (atLeastOnce) {
+            observe(visible);
+            return;
+        }
         commits++;
         List<Effect> model = List.copyOf(expected);
         expected.clear();
@@ -258,6 +313,31 @@ final class SiteMachineWorld implements AutoCloseable {
         checkSafety(actual);
     }
 
+    /**
+     * At-least-once: records what became visible (a task seen again, with the same token, is one
+     * task) and checks the invariants on it; the model is not consulted.
+     */
+    private void observe(SiteMachineDriver.Visible visible) {
+        commits++;
+        List<Task> modelTasks = expected.stream().filter(Task.class::isInstance).map(Task.class::cast).toList();
+        expected.clear();
+        expectedBugLetters = 0;
+        for (ActivityTask t : visible.tasks()) {
+            if (tokenIds.containsKey(t.getToken())) {
+                continue;
+            }
+            String site = t.getSite().getActivityId();
+            int epoch = modelTasks.stream().filter(e -> e.site().equals(site) && e.attempt() == t.getAttempt()
+                    && e.generation() == t.getGeneration()).map(Task::epoch).findFirst()
+                    .orElse(model.site(site).map(SiteView::epoch).orElse(0));
+            TokenId id = new TokenId(site, epoch, t.getAttempt(), t.getGeneration());
+            tokenIds.put(t.getToken(), id);
+            tokens.put(id, t.getToken());
+            tasks.computeIfAbsent(site, k -> new ArrayList<>()).add(t);
+        }
+        checkSafety(visible.outcomes().stream().map(SiteMachineWorld::observed).toList());
+    }
+
     /** The invariants, on what was observed alone. */
     private void checkSafety(List<Answer> newAnswers) {
         for (Answer a : newAnswers) {
@@ -269,6 +349,7 @@ final class SiteMachineWorld implements AutoCloseable {
                 assertThat(outputsWithNewestToken).as("outcome %s carries the output of a completion sent with its site's newest token "
                         + "(no outcome from a revoked or forged token)", a).contains(a.output());
             }
+            runOutcomeSeenAt.putIfAbsent(outcomeOfRun(a), driver.wallClock());
             List<Answer> before = answers.computeIfAbsent(a.requestId(), k -> new ArrayList<>());
             before.stream().filter(b -> !b.equals(a)).findAny().ifPresent(b -> {
                 throw new AssertionError("request " + a.requestId() + " got two different outcomes: " + b + " and " + a);
@@ -282,6 +363,10 @@ final class SiteMachineWorld implements AutoCloseable {
      * backoffs. Then every request sent has exactly one outcome, the one the model says.
      */
     void finish() {
+        if (atLeastOnce) {
+            finishAtLeastOnce();
+            return;
+        }
         commit();
         for (int round = 0; round < 200 && !model.liveSites().isEmpty(); round++) {
             for (String site : model.liveSites()) {
@@ -298,6 +383,35 @@ final class SiteMachineWorld implements AutoCloseable {
             assertThat(answers.getOrDefault(requestId, List.of())).as("outcomes of request %s: exactly one", requestId).isNotEmpty()
                     .allSatisfy(a -> assertThat(a).isEqualTo(answers.get(requestId).get(0)));
         }
+    }
+
+    /**
+     * At-least-once: workers complete the newest task they saw of every site with a caller still
+     * waiting, and time passes, until every request is answered. Then each has its one outcome,
+     * delivered once or more, always the same.
+     */
+    private void finishAtLeastOnce() {
+        commit();
+        for (int round = 0; round < 200 && !waitingSites().isEmpty(); round++) {
+            for (String site : waitingSites()) {
+                if (!tasks.getOrDefault(site, List.of()).isEmpty()) {
+                    report(site, WorkerEventKind.COMPLETED, TokenChoice.NEWEST, 0, "w1", null, false);
+                }
+            }
+            advance(1);
+            commit();
+        }
+        for (String requestId : requests.keySet()) {
+            String site = requests.get(requestId).getSite().getActivityId();
+            assertThat(answers.getOrDefault(requestId, List.of())).as("outcomes of request %s: one, maybe delivered more than once "
+                    + "(site %s: %s; tasks seen %s)", requestId, site, driver.row(site), tasks.getOrDefault(site, List.of()).stream()
+                    .map(t -> t.getAttempt() + "/" + t.getGeneration() + "/" + t.getToken()).toList()).isNotEmpty().allSatisfy(a -> assertThat(a).isEqualTo(answers.get(requestId).get(0)));
+        }
+    }
+
+    private List<String> waitingSites() {
+        return requests.values().stream().filter(r -> !answers.containsKey(r.getRequestId())).map(r -> r.getSite().getActivityId())
+                .distinct().sorted().toList();
     }
 
     String summary() {
