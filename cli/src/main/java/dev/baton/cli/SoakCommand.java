@@ -4,7 +4,9 @@ import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.security.SecureRandom;
 import java.util.ArrayList;
+import java.util.Base64;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -78,6 +80,14 @@ public final class SoakCommand implements Callable<Integer> {
                     + "docs/decisions.md (default ${DEFAULT-VALUE})")
     FaultSchedule.BrokerOutage brokerOutage;
 
+    @Option(names = "--guarantee", defaultValue = "exactly_once_v2",
+            description = "The streams app's processing.guarantee: exactly_once_v2 or at_least_once (outcomes may repeat, identically; "
+                    + "a token.key is generated for the run) (default ${DEFAULT-VALUE})")
+    Guarantee guarantee;
+
+    /** The streams app's processing guarantees, spelt as its processing.guarantee values. */
+    enum Guarantee { exactly_once_v2, at_least_once }
+
     @Option(names = "--timeout-minutes", defaultValue = "60", description = "Give up waiting for outcomes after this long (default ${DEFAULT-VALUE})")
     int timeoutMinutes;
 
@@ -113,10 +123,11 @@ public final class SoakCommand implements Callable<Integer> {
             }
             out.printf("soak   broker %s, %d activities at %d/s, %d workers, %d streams-app instances%n",
                     kafka.bootstrapServers(), activities, rate, workerCount, streamsInstances);
+            List<String> guaranteeConfig = guaranteeConfig();
             for (int i = 1; i <= streamsInstances; i++) {
                 Path stateDir = Files.createDirectories(work.resolve("streams-" + i));
                 String name = "streams-" + i;
-                streams.add(new StreamsInstance(name, () -> BatonProcess.streamsApp(kafka.bootstrapServers(), name, stateDir)));
+                streams.add(new StreamsInstance(name, () -> BatonProcess.streamsApp(kafka.bootstrapServers(), name, stateDir, guaranteeConfig)));
             }
             workers = new WorkerRoster(kafka.bootstrapServers(), "soak-worker-", 1_000);
             for (int i = 1; i <= workerCount; i++) {
@@ -130,7 +141,8 @@ public final class SoakCommand implements Callable<Integer> {
             streams.forEach(StreamsInstance::close);
 
             SoakLedger.Verdict verdict = ledger.verify();
-            InvariantChecker.Report audit = InvariantChecker.check(kafka.bootstrapServers(), ledger.requestIds());
+            InvariantChecker.Report audit = InvariantChecker.check(kafka.bootstrapServers(), ledger.requestIds(),
+                    guarantee == Guarantee.at_least_once);
             OutboxScan.Result outbox = OutboxScan.read(Map.of("bootstrap.servers", kafka.bootstrapServers()), "kafka://", CLIENT_ID);
             int settled = ledger.activitiesSettled();
             new SoakReport(out).print(new SoakReport.Figures(run.faults(), brokerOutage, activities, settled, run.seconds(), verdict, audit,
@@ -186,6 +198,16 @@ public final class SoakCommand implements Callable<Integer> {
             out.printf("log visibility (%d partitions held back or not consumed)%n", lines.size());
             lines.forEach(l -> out.println("  " + l));
         }
+    }
+
+    /** The streams apps' guarantee, and under at-least-once the token key every instance shares. */
+    private List<String> guaranteeConfig() {
+        if (guarantee != Guarantee.at_least_once) {
+            return List.of();
+        }
+        byte[] key = new byte[32];
+        new SecureRandom().nextBytes(key);
+        return List.of("processing.guarantee=at_least_once", "token.key=" + Base64.getEncoder().encodeToString(key));
     }
 
     private Run runWorkload(EmbeddedKafka kafka, CuttableLink link, WorkerRoster workers, List<StreamsInstance> streams, SoakLedger ledger)

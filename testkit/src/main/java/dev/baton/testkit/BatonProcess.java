@@ -83,8 +83,16 @@ public final class BatonProcess implements AutoCloseable {
      * broker's minimum session timeout, so a crashed instance's tasks move within seconds.
      */
     public static BatonProcess streamsApp(String bootstrap, String name, Path stateDir) {
-        Path config = ProcessConfig.write(name, String.join("\n", "state.dir=" + stateDir, "num.standby.replicas=1",
-                "commit.interval.ms=100", "session.timeout.ms=6000", "heartbeat.interval.ms=1000", ""));
+        return streamsApp(bootstrap, name, stateDir, List.of());
+    }
+
+    /** As {@link #streamsApp(String, String, Path)}, with more {@code key=value} lines in its config file. */
+    public static BatonProcess streamsApp(String bootstrap, String name, Path stateDir, List<String> extraConfig) {
+        List<String> lines = new ArrayList<>(List.of("state.dir=" + stateDir, "num.standby.replicas=1",
+                "commit.interval.ms=100", "session.timeout.ms=6000", "heartbeat.interval.ms=1000"));
+        lines.addAll(extraConfig);
+        lines.add("");
+        Path config = ProcessConfig.write(name, String.join("\n", lines));
         return start(name, "streams app RUNNING", Duration.ofMinutes(3),
                 List.of("streams-app", "--bootstrap-servers", bootstrap, "--config", config.toString()));
     }
