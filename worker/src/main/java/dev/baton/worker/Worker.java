@@ -85,7 +85,8 @@ public final class Worker implements AutoCloseable {
         for (String queue : options.queues()) {
             List<String> topics = new ArrayList<>(List.of(BatonTopics.tasks(queue)));
             options.nodeLabels().forEach(label -> topics.add(BatonTopics.tasks(queue, label)));
-            runners.add(new QueueRunner(queue, options.workerId(), topics, options.kafkaConfig(), EventSerde.of(ActivityTask.class, registry),
+            runners.add(new QueueRunner(queue, options.workerId(), topics, options.kafkaConfig(), options.leaseMode(),
+                    EventSerde.of(ActivityTask.class, registry),
                     events, deadLetters, runner, slots, clock, leases::increment, this::safePublish));
         }
     }

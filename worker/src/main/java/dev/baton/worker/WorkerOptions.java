@@ -27,7 +27,7 @@ import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
  */
 public record WorkerOptions(Map<String, Object> kafkaConfig, String workerId, String schemaRegistryUrl, List<String> queues,
                             Map<String, ActivityHandler> handlers, int maxConcurrent, List<String> nodeLabels, Duration drainTimeout,
-                            Duration registrationInterval, MeterRegistry meters) {
+                            Duration registrationInterval, MeterRegistry meters, LeaseMode leaseMode) {
 
     public WorkerOptions {
         kafkaConfig = Map.copyOf(kafkaConfig);
@@ -55,6 +55,7 @@ public record WorkerOptions(Map<String, Object> kafkaConfig, String workerId, St
         if (drainTimeout.isNegative()) {
             throw new IllegalArgumentException("drainTimeout must be >= 0, was " + drainTimeout);
         }
+        Objects.requireNonNull(leaseMode, "leaseMode");
         if (registrationInterval.toMillis() < 10) {
             throw new IllegalArgumentException("registrationInterval must be >= 10 ms, was " + registrationInterval);
         }
@@ -76,6 +77,13 @@ public record WorkerOptions(Map<String, Object> kafkaConfig, String workerId, St
         private Duration drainTimeout = Duration.ofSeconds(30);
         private Duration registrationInterval = Duration.ofSeconds(5);
         private MeterRegistry meters = new SimpleMeterRegistry();
+        private LeaseMode leaseMode = LeaseMode.TRANSACTIONAL;
+
+        /** How leases are recorded: {@link LeaseMode#PLAIN} for a streams app running at-least-once. */
+        public Builder leaseMode(LeaseMode mode) {
+            this.leaseMode = mode;
+            return this;
+        }
 
         /** Where the worker's meters go (its in-flight gauge and lease counter); a private registry by default. */
         public Builder meters(MeterRegistry registry) {
@@ -140,7 +148,7 @@ public record WorkerOptions(Map<String, Object> kafkaConfig, String workerId, St
 
         public WorkerOptions build() {
             return new WorkerOptions(kafkaConfig, workerId, schemaRegistryUrl, queues, handlers, maxConcurrent, nodeLabels,
-                    drainTimeout, registrationInterval, meters);
+                    drainTimeout, registrationInterval, meters, leaseMode);
         }
     }
 }

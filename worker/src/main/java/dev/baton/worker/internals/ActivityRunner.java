@@ -36,6 +36,11 @@ public final class ActivityRunner {
         pool.execute(() -> run(e));
     }
 
+    /** Whether this worker already runs the task this token belongs to. */
+    public boolean runs(String token) {
+        return executions.holds(token);
+    }
+
     private void run(Execution e) {
         e.runningOn(Thread.currentThread());
         try {

@@ -4,6 +4,7 @@ import java.nio.ByteBuffer;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.Map;
+import java.util.concurrent.Future;
 
 import dev.baton.events.Payload;
 import dev.baton.events.WorkerEvent;
@@ -15,6 +16,7 @@ import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -76,6 +78,11 @@ public final class EventSender implements AutoCloseable {
     /** Builds the record of a lease, for the poll batch's transaction. */
     public ProducerRecord<byte[], byte[]> leaseRecord(Execution e) {
         return record(e, WorkerEventKind.LEASED, null, null, null);
+    }
+
+    /** Sends {@code record} (a lease, under plain leases) on this producer, after every report sent before it. */
+    public Future<RecordMetadata> send(ProducerRecord<byte[], byte[]> record) {
+        return producer.send(record);
     }
 
     public void flush() {

@@ -20,6 +20,11 @@ public final class Executions {
         byToken.remove(e.token(), e);
     }
 
+    /** Whether a run of this token is in this worker (a task republished with the same token is not run twice here). */
+    public boolean holds(String token) {
+        return byToken.containsKey(token);
+    }
+
     public int size() {
         return byToken.size();
     }

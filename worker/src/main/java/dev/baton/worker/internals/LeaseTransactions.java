@@ -25,7 +25,7 @@ import org.slf4j.LoggerFactory;
  * transactional id (two workers run with one worker id), or the broker refuses this worker's id.
  * Not thread-safe: the queue loop's thread alone uses it.
  */
-final class LeaseTransactions implements AutoCloseable {
+final class LeaseTransactions implements Leases {
 
     private static final Logger log = LoggerFactory.getLogger(LeaseTransactions.class);
 
@@ -39,11 +39,17 @@ final class LeaseTransactions implements AutoCloseable {
         this.owner = owner;
     }
 
+    @Override
+    public boolean startsOnRead() {
+        return false;
+    }
+
     /**
      * Makes the producer if there is none. Its {@code initTransactions} ends what an earlier process
      * with this worker id left open, so a restarted worker unblocks the readers behind it at once.
      */
-    void init() {
+    @Override
+    public void init() {
         if (producer != null) {
             return;
         }
@@ -58,17 +64,20 @@ final class LeaseTransactions implements AutoCloseable {
     }
 
     /** Begins a transaction, first making (or remaking) the producer if there is none. */
-    void begin() {
+    @Override
+    public void begin() {
         init();
         producer.beginTransaction();
     }
 
-    void send(ProducerRecord<byte[], byte[]> record) {
+    @Override
+    public void send(ProducerRecord<byte[], byte[]> record) {
         producer.send(record);
     }
 
     /** Commits the open transaction with the consumed offsets (none is fine). */
-    void commit(Map<TopicPartition, OffsetAndMetadata> consumed, ConsumerGroupMetadata group) {
+    @Override
+    public void commit(Map<TopicPartition, OffsetAndMetadata> consumed, ConsumerGroupMetadata group) {
         if (!consumed.isEmpty()) {
             producer.sendOffsetsToTransaction(consumed, group);
         }
@@ -82,7 +91,8 @@ final class LeaseTransactions implements AutoCloseable {
      *
      * @throws LeaseFencedException when this worker may not write lease transactions any more
      */
-    void recover(RuntimeException failure) {
+    @Override
+    public void recover(RuntimeException failure) {
         checkNotFenced(failure);
         if (producer == null) {
             return; // the failure was making the producer; the next begin tries again

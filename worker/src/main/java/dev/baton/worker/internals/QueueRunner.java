@@ -14,6 +14,7 @@ import dev.baton.schemas.DeadLetters;
 import dev.baton.schemas.EventSerde;
 import dev.baton.schemas.UndecodableRecordException;
 import dev.baton.topics.ClientIds;
+import dev.baton.worker.LeaseMode;
 import org.apache.kafka.clients.consumer.CloseOptions;
 import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
@@ -32,11 +33,12 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Consumes one queue's task topics in group {@code baton-worker-<queue>}. Each poll batch is leased
- * in one transaction: the {@code leased} events and the batch's offsets commit together, so a task
- * is leased by exactly one worker even across rebalances (a stale group generation fails the
+ * Consumes one queue's task topics in group {@code baton-worker-<queue>}. By default each poll batch
+ * is leased in one transaction: the {@code leased} events and the batch's offsets commit together, so
+ * a task is leased by exactly one worker even across rebalances (a stale group generation fails the
  * commit, and nothing of that batch runs). One transaction per batch, never per task: a transaction
- * costs milliseconds, one per task would cap a worker at a few hundred tasks per second.
+ * costs milliseconds, one per task would cap a worker at a few hundred tasks per second. With
+ * {@link LeaseMode#PLAIN} the handlers start as the tasks are read ({@link PlainLeases}).
  */
 public final class QueueRunner implements Runnable {
 
@@ -50,7 +52,7 @@ public final class QueueRunner implements Runnable {
     private final String workerId;
     private final List<String> topics;
     private final Consumer<byte[], byte[]> consumer;
-    private final LeaseTransactions transactions;
+    private final Leases leases;
     private final EventSerde<ActivityTask> tasks;
     private final EventSender events;
     private final DeadLetters deadLetters;
@@ -63,15 +65,27 @@ public final class QueueRunner implements Runnable {
     private volatile boolean running = true;
     private volatile boolean serving = true;
 
-    public QueueRunner(String queue, String workerId, List<String> topics, Map<String, Object> kafkaConfig, EventSerde<ActivityTask> tasks,
-                       EventSender events, DeadLetters deadLetters, ActivityRunner runner, Slots slots, Clock clock, Runnable leaseCounted,
-                       Runnable servingEnded) {
-        this(queue, workerId, topics, consumer(queue, workerId, kafkaConfig, slots.capacity()),
-                leaseTransactions(queue, workerId, kafkaConfig), tasks, events, deadLetters, runner, slots, clock, leaseCounted, servingEnded);
+    public QueueRunner(String queue, String workerId, List<String> topics, Map<String, Object> kafkaConfig, LeaseMode mode,
+                       EventSerde<ActivityTask> tasks, EventSender events, DeadLetters deadLetters, ActivityRunner runner, Slots slots,
+                       Clock clock, Runnable leaseCounted, Runnable servingEnded) {
+        this(queue, workerId, topics, consumer(queue, workerId, kafkaConfig, slots.capacity()), mode, kafkaConfig, tasks, events,
+                deadLetters, runner, slots, clock, leaseCounted, servingEnded);
+    }
+
+    private QueueRunner(String queue, String workerId, List<String> topics, Consumer<byte[], byte[]> consumer, LeaseMode mode,
+                        Map<String, Object> kafkaConfig, EventSerde<ActivityTask> tasks, EventSender events, DeadLetters deadLetters,
+                        ActivityRunner runner, Slots slots, Clock clock, Runnable leaseCounted, Runnable servingEnded) {
+        this(queue, workerId, topics, consumer, mode == LeaseMode.PLAIN ? new PlainLeases(events, consumer, owner(workerId, queue))
+                : leaseTransactions(queue, workerId, kafkaConfig), tasks, events, deadLetters, runner, slots, clock, leaseCounted,
+                servingEnded);
+    }
+
+    private static String owner(String workerId, String queue) {
+        return "worker " + workerId + " queue " + queue;
     }
 
     /** On clients of the caller's: tests pass Kafka's {@code MockConsumer} and {@code MockProducer}. */
-    QueueRunner(String queue, String workerId, List<String> topics, Consumer<byte[], byte[]> consumer, LeaseTransactions transactions,
+    QueueRunner(String queue, String workerId, List<String> topics, Consumer<byte[], byte[]> consumer, Leases leases,
                 EventSerde<ActivityTask> tasks, EventSender events, DeadLetters deadLetters, ActivityRunner runner, Slots slots,
                 Clock clock, Runnable leaseCounted, Runnable servingEnded) {
         this.leaseCounted = leaseCounted;
@@ -80,7 +94,7 @@ public final class QueueRunner implements Runnable {
         this.workerId = workerId;
         this.topics = topics;
         this.consumer = consumer;
-        this.transactions = transactions;
+        this.leases = leases;
         this.tasks = tasks;
         this.events = events;
         this.deadLetters = deadLetters;
@@ -118,7 +132,7 @@ public final class QueueRunner implements Runnable {
         p.putIfAbsent(ProducerConfig.TRANSACTION_TIMEOUT_CONFIG, 10_000);
         p.keySet().retainAll(ProducerConfig.configNames());
         return new LeaseTransactions(() -> new KafkaProducer<>(p, new ByteArraySerializer(), new ByteArraySerializer()),
-                "worker " + workerId + " queue " + queue);
+                owner(workerId, queue));
     }
 
     @Override
@@ -129,10 +143,7 @@ public final class QueueRunner implements Runnable {
             while (running) {
                 ConsumerRecords<byte[], byte[]> records = consumer.poll(applyBackpressure() ? Duration.ZERO : Duration.ofMillis(50));
                 if (!records.isEmpty()) {
-                    for (Execution e : lease(records)) {
-                        leaseCounted.run();
-                        runner.submit(e);
-                    }
+                    lease(records).forEach(this::start);
                 }
             }
         } catch (InterruptedException e) {
@@ -148,7 +159,7 @@ public final class QueueRunner implements Runnable {
                     e.toString(), e);
         } finally {
             consumer.close(CloseOptions.timeout(Duration.ofSeconds(5)));
-            transactions.close();
+            leases.close();
             if (running) { // ended unasked: no longer served by this worker (a stopped loop drains, and says so)
                 serving = false;
                 servingEnded.run();
@@ -160,11 +171,16 @@ public final class QueueRunner implements Runnable {
     /** A broker that cannot be reached yet is no reason to stop: the first lease tries again. */
     private void initTransactions() {
         try {
-            transactions.init();
+            leases.init();
         } catch (KafkaException e) {
-            transactions.recover(e);
+            leases.recover(e);
             log.warn("worker {} queue {}: lease transactions not ready ({}); the first lease tries again", workerId, queue, e.toString());
         }
+    }
+
+    private void start(Execution e) {
+        leaseCounted.run();
+        runner.submit(e);
     }
 
     public String queue() {
@@ -218,8 +234,9 @@ public final class QueueRunner implements Runnable {
         int kept = 0;
         Map<TopicPartition, OffsetAndMetadata> consumed = new HashMap<>();
         long now = clock.millis();
+        boolean startsOnRead = leases.startsOnRead();
         try {
-            transactions.begin();
+            leases.begin();
             for (TopicPartition tp : records.partitions()) {
                 for (ConsumerRecord<byte[], byte[]> r : records.records(tp)) {
                     if (leased.size() >= taken) {
@@ -230,15 +247,24 @@ public final class QueueRunner implements Runnable {
                     Execution e = leaseOrSkip(r, now);
                     if (e != null) {
                         leased.add(e);
+                        if (startsOnRead) {
+                            kept++;
+                            start(e);
+                        }
                     }
                 }
             }
-            transactions.commit(consumed, consumer.groupMetadata());
+            leases.commit(consumed, consumer.groupMetadata());
+            if (startsOnRead) {
+                return List.of(); // started already
+            }
             kept = leased.size();
             return leased;
         } catch (KafkaException | IllegalStateException e) {
-            log.warn("worker {} queue {}: lease transaction failed ({}); the batch will be fetched again", workerId, queue, e.toString());
-            transactions.recover(e);
+            // Plain leases: the runs started go on; re-read, their tasks are skipped while they run, and a
+            // run's heartbeat leases its site if its lease was lost.
+            log.warn("worker {} queue {}: leasing failed ({}); the batch will be fetched again", workerId, queue, e.toString());
+            leases.recover(e);
             rewind(records);
             return List.of();
         } finally {
@@ -252,8 +278,11 @@ public final class QueueRunner implements Runnable {
         try {
             task = tasks.decode(r);
         } catch (UndecodableRecordException e) {
-            transactions.send(deadLetters.deadLetter(r, e.getMessage()));
+            leases.send(deadLetters.deadLetter(r, e.getMessage()));
             return null;
+        }
+        if (runner.runs(task.getToken())) {
+            return null; // a copy of a task this worker runs (a streams app running at-least-once republishes after a restart)
         }
         if (task.getDeadlineMillis() != null && now > task.getDeadlineMillis()) {
             log.info("worker {}: {} attempt {} missed its schedule-to-start deadline; not starting it", workerId,
@@ -261,7 +290,7 @@ public final class QueueRunner implements Runnable {
             return null;
         }
         Execution e = new Execution(task, workerId, now);
-        transactions.send(events.leaseRecord(e));
+        leases.send(events.leaseRecord(e));
         return e;
     }
 

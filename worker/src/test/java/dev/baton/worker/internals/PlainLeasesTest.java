@@ -1,0 +1,151 @@
+package dev.baton.worker.internals;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import dev.baton.events.ActivityTask;
+import dev.baton.events.DeadLetter;
+import dev.baton.events.SiteRef;
+import dev.baton.events.WorkerEvent;
+import dev.baton.events.WorkerEventKind;
+import dev.baton.schemas.CompletionToken;
+import dev.baton.schemas.DeadLetters;
+import dev.baton.schemas.EventSerde;
+import dev.baton.schemas.registry.SchemaRegistry;
+import dev.baton.topics.BatonTopics;
+import dev.baton.worker.ActivityHandler;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.clients.producer.MockProducer;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Plain leases (a streams app running at-least-once): the handler starts when the task is read, not
+ * when its lease is acknowledged, and the batch's offsets are committed only after every lease of the
+ * batch is. MockConsumer over a log and a MockProducer whose sends the test acknowledges by hand.
+ */
+class PlainLeasesTest {
+
+    private static final Duration PATIENCE = Duration.ofSeconds(10);
+    private static final Clock CLOCK = Clock.fixed(Instant.ofEpochMilli(1_000_000), ZoneOffset.UTC);
+    private static final String QUEUE = "q";
+    private static final String TOPIC = BatonTopics.tasks(QUEUE);
+
+    private final SchemaRegistry registry = SchemaRegistry.forUrl("mem://plain-leases", Map.of());
+    private final EventSerde<ActivityTask> taskSerde = EventSerde.of(ActivityTask.class, registry);
+    private final EventSerde<WorkerEvent> eventSerde = EventSerde.of(WorkerEvent.class, registry);
+    /** Sends complete only when the test says so: an unacknowledged lease. */
+    private final MockProducer<byte[], byte[]> producer = new MockProducer<>(false, null, new ByteArraySerializer(), new ByteArraySerializer());
+    private final EventSender events = new EventSender(producer, eventSerde, "w", CLOCK);
+    private final DeadLetters deadLetters = new DeadLetters(EventSerde.of(DeadLetter.class, registry), "worker w", CLOCK);
+    private final Executions executions = new Executions();
+    private final Slots slots = new Slots(4);
+    private final ActivityPool pool = new ActivityPool(4, r -> daemon(r, "test-activity"));
+    private final Semaphore finish = new Semaphore(0);
+    private final AtomicInteger started = new AtomicInteger();
+    private final ActivityHandler gated = (ctx, input) -> {
+        started.incrementAndGet();
+        finish.acquire();
+        return input;
+    };
+    private final ActivityRunner runner = new ActivityRunner(Map.of("gated", gated), pool, executions, slots, events);
+    private QueueRunner queueRunner;
+
+    @AfterEach
+    void stop() {
+        finish.release(1_000);
+        new Thread(() -> { // the loop may be waiting for an acknowledgement: give every send one
+            while (producer.completeNext()) {
+                Thread.onSpinWait();
+            }
+        }).start();
+        if (queueRunner != null) {
+            queueRunner.stop(Duration.ofSeconds(5));
+        }
+        pool.shutdownNow();
+        registry.close();
+    }
+
+    @Test
+    void shouldStartHandlersBeforeTheLeasesAreAcknowledgedAndCommitOffsetsOnlyAfter() {
+        TaskLogConsumer consumer = start(List.of(task("a", "t-a"), task("b", "t-b")));
+
+        await().atMost(PATIENCE).until(() -> started.get() == 2);
+        assertThat(leasesSent()).as("leases sent, none acknowledged yet").hasSize(2);
+        assertThat(committed(consumer)).as("offsets committed before the leases are acknowledged").isNull();
+
+        producer.completeNext();
+        producer.completeNext();
+
+        await().atMost(PATIENCE).until(() -> committed(consumer) != null && committed(consumer).offset() == 2);
+    }
+
+    @Test
+    void shouldNotRunACopyOfATaskItRunsAlready() {
+        // The streams app republished the task with the same token (a restart found its step applied).
+        TaskLogConsumer consumer = start(List.of(task("a", "same-token"), task("a", "same-token")));
+
+        await().atMost(PATIENCE).until(() -> started.get() == 1);
+        producer.completeNext();
+        // Both records handled: the batch's offsets are committed.
+        await().atMost(PATIENCE).until(() -> committed(consumer) != null && committed(consumer).offset() == 2);
+        assertThat(leasesSent()).as("one lease for the task and its copy").hasSize(1);
+        assertThat(started.get()).isEqualTo(1);
+    }
+
+    private TaskLogConsumer start(List<byte[]> tasks) {
+        TaskLogConsumer consumer = new TaskLogConsumer(TOPIC, tasks, tasks.size(), () -> { });
+        queueRunner = new QueueRunner(QUEUE, "w", List.of(TOPIC), consumer, new PlainLeases(events, consumer, "worker w queue q"), taskSerde,
+                events, deadLetters, runner, slots, CLOCK, () -> { }, () -> { });
+        daemon(queueRunner, "test-queue").start();
+        return consumer;
+    }
+
+    private List<WorkerEvent> leasesSent() {
+        List<WorkerEvent> leases = new ArrayList<>();
+        for (ProducerRecord<byte[], byte[]> r : producer.history()) {
+            WorkerEvent e = eventSerde.decode(BatonTopics.WORKER_EVENTS, r.value());
+            if (e.getKind() == WorkerEventKind.LEASED) {
+                leases.add(e);
+            }
+        }
+        return leases;
+    }
+
+    private static OffsetAndMetadata committed(TaskLogConsumer consumer) {
+        synchronized (consumer) {
+            return consumer.committed(Set.of(new TopicPartition(TOPIC, 0))).get(new TopicPartition(TOPIC, 0));
+        }
+    }
+
+    private byte[] task(String site, String token) {
+        ActivityTask task = ActivityTask.newBuilder().setSite(new SiteRef("ns", "wf-" + site, "1")).setAttempt(1).setGeneration(1)
+                .setToken(token.length() == CompletionToken.LENGTH ? token : pad(token)).setIdempotencyKey(site).setQueue(QUEUE)
+                .setActivityType("gated").setScheduledAtMillis(CLOCK.millis()).build();
+        return taskSerde.encode(TOPIC, task);
+    }
+
+    private static String pad(String token) {
+        return (token + "x".repeat(CompletionToken.LENGTH)).substring(0, CompletionToken.LENGTH);
+    }
+
+    private static Thread daemon(Runnable r, String name) {
+        Thread t = new Thread(r, name);
+        t.setDaemon(true);
+        return t;
+    }
+}
