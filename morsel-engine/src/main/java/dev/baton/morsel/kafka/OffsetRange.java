@@ -26,7 +26,7 @@ public record OffsetRange(String topic, int partition, long from, long to) {
         return parts;
     }
 
-    /** {@code topic/partition/from/to}, also the form a scan split travels in as activity input. */
+    /** {@code topic/partition/from/to}, also the form an engine node tags its exchange records with. */
     @Override
     public String toString() {
         return topic + "/" + partition + "/" + from + "/" + to;

@@ -1,6 +1,5 @@
 package dev.baton.morsel.node;
 
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -30,7 +29,7 @@ import org.apache.kafka.common.serialization.ByteArrayDeserializer;
  * activity per source split, builds the manifest of accepted executions from their outcomes,
  * dispatches one merge activity per exchange partition, unions the merged rows and deletes the
  * exchange topic. Every step is a Baton activity, so a node lost mid-job costs a re-delivery, not
- * the job.
+ * the job. Steps and their results travel as Avro records ({@code JobSteps}).
  */
 public final class DistributedGroupBy {
 
@@ -58,7 +57,7 @@ public final class DistributedGroupBy {
             admin.createTopics(Set.of(new NewTopic(exchange, exchangePartitions, (short) 1))).all().get(30, TimeUnit.SECONDS);
             try {
                 List<OffsetRange> splits = splits(sourceTopic, offsetsPerSplit);
-                Map<String, String> manifest = scan(job, splits, exchangePartitions);
+                Map<OffsetRange, String> manifest = scan(job, splits, exchangePartitions);
                 Map<Long, long[]> rows = merge(job, exchangePartitions, manifest);
                 return new Result(rows, splits.size(), exchangePartitions, System.nanoTime() - start);
             } finally {
@@ -74,36 +73,34 @@ public final class DistributedGroupBy {
     }
 
     /** Split → the execution Baton accepted for it. */
-    private Map<String, String> scan(String job, List<OffsetRange> splits, int partitions) throws Exception {
-        Map<String, CompletableFuture<Outcome>> outcomes = new LinkedHashMap<>();
+    private Map<OffsetRange, String> scan(String job, List<OffsetRange> splits, int partitions) throws Exception {
+        Map<OffsetRange, CompletableFuture<Outcome>> outcomes = new LinkedHashMap<>();
         for (int i = 0; i < splits.size(); i++) {
-            String input = job + "\n" + partitions + "\n" + splits.get(i);
-            outcomes.put(splits.get(i).toString(), client.dispatch(activity(job, "scan-" + i, EngineNode.SCAN, input)));
+            byte[] input = JobSteps.encodeScan(new JobSteps.Scan(job, partitions, splits.get(i)));
+            outcomes.put(splits.get(i), client.dispatch(activity(job, "scan-" + i, EngineNode.SCAN, input)));
         }
-        Map<String, String> manifest = new LinkedHashMap<>();
-        for (Map.Entry<String, CompletableFuture<Outcome>> e : outcomes.entrySet()) {
-            manifest.put(e.getKey(), new String(output(e.getValue(), "scan of " + e.getKey()), StandardCharsets.UTF_8));
+        Map<OffsetRange, String> manifest = new LinkedHashMap<>();
+        for (Map.Entry<OffsetRange, CompletableFuture<Outcome>> e : outcomes.entrySet()) {
+            manifest.put(e.getKey(), JobSteps.decodeScanDone(output(e.getValue(), "scan of " + e.getKey())));
         }
         return manifest;
     }
 
-    private Map<Long, long[]> merge(String job, int partitions, Map<String, String> manifest) throws Exception {
-        StringBuilder m = new StringBuilder();
-        manifest.forEach((split, execution) -> m.append('\n').append(split).append('=').append(execution));
+    private Map<Long, long[]> merge(String job, int partitions, Map<OffsetRange, String> manifest) throws Exception {
         List<CompletableFuture<Outcome>> merges = new ArrayList<>();
         for (int p = 0; p < partitions; p++) {
-            merges.add(client.dispatch(activity(job, "merge-" + p, EngineNode.MERGE, job + "\n" + p + m)));
+            merges.add(client.dispatch(activity(job, "merge-" + p, EngineNode.MERGE, JobSteps.encodeMerge(job, p, manifest))));
         }
         Map<Long, long[]> rows = new HashMap<>();
         for (int p = 0; p < partitions; p++) {
-            SumRows.merge(rows, SumRows.decode(output(merges.get(p), "merge of exchange partition " + p)));
+            SumRows.merge(rows, JobSteps.decodeRows(output(merges.get(p), "merge of exchange partition " + p)));
         }
         return rows;
     }
 
-    private ActivityRequest activity(String job, String step, String type, String input) {
+    private ActivityRequest activity(String job, String step, String type, byte[] input) {
         return ActivityRequest.builder().site("engine", job, step).queue(EngineNode.QUEUE).activityType(type)
-                .input(input.getBytes(StandardCharsets.UTF_8), "text/plain").heartbeat(Duration.ofSeconds(2)).build();
+                .input(input, JobSteps.CONTENT_TYPE).heartbeat(Duration.ofSeconds(2)).build();
     }
 
     private byte[] output(CompletableFuture<Outcome> future, String what) throws Exception {

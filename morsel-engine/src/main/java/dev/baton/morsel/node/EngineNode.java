@@ -95,10 +95,10 @@ public final class EngineNode implements AutoCloseable {
     }
 
     private byte[] scan(ActivityContext ctx, byte[] input) throws Exception {
-        String[] lines = new String(input, StandardCharsets.UTF_8).split("\n");
-        String job = lines[0];
-        int partitions = Integer.parseInt(lines[1]);
-        OffsetRange split = OffsetRange.parse(lines[2]);
+        JobSteps.Scan step = JobSteps.decodeScan(input);
+        String job = step.job();
+        int partitions = step.exchangePartitions();
+        OffsetRange split = step.split();
         String execution = ctx.attempt() + "." + ctx.generation();
         Map<Long, long[]> rows = TopicFold.fold(clientConfig, split.split(OFFSETS_PER_MORSEL), threads, HashMap<Long, long[]>::new,
                 (acc, r) -> SumRows.add(acc, SumRows.longOf(r.key()), SumRows.longOf(r.value()), 1), SumRows::merge).value();
@@ -116,18 +116,14 @@ public final class EngineNode implements AutoCloseable {
             f.get(); // every partial durable before the split may complete
         }
         listener.partialsWritten(nodeId, split, execution);
-        return execution.getBytes(StandardCharsets.UTF_8);
+        return JobSteps.encodeScanDone(execution);
     }
 
     private byte[] merge(ActivityContext ctx, byte[] input) {
-        String[] lines = new String(input, StandardCharsets.UTF_8).split("\n");
-        String topic = exchangeTopic(lines[0]);
-        int partition = Integer.parseInt(lines[1]);
-        Map<String, String> manifest = new HashMap<>();
-        for (int i = 2; i < lines.length; i++) {
-            int eq = lines[i].lastIndexOf('=');
-            manifest.put(lines[i].substring(0, eq), lines[i].substring(eq + 1));
-        }
+        JobSteps.Merge step = JobSteps.decodeMerge(input);
+        String topic = exchangeTopic(step.job());
+        int partition = step.exchangePartition();
+        Map<String, String> manifest = step.acceptedBySplit();
         List<OffsetRange> range;
         try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(ClientConfigs.assignedReader(clientConfig), new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
             range = TopicSplits.of(consumer, topic, Long.MAX_VALUE).stream().filter(r -> r.partition() == partition).toList();
@@ -138,7 +134,7 @@ public final class EngineNode implements AutoCloseable {
                 SumRows.add(acc, SumRows.longOf(r.key()), v.getLong(), v.getLong());
             }
         }, SumRows::merge).value();
-        return SumRows.encode(rows);
+        return JobSteps.encodeRows(rows);
     }
 
     private static boolean accepted(ConsumerRecord<byte[], byte[]> r, Map<String, String> manifest) {

@@ -1,12 +1,11 @@
 package dev.baton.morsel.node;
 
 import java.nio.ByteBuffer;
-import java.util.HashMap;
 import java.util.Map;
 
 /**
- * A {@code GROUP BY key: sum(value), count(*)} partial or result: key → {sum, count}, and its wire
- * form (24 bytes per group) for exchange records and merge outputs.
+ * A {@code GROUP BY key: sum(value), count(*)} partial or result: key → {sum, count}, and the
+ * 8-byte big-endian longs of exchange records' keys and the source topic's records.
  */
 final class SumRows {
 
@@ -22,24 +21,6 @@ final class SumRows {
     static Map<Long, long[]> merge(Map<Long, long[]> into, Map<Long, long[]> from) {
         from.forEach((k, v) -> add(into, k, v[0], v[1]));
         return into;
-    }
-
-    static byte[] encode(Map<Long, long[]> rows) {
-        ByteBuffer b = ByteBuffer.allocate(rows.size() * 24);
-        rows.forEach((k, v) -> b.putLong(k).putLong(v[0]).putLong(v[1]));
-        return b.array();
-    }
-
-    static Map<Long, long[]> decode(byte[] bytes) {
-        if (bytes.length % 24 != 0) {
-            throw new IllegalArgumentException("sum rows are 24 bytes each; got " + bytes.length + " bytes");
-        }
-        ByteBuffer b = ByteBuffer.wrap(bytes);
-        Map<Long, long[]> rows = new HashMap<>();
-        while (b.hasRemaining()) {
-            add(rows, b.getLong(), b.getLong(), b.getLong());
-        }
-        return rows;
     }
 
     static byte[] longBytes(long v) {

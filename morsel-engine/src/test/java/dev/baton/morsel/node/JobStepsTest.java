@@ -1,0 +1,65 @@
+package dev.baton.morsel.node;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.nio.charset.StandardCharsets;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+import dev.baton.morsel.kafka.OffsetRange;
+import org.junit.jupiter.api.Test;
+
+class JobStepsTest {
+
+    private static final OffsetRange SPLIT = new OffsetRange("engine/input", 3, 20_000, 40_000);
+
+    @Test
+    void shouldReadBackTheScanStepItWrote() {
+        JobSteps.Scan scan = new JobSteps.Scan("job-1", 6, SPLIT);
+
+        assertThat(JobSteps.decodeScan(JobSteps.encodeScan(scan))).isEqualTo(scan);
+    }
+
+    @Test
+    void shouldKeyTheManifestBySplitAsTheExchangeHeadersNameIt() {
+        Map<OffsetRange, String> accepted = new LinkedHashMap<>();
+        accepted.put(SPLIT, "2.1");
+        accepted.put(new OffsetRange("engine/input", 0, 0, 20_000), "1.1");
+
+        JobSteps.Merge merge = JobSteps.decodeMerge(JobSteps.encodeMerge("job-1", 4, accepted));
+
+        assertThat(merge.job()).isEqualTo("job-1");
+        assertThat(merge.exchangePartition()).isEqualTo(4);
+        assertThat(merge.acceptedBySplit()).containsExactly(Map.entry("engine/input/3/20000/40000", "2.1"),
+                Map.entry("engine/input/0/0/20000", "1.1"));
+    }
+
+    @Test
+    void shouldReadBackResults() {
+        Map<Long, long[]> rows = new LinkedHashMap<>();
+        rows.put(-7L, new long[] {Long.MIN_VALUE, 1});
+        rows.put(42L, new long[] {1_000, 3});
+
+        assertThat(JobSteps.decodeScanDone(JobSteps.encodeScanDone("3.2"))).isEqualTo("3.2");
+        assertThat(JobSteps.decodeRows(JobSteps.encodeRows(rows))).containsOnlyKeys(-7L, 42L)
+                .hasEntrySatisfying(-7L, v -> assertThat(v).containsExactly(Long.MIN_VALUE, 1))
+                .hasEntrySatisfying(42L, v -> assertThat(v).containsExactly(1_000, 3));
+    }
+
+    @Test
+    void shouldRefuseTheOldTextProtocolNamingWhatItExpected() {
+        byte[] text = ("job-1\n6\n" + SPLIT).getBytes(StandardCharsets.UTF_8);
+
+        assertThatThrownBy(() -> JobSteps.decodeScan(text)).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("not an engine scan step").hasMessageContaining(JobSteps.CONTENT_TYPE);
+    }
+
+    @Test
+    void shouldRefuseAMergeStepWhereAScanStepIsExpected() {
+        byte[] merge = JobSteps.encodeMerge("job-1", 0, Map.of(SPLIT, "1.1"));
+
+        assertThatThrownBy(() -> JobSteps.decodeScan(merge)).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("not an engine scan step");
+    }
+}
