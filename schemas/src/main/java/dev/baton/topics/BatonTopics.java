@@ -148,14 +148,22 @@ public final class BatonTopics {
     }
 
     /**
-     * The partition of {@link #RESULTS} that results keyed {@code replyKey} (a client id) land in:
-     * the default partitioner's choice for that key, murmur2 of its UTF-8 bytes modulo
-     * {@code partitions}. A client, or an operator tool, reads only this partition for that client.
+     * The partition of {@link #RESULTS} that results keyed {@code replyKey} (a client id) land in.
+     * A client, or an operator tool, reads only this partition for that client.
      */
     public static int resultsPartition(String replyKey, int partitions) {
+        return keyPartition(replyKey, partitions);
+    }
+
+    /**
+     * The partition Kafka's default partitioner gives a record keyed {@code key} (UTF-8): murmur2 of
+     * the key's bytes modulo {@code partitions}. A reader of the records addressed to one id (a
+     * client's results, a worker's control records) reads this partition only.
+     */
+    public static int keyPartition(String key, int partitions) {
         if (partitions < 1) {
             throw new IllegalArgumentException("partitions must be >= 1, was " + partitions);
         }
-        return Utils.toPositive(Utils.murmur2(replyKey.getBytes(StandardCharsets.UTF_8))) % partitions;
+        return Utils.toPositive(Utils.murmur2(key.getBytes(StandardCharsets.UTF_8))) % partitions;
     }
 }

@@ -26,7 +26,6 @@ import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.RetriableException;
 import org.apache.kafka.common.errors.WakeupException;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
-import org.apache.kafka.common.utils.Utils;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -99,7 +98,7 @@ public final class ResultListener implements Runnable, AutoCloseable {
 
     /** The results partition a client id maps to: the default partitioner's choice for that key. */
     public static int partitionFor(String clientId, int partitions) {
-        return Utils.toPositive(Utils.murmur2(clientId.getBytes(StandardCharsets.UTF_8))) % partitions;
+        return BatonTopics.resultsPartition(clientId, partitions);
     }
 
     /**

@@ -20,7 +20,6 @@ import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.WakeupException;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
-import org.apache.kafka.common.utils.Utils;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -53,8 +52,7 @@ public final class ControlListener implements Runnable {
     public void run() {
         try {
             int partitions = consumer.partitionsFor(BatonTopics.WORKER_CONTROL, Duration.ofSeconds(30)).size();
-            TopicPartition tp = new TopicPartition(BatonTopics.WORKER_CONTROL,
-                    Utils.toPositive(Utils.murmur2(workerId.getBytes(StandardCharsets.UTF_8))) % partitions);
+            TopicPartition tp = new TopicPartition(BatonTopics.WORKER_CONTROL, BatonTopics.keyPartition(workerId, partitions));
             consumer.assign(List.of(tp));
             consumer.seekToEnd(List.of(tp));
             consumer.position(tp, Duration.ofSeconds(30));
