@@ -23,6 +23,7 @@ import dev.baton.streams.config.Profile;
 import dev.baton.streams.config.StreamsAppConfig;
 import dev.baton.testkit.LocalCluster;
 import dev.baton.testkit.TempDirs;
+import dev.baton.worker.LeaseMode;
 import dev.baton.worker.WorkerOptions;
 import org.HdrHistogram.Histogram;
 import org.HdrHistogram.SynchronizedHistogram;
@@ -126,7 +127,8 @@ public final class DispatchBench implements Callable<Integer> {
         long wallStart = System.nanoTime();
         try (LocalCluster cluster = LocalCluster.start(partitions, List.of("bench"), settings, runDir.resolve("kafka"))) {
             WorkerOptions.Builder worker = WorkerOptions.builder().workerId("bench-worker").queues("bench").maxConcurrent(workerConcurrency)
-                    .handler("noop", (ctx, input) -> input);
+                    .handler("noop", (ctx, input) -> input)
+                    .leaseMode(streams.atLeastOnce() ? LeaseMode.PLAIN : LeaseMode.TRANSACTIONAL); // the worker path each mode is meant for
             cluster.worker(worker);
             long[] raw;
             long[] baton;
@@ -135,7 +137,8 @@ public final class DispatchBench implements Callable<Integer> {
             }
             long before = totalRecords(cluster.bootstrapServers());
             List<Map<String, HopBreakdown.Sample>> samples = new ArrayList<>();
-            out.printf("%-14s profile %s: commit.pacing=%s, commit.interval.ms=%d, num.stream.threads=%d%n", BATON, streams.profile().configName(),
+            out.printf("%-14s profile %s: processing.guarantee=%s, commit.pacing=%s, commit.interval.ms=%d, num.stream.threads=%d%n", BATON,
+                    streams.profile().configName(), streams.atLeastOnce() ? "at_least_once" : "exactly_once_v2",
                     streams.commitPacing().configName(), streams.commitIntervalMs(), streams.streamThreads());
             try (BatonEcho echo = new BatonEcho(cluster, payloadBytes)) {
                 baton = measure(BATON, echo, samples, new StreamThreadsUse(cluster.streamsApp().streams()));

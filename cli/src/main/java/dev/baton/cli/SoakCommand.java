@@ -82,7 +82,7 @@ public final class SoakCommand implements Callable<Integer> {
 
     @Option(names = "--guarantee", defaultValue = "exactly_once_v2",
             description = "The streams app's processing.guarantee: exactly_once_v2 or at_least_once (outcomes may repeat, identically; "
-                    + "a token.key is generated for the run) (default ${DEFAULT-VALUE})")
+                    + "a token.key is generated for the run, and workers lease plainly) (default ${DEFAULT-VALUE})")
     Guarantee guarantee;
 
     /** The streams app's processing guarantees, spelt as its processing.guarantee values. */
@@ -129,7 +129,8 @@ public final class SoakCommand implements Callable<Integer> {
                 String name = "streams-" + i;
                 streams.add(new StreamsInstance(name, () -> BatonProcess.streamsApp(kafka.bootstrapServers(), name, stateDir, guaranteeConfig)));
             }
-            workers = new WorkerRoster(kafka.bootstrapServers(), "soak-worker-", 1_000);
+            workers = new WorkerRoster(kafka.bootstrapServers(), "soak-worker-", 1_000,
+                    guarantee == Guarantee.at_least_once ? List.of("worker.lease.mode=plain") : List.of());
             for (int i = 1; i <= workerCount; i++) {
                 BatonProcess w = workers.start(SoakPlan.workerSpec(i));
                 out.printf("soak   worker %s serves %s%n", w.name(), workers.specOf(w.name()));

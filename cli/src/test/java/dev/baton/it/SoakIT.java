@@ -37,4 +37,20 @@ class SoakIT {
                 "superseded:", "cancelled:", "unavailable:");
         assertThat(run.exit()).as(run.output()).isZero();
     }
+
+    /**
+     * The same under at-least-once: the streams apps may reprocess steps whose state survived the
+     * kill, and the workers lease plainly (handlers start as tasks are read). Outcomes may repeat; a
+     * request with two different outcomes, or none, fails it as above.
+     */
+    @Test
+    void shouldResolveEveryActivityExactlyOnceAtLeastOnce() {
+        CliRun run = CliRun.of("soak", "--guarantee", "at_least_once", "--activities", "3000", "--rate", "150", "--kill-worker-every-s", "8",
+                "--timeout-minutes", "4", "--broker-outage", "DISCONNECT");
+
+        assertThat(run.output()).contains("kill -9 worker", "kill -9 streams app streams-1", "restarted streams app streams-1",
+                "3000 dispatched, 3000 resolved", "all invariants hold", "wrong outcomes    0",
+                "answered exactly once, 0 with no outcome, 0 with more than one, 0 outcomes for requests never sent");
+        assertThat(run.exit()).as(run.output()).isZero();
+    }
 }

@@ -71,7 +71,15 @@ public final class BatonProcess implements AutoCloseable {
 
     /** As {@link #worker(String, String, String, long)}, serving the spec's queues and node labels (8 slots shared by them). */
     public static BatonProcess worker(String bootstrap, String workerId, WorkerSpec spec, long drainTimeoutMs) {
-        Path config = ProcessConfig.write("worker", "session.timeout.ms=6000\nheartbeat.interval.ms=1000\n");
+        return worker(bootstrap, workerId, spec, drainTimeoutMs, List.of());
+    }
+
+    /** As {@link #worker(String, String, WorkerSpec, long)}, with more {@code key=value} lines in its config file. */
+    public static BatonProcess worker(String bootstrap, String workerId, WorkerSpec spec, long drainTimeoutMs, List<String> extraConfig) {
+        List<String> lines = new ArrayList<>(List.of("session.timeout.ms=6000", "heartbeat.interval.ms=1000"));
+        lines.addAll(extraConfig);
+        lines.add("");
+        Path config = ProcessConfig.write("worker", String.join("\n", lines));
         List<String> args = new ArrayList<>(List.of("worker", "--bootstrap-servers", bootstrap, "--config", config.toString(),
                 "--demo-handlers", "--worker-id", workerId, "--max-concurrent", "8", "--drain-timeout-ms", Long.toString(drainTimeoutMs)));
         args.addAll(spec.arguments());

@@ -16,14 +16,21 @@ public final class WorkerRoster implements AutoCloseable {
     private final String bootstrap;
     private final String idPrefix;
     private final long drainTimeoutMs;
+    private final List<String> extraConfig;
     private final List<BatonProcess> alive = new ArrayList<>();
     private final Map<String, WorkerSpec> specs = new ConcurrentHashMap<>();
     private int serial;
 
     public WorkerRoster(String bootstrap, String idPrefix, long drainTimeoutMs) {
+        this(bootstrap, idPrefix, drainTimeoutMs, List.of());
+    }
+
+    /** As {@link #WorkerRoster(String, String, long)}, with more {@code key=value} lines in each worker's config file. */
+    public WorkerRoster(String bootstrap, String idPrefix, long drainTimeoutMs, List<String> extraConfig) {
         this.bootstrap = bootstrap;
         this.idPrefix = idPrefix;
         this.drainTimeoutMs = drainTimeoutMs;
+        this.extraConfig = List.copyOf(extraConfig);
     }
 
     /** Starts a worker process with the next id and waits until it serves. */
@@ -33,7 +40,7 @@ public final class WorkerRoster implements AutoCloseable {
             id = idPrefix + (++serial);
         }
         specs.put(id, spec);
-        BatonProcess p = BatonProcess.worker(bootstrap, id, spec, drainTimeoutMs);
+        BatonProcess p = BatonProcess.worker(bootstrap, id, spec, drainTimeoutMs, extraConfig);
         synchronized (this) {
             alive.add(p);
         }

@@ -112,7 +112,8 @@ public final class Worker implements AutoCloseable {
         for (QueueRunner r : runners) {
             daemon(r, "baton-queue-" + options.workerId()).start();
         }
-        log.info("worker {} serving {} with {} slots", options.workerId(), options.queues(), options.maxConcurrent());
+        log.info("worker {} serving {} with {} slots, {} leases", options.workerId(), options.queues(), options.maxConcurrent(),
+                options.leaseMode().name().toLowerCase(java.util.Locale.ROOT));
     }
 
     /**

@@ -23,6 +23,7 @@ public final class WorkerConfig extends AbstractConfig {
     public static final String MAX_CONCURRENT_CONFIG = "worker.max.concurrent";
     public static final String DRAIN_TIMEOUT_MS_CONFIG = "worker.drain.timeout.ms";
     public static final String REGISTRATION_INTERVAL_MS_CONFIG = "worker.registration.interval.ms";
+    public static final String LEASE_MODE_CONFIG = "worker.lease.mode";
 
     public static final ConfigDef CONFIG = new ConfigDef()
             .define(BOOTSTRAP_SERVERS_CONFIG, Type.STRING, "localhost:9092", Importance.HIGH, "Kafka bootstrap servers.")
@@ -34,7 +35,10 @@ public final class WorkerConfig extends AbstractConfig {
             .define(DRAIN_TIMEOUT_MS_CONFIG, Type.LONG, 30_000L, Range.atLeast(0), Importance.MEDIUM,
                     "On SIGTERM/close, how long running activities may finish before the rest are parked.")
             .define(REGISTRATION_INTERVAL_MS_CONFIG, Type.LONG, 5_000L, Range.atLeast(10), Importance.LOW,
-                    "How often the worker refreshes its baton.workers registration (the census drops it after worker.stale.ms).");
+                    "How often the worker refreshes its baton.workers registration (the census drops it after worker.stale.ms).")
+            .define(LEASE_MODE_CONFIG, Type.STRING, "transactional", ConfigDef.ValidString.in("transactional", "plain"), Importance.MEDIUM,
+                    "transactional: a poll batch's leases and offsets commit in one transaction, handlers start after it. plain: for a "
+                    + "streams app running at-least-once; handlers start as tasks are read, offsets follow the acknowledged leases.");
 
     public WorkerConfig(Map<String, ?> originals) {
         super(CONFIG, originals, false);
@@ -47,7 +51,8 @@ public final class WorkerConfig extends AbstractConfig {
         kafka.put(BOOTSTRAP_SERVERS_CONFIG, getString(BOOTSTRAP_SERVERS_CONFIG));
         WorkerOptions.Builder b = WorkerOptions.builder().kafkaConfig(kafka).schemaRegistryUrl(getString(SCHEMA_REGISTRY_URL_CONFIG))
                 .maxConcurrent(getInt(MAX_CONCURRENT_CONFIG)).drainTimeout(Duration.ofMillis(getLong(DRAIN_TIMEOUT_MS_CONFIG)))
-                .registrationInterval(Duration.ofMillis(getLong(REGISTRATION_INTERVAL_MS_CONFIG)));
+                .registrationInterval(Duration.ofMillis(getLong(REGISTRATION_INTERVAL_MS_CONFIG)))
+                .leaseMode("plain".equals(getString(LEASE_MODE_CONFIG)) ? LeaseMode.PLAIN : LeaseMode.TRANSACTIONAL);
         if (!getString(WORKER_ID_CONFIG).isEmpty()) {
             b.workerId(getString(WORKER_ID_CONFIG));
         }
