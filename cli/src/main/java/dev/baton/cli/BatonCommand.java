@@ -1,14 +1,13 @@
 package dev.baton.cli;
 
-import dev.baton.bench.BenchCommand;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
 /** The {@code baton} command: one entry point for the demo and every Baton process. */
-@Command(name = "baton", mixinStandardHelpOptions = true, version = "baton 0.1.0-SNAPSHOT",
+@Command(name = "baton", mixinStandardHelpOptions = true, versionProvider = BuildVersion.class,
         description = "Kafka-native activity dispatch: demo, processes and operator tools.",
         subcommands = {DemoCommand.class, StreamsAppCommand.class, WorkerCommand.class, DispatchCommand.class, TopicsCommand.class,
-            BenchCommand.class, ConfigCommand.class, StatusCommand.class, AclCommand.class, SoakCommand.class, ReplayCommand.class, HistoryCommand.class, OutboxCommand.class, EngineNodeCommand.class,
+            ConfigCommand.class, StatusCommand.class, AclCommand.class, SoakCommand.class, ReplayCommand.class, HistoryCommand.class, OutboxCommand.class, EngineNodeCommand.class,
             CommandLine.HelpCommand.class})
 public final class BatonCommand implements Runnable {
 
@@ -21,7 +20,27 @@ public final class BatonCommand implements Runnable {
 
     /** Runs the command line and returns its exit code; tests call this instead of {@link #main}. */
     public static int run(String... args) {
-        return new CommandLine(new BatonCommand()).setCaseInsensitiveEnumValuesAllowed(true).execute(args);
+        CommandLine cli = new CommandLine(new BatonCommand());
+        addIfPresent(cli, "bench", "dev.baton.bench.BenchCommand");
+        // After every subcommand is added: picocli applies a setting to the subcommands present when it is set.
+        return cli.setCaseInsensitiveEnumValuesAllowed(true).execute(args);
+    }
+
+    /**
+     * Adds a subcommand whose module may be missing: {@code baton bench} is the bench module's, which the
+     * production image leaves out (image/pom.xml) together with DuckDB and the TPC-H generator.
+     *
+     * @return whether the class was found and added
+     */
+    static boolean addIfPresent(CommandLine cli, String name, String className) {
+        Class<?> type;
+        try {
+            type = Class.forName(className, false, BatonCommand.class.getClassLoader());
+        } catch (ClassNotFoundException e) {
+            return false;
+        }
+        cli.addSubcommand(name, type);
+        return true;
     }
 
     @Override

@@ -1,6 +1,9 @@
 package dev.baton.cli;
 
+import java.net.URLClassLoader;
+import java.nio.file.Path;
 import java.time.Duration;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
@@ -12,7 +15,10 @@ import dev.baton.worker.WorkerConfig;
 import dev.baton.worker.WorkerOptions;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Spec;
 
 /** {@code baton worker}: serves queues until SIGTERM, then drains (finish within the drain timeout, park the rest). */
 @Command(name = "worker", mixinStandardHelpOptions = true, description = "Run a Baton worker; SIGTERM drains it.")
@@ -21,11 +27,24 @@ public final class WorkerCommand implements Callable<Integer> {
     @Mixin
     ProcessOptions process;
 
+    @Spec
+    CommandSpec spec;
+
     @Option(names = "--queue", required = true, description = "Queue to serve (repeatable)")
     List<String> queues;
 
-    @Option(names = "--handler", description = "activityType=fully.qualified.HandlerClass (repeatable; the class needs a no-arg constructor)")
+    @Option(names = "--handler", description = "activityType=fully.qualified.HandlerClass (repeatable; the class needs a no-arg constructor), "
+            + "found on --classpath or in --lib-dir")
     Map<String, String> handlers = Map.of();
+
+    @Option(names = {"--classpath", "-cp"}, paramLabel = "PATH", description = "Jars, class directories or dir/* holding the --handler "
+            + "classes (repeatable; several per value as java -cp reads them, which java -jar ignores)")
+    List<String> classpath = List.of();
+
+    @Option(names = "--lib-dir", paramLabel = "DIR", defaultValue = "${env:BATON_LIB_DIR:-lib}",
+            description = "Every jar in DIR is on the handlers' class path too, if DIR exists (default: $BATON_LIB_DIR, else ./lib; "
+                    + "in the baton image /opt/baton/lib)")
+    Path libDir;
 
     @Option(names = "--demo-handlers", description = "Serve the demo handlers: echo, flaky, terminal, long")
     boolean demoHandlers;
@@ -59,11 +78,13 @@ public final class WorkerCommand implements Callable<Integer> {
         if (demoHandlers) {
             DemoHandlers.all().forEach(options::handler);
         }
-        for (Map.Entry<String, String> h : handlers.entrySet()) {
-            options.handler(h.getKey(), (ActivityHandler) Class.forName(h.getValue()).getDeclaredConstructor().newInstance());
-        }
+        HandlerClasspath userClasses = handlerClasspath();
         CountDownLatch stopped = new CountDownLatch(1);
-        try (MetricsEndpoint metrics = new MetricsEndpoint(process.metricsPort)) {
+        try (URLClassLoader loader = userClasses.loader(WorkerCommand.class.getClassLoader());
+             MetricsEndpoint metrics = new MetricsEndpoint(process.metricsPort)) {
+            userHandlers(userClasses, loader).forEach(options::handler);
+            // The worker's threads inherit this, so a handler's own lookups (ServiceLoader, Jackson, Kafka plugins) see its jars.
+            Thread.currentThread().setContextClassLoader(loader);
             Worker worker = Worker.start(options.meters(metrics.registry()).build());
             Runtime.getRuntime().addShutdownHook(new Thread(() -> {
                 worker.close();
@@ -73,5 +94,26 @@ public final class WorkerCommand implements Callable<Integer> {
             stopped.await();
         }
         return 0;
+    }
+
+    private HandlerClasspath handlerClasspath() {
+        try {
+            return HandlerClasspath.of(classpath, libDir);
+        } catch (IllegalArgumentException e) {
+            throw new ParameterException(spec.commandLine(), e.getMessage(), e);
+        }
+    }
+
+    /** The {@code --handler} classes, instantiated through {@code loader}; a class that cannot serve is a usage error. */
+    Map<String, ActivityHandler> userHandlers(HandlerClasspath userClasses, ClassLoader loader) {
+        Map<String, ActivityHandler> out = new LinkedHashMap<>();
+        for (Map.Entry<String, String> h : handlers.entrySet()) {
+            try {
+                out.put(h.getKey(), userClasses.newHandler(h.getValue(), loader));
+            } catch (IllegalArgumentException e) {
+                throw new ParameterException(spec.commandLine(), "--handler " + h.getKey() + "=" + h.getValue() + ": " + e.getMessage(), e);
+            }
+        }
+        return out;
     }
 }

@@ -1,0 +1,31 @@
+package dev.baton.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import org.junit.jupiter.api.Test;
+import picocli.CommandLine;
+
+/** The bench subcommand is optional, so the production image (no bench module) still starts. */
+class BatonCommandTest {
+
+    @Test
+    void shouldOfferBenchWhenTheBenchModuleIsOnTheClassPath() {
+        assertThat(CliRun.of("--help").output()).contains("bench");
+    }
+
+    @Test
+    void shouldReadBenchEnumValuesInAnyCaseLikeEveryOtherCommand() {
+        // bench is added after the annotated subcommands; picocli settings reach only those present when set.
+        CliRun run = CliRun.of("bench", "dispatch", "--profile", "nonsense");
+        assertThat(run.exit()).isEqualTo(2);
+        assertThat(CliRun.of("bench", "dispatch", "--profile", "throughput", "--help").exit()).isZero();
+    }
+
+    @Test
+    void shouldStartWithoutASubcommandWhoseClassIsMissing() {
+        CommandLine cli = new CommandLine(new BatonCommand());
+
+        assertThat(BatonCommand.addIfPresent(cli, "absent", "dev.baton.nowhere.AbsentCommand")).isFalse();
+        assertThat(cli.getSubcommands()).doesNotContainKey("absent").containsKey("worker");
+    }
+}
