@@ -15,7 +15,7 @@ class BenchDispatchIT {
         CliRun run = CliRun.of("bench", "dispatch", "--rates", "50", "--seconds", "1", "--burst", "100", "--warm-up", "100", "--warm-up-seconds", "0",
                 "--partitions", "3", "--streams-config", "commit.pacing=returns", "--commit-interval-ms", "20");
         assertThat(run.exit()).as(run.output()).isZero();
-        assertThat(run.output()).contains("baton          profile latency: commit.pacing=returns, commit.interval.ms=20, num.stream.threads=1",
+        assertThat(run.output()).contains("baton          profile latency: processing.guarantee=exactly_once_v2, commit.pacing=returns, commit.interval.ms=20, num.stream.threads=1",
                 "hops           at    50/s (p50/p99 ms, n=50)");
     }
 
@@ -30,7 +30,7 @@ class BenchDispatchIT {
         String dir = run.output().replaceAll("(?s).*storage     broker logs and streams state in (\\S+) .*", "$1");
         assertThat(Path.of(dir)).doesNotExist();
         // The streams app's settings that set Baton's latency and throughput, as the profile resolved them.
-        assertThat(run.output()).contains("baton          profile latency: commit.pacing=interval, commit.interval.ms=10, num.stream.threads=1");
+        assertThat(run.output()).contains("baton          profile latency: processing.guarantee=exactly_once_v2, commit.pacing=interval, commit.interval.ms=10, num.stream.threads=1");
         // The burst is sized from the warm-up's rate, never below --burst.
         assertThat(run.output()).containsPattern("raw three-hop  max sustained: [0-9]{3,} activities")
                 .containsPattern("baton          max sustained: [0-9]{3,} activities");
