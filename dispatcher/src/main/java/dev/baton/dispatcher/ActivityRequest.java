@@ -7,6 +7,8 @@ import java.util.UUID;
 import java.util.regex.Pattern;
 
 import dev.baton.schemas.SiteKey;
+import dev.baton.schemas.payload.EncodedPayload;
+import dev.baton.schemas.payload.PayloadConverters;
 import dev.baton.topics.BatonTopics;
 
 /**
@@ -16,7 +18,7 @@ import dev.baton.topics.BatonTopics;
  * <pre>{@code
  * ActivityRequest req = ActivityRequest.builder()
  *     .site("payments", "order-42", "3").queue("payments").activityType("charge")
- *     .input("{\"amount\":12}".getBytes(UTF_8), "application/json")
+ *     .input(new Charge("c-7", 1200))          // JSON by default; or .input(bytes, contentType)
  *     .retry(RetryOptions.of(Duration.ofSeconds(1), 5))
  *     .build();
  * }</pre>
@@ -165,6 +167,23 @@ public record ActivityRequest(SiteKey site, int attempt, String runId, String qu
             this.input = input;
             this.contentType = contentType;
             return this;
+        }
+
+        /**
+         * A typed input, written by the default converters ({@link PayloadConverters#defaults()}): JSON for
+         * plain Java types, single-object Avro for Avro records, {@code byte[]} as is; the content type
+         * says which, and the worker reads it with the same converter.
+         *
+         * @throws dev.baton.schemas.payload.PayloadConversionException if the value cannot be written
+         */
+        public Builder input(Object value) {
+            return input(value, PayloadConverters.defaults());
+        }
+
+        /** A typed input written by {@code converters}. */
+        public Builder input(Object value, PayloadConverters converters) {
+            EncodedPayload payload = converters.encode(value);
+            return input(payload.data(), payload.contentType());
         }
 
         public Builder node(String node) {

@@ -5,6 +5,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.Objects;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -21,6 +22,7 @@ import dev.baton.events.Timeouts;
 import dev.baton.metrics.BatonMetric;
 import dev.baton.schemas.EventSerde;
 import dev.baton.schemas.SiteKey;
+import dev.baton.schemas.payload.PayloadConverters;
 import dev.baton.schemas.registry.SchemaRegistry;
 import dev.baton.topics.BatonTopics;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -201,6 +203,45 @@ public final class DispatchClient implements AutoCloseable {
             throw e;
         }
         return future;
+    }
+
+    /**
+     * Dispatches one attempt and returns its output read as {@code outputType} by the converter of the
+     * output's content type ({@link PayloadConverters#defaults()}). Fails the future as
+     * {@link #dispatch(ActivityRequest)} does, and besides: with {@link ActivityFailedException}
+     * (carrying the outcome and its reason) when the activity failed, with
+     * {@link dev.baton.schemas.payload.PayloadConversionException} when the output cannot be read as
+     * {@code outputType}. Ask for {@code Outcome}'s raw bytes with {@code byte[].class}.
+     *
+     * <pre>{@code
+     * Receipt receipt = client.dispatch(ActivityRequest.builder().site("shop", "order-42", "charge")
+     *         .queue("payments").activityType("charge").input(new Charge("c-7", 1200)).build(), Receipt.class).get();
+     * }</pre>
+     */
+    public <R> CompletableFuture<R> dispatch(ActivityRequest request, Class<R> outputType) {
+        return dispatch(request, outputType, PayloadConverters.defaults());
+    }
+
+    /** As {@link #dispatch(ActivityRequest, Class)}, reading the output with {@code converters}. */
+    public <R> CompletableFuture<R> dispatch(ActivityRequest request, Class<R> outputType, PayloadConverters converters) {
+        Objects.requireNonNull(outputType, "outputType");
+        Objects.requireNonNull(converters, "converters");
+        CompletableFuture<R> typed = new CompletableFuture<>();
+        // Completed by hand, not by thenApply: the future fails with the exception itself, not wrapped in a CompletionException.
+        dispatch(request).whenComplete((outcome, error) -> {
+            if (error != null) {
+                typed.completeExceptionally(error);
+            } else if (!outcome.completed()) {
+                typed.completeExceptionally(new ActivityFailedException(outcome));
+            } else {
+                try {
+                    typed.complete(outcome.outputAs(outputType, converters));
+                } catch (RuntimeException e) {
+                    typed.completeExceptionally(e);
+                }
+            }
+        });
+        return typed;
     }
 
     /**

@@ -6,6 +6,8 @@ import java.nio.charset.StandardCharsets;
 import dev.baton.events.OutcomeStatus;
 import dev.baton.schemas.Reasons;
 import dev.baton.schemas.SiteKey;
+import dev.baton.schemas.payload.EncodedPayload;
+import dev.baton.schemas.payload.PayloadConverters;
 
 /**
  * The one outcome of an attempt, as a caller sees it.
@@ -35,6 +37,25 @@ public record Outcome(SiteKey site, String requestId, int attempt, boolean compl
     /** The vocabulary prefix of a failure's reason ({@code "retryable:"}, ...), empty for a completion. */
     public String reasonPrefix() {
         return completed ? "" : Reasons.prefixOf(reason);
+    }
+
+    /**
+     * The output read as {@code type} by the converter of its content type (the default converters:
+     * JSON, single-object Avro, raw bytes).
+     *
+     * @throws IllegalStateException if the outcome is a failure (it has no output)
+     * @throws dev.baton.schemas.payload.PayloadConversionException if the output cannot be read as {@code type}
+     */
+    public <T> T outputAs(Class<T> type) {
+        return outputAs(type, PayloadConverters.defaults());
+    }
+
+    /** As {@link #outputAs(Class)}, with {@code converters}. */
+    public <T> T outputAs(Class<T> type, PayloadConverters converters) {
+        if (!completed) {
+            throw new IllegalStateException("a failed outcome has no output; its reason: " + reason);
+        }
+        return converters.decode(new EncodedPayload(output, contentType), type);
     }
 
     public String outputAsString() {

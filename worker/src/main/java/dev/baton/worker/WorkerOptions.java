@@ -7,7 +7,9 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.UUID;
 
+import dev.baton.schemas.payload.PayloadConverters;
 import dev.baton.topics.BatonTopics;
+import dev.baton.worker.internals.TypedHandlerAdapter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 
@@ -78,6 +80,8 @@ public record WorkerOptions(Map<String, Object> kafkaConfig, String workerId, St
         private Duration registrationInterval = Duration.ofSeconds(5);
         private MeterRegistry meters = new SimpleMeterRegistry();
         private LeaseMode leaseMode = LeaseMode.TRANSACTIONAL;
+        private final Map<String, TypedRegistration<?>> typedHandlers = new HashMap<>();
+        private PayloadConverters converters = PayloadConverters.defaults();
 
         /** How leases are recorded: {@link LeaseMode#PLAIN} for a streams app running at-least-once. */
         public Builder leaseMode(LeaseMode mode) {
@@ -122,7 +126,25 @@ public record WorkerOptions(Map<String, Object> kafkaConfig, String workerId, St
         }
 
         public Builder handler(String activityType, ActivityHandler handler) {
+            typedHandlers.remove(activityType);
             handlers.put(activityType, handler);
+            return this;
+        }
+
+        /**
+         * A typed handler: its input is read as {@code inputType} by the converter of the task's content
+         * type, its output written by the converter of the returned value's class (see
+         * {@link #payloadConverters}). A later registration of the same activity type replaces it.
+         */
+        public <I> Builder handler(String activityType, Class<I> inputType, TypedActivityHandler<I, ?> handler) {
+            handlers.remove(activityType);
+            typedHandlers.put(activityType, new TypedRegistration<>(inputType, handler));
+            return this;
+        }
+
+        /** The converters of typed handlers ({@link PayloadConverters#defaults()}: raw bytes, Avro records, JSON). */
+        public Builder payloadConverters(PayloadConverters converters) {
+            this.converters = Objects.requireNonNull(converters, "converters");
             return this;
         }
 
@@ -147,8 +169,21 @@ public record WorkerOptions(Map<String, Object> kafkaConfig, String workerId, St
         }
 
         public WorkerOptions build() {
-            return new WorkerOptions(kafkaConfig, workerId, schemaRegistryUrl, queues, handlers, maxConcurrent, nodeLabels,
+            Map<String, ActivityHandler> all = new HashMap<>(handlers);
+            typedHandlers.forEach((type, typed) -> all.put(type, typed.adapter(type, converters)));
+            return new WorkerOptions(kafkaConfig, workerId, schemaRegistryUrl, queues, all, maxConcurrent, nodeLabels,
                     drainTimeout, registrationInterval, meters, leaseMode);
+        }
+
+        private record TypedRegistration<I>(Class<I> inputType, TypedActivityHandler<I, ?> handler) {
+            TypedRegistration {
+                Objects.requireNonNull(inputType, "inputType");
+                Objects.requireNonNull(handler, "handler");
+            }
+
+            ActivityHandler adapter(String activityType, PayloadConverters converters) {
+                return new TypedHandlerAdapter<>(activityType, inputType, handler, converters);
+            }
         }
     }
 }

@@ -1,6 +1,7 @@
 /**
- * The worker SDK: implement {@link dev.baton.worker.ActivityHandler}, start a {@link dev.baton.worker.Worker} with
- * {@link dev.baton.worker.WorkerOptions}; throw {@link dev.baton.worker.RetryableActivityException} or
+ * The worker SDK: implement {@link dev.baton.worker.ActivityHandler} (bytes) or
+ * {@link dev.baton.worker.TypedActivityHandler} (typed input and output, read and written by payload converters), start
+ * a {@link dev.baton.worker.Worker} with {@link dev.baton.worker.WorkerOptions}; throw {@link dev.baton.worker.RetryableActivityException} or
  * {@link dev.baton.worker.TerminalActivityException} to say how a failure should be treated. The poll and lease
  * loops are in {@code internals} and may change without notice.
  */

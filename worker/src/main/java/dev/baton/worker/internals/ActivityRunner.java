@@ -1,9 +1,9 @@
 package dev.baton.worker.internals;
 
-import java.nio.ByteBuffer;
 import java.util.Map;
 
 import dev.baton.schemas.Reasons;
+import dev.baton.schemas.payload.EncodedPayload;
 import dev.baton.worker.ActivityHandler;
 import dev.baton.worker.RetryableActivityException;
 import dev.baton.worker.TerminalActivityException;
@@ -52,8 +52,7 @@ public final class ActivityRunner {
                 finish(e, null, Reasons.TERMINAL + " no handler for activity type '" + e.activityType() + "' on worker " + e.workerId());
                 return;
             }
-            byte[] output = handler.handle(e, bytes(e));
-            finish(e, output, null);
+            finish(e, handler.handlePayload(e, EncodedPayload.of(e.task().getInput())), null);
         } catch (TerminalActivityException ex) {
             finish(e, null, Reasons.TERMINAL + " " + ex.getMessage());
         } catch (RetryableActivityException ex) {
@@ -68,7 +67,7 @@ public final class ActivityRunner {
     }
 
     /** Reports the end unless Baton took the execution away or a drain parked it first. */
-    private void finish(Execution e, byte[] output, String failure) {
+    private void finish(Execution e, EncodedPayload output, String failure) {
         if (!e.end(Execution.Phase.FINISHED)) {
             log.debug("{} attempt {} gen {} ended as {}; not reporting", e.site(), e.attempt(), e.generation(), e.phase());
             return;
@@ -78,15 +77,5 @@ public final class ActivityRunner {
         } else {
             events.failed(e, failure);
         }
-    }
-
-    private static byte[] bytes(Execution e) {
-        if (e.task().getInput() == null) {
-            return new byte[0];
-        }
-        ByteBuffer data = e.task().getInput().getData().duplicate();
-        byte[] out = new byte[data.remaining()];
-        data.get(out);
-        return out;
     }
 }

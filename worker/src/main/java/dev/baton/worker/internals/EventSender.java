@@ -10,6 +10,7 @@ import dev.baton.events.Payload;
 import dev.baton.events.WorkerEvent;
 import dev.baton.events.WorkerEventKind;
 import dev.baton.schemas.EventSerde;
+import dev.baton.schemas.payload.EncodedPayload;
 import dev.baton.topics.BatonTopics;
 import dev.baton.topics.ClientConfigs;
 import org.apache.kafka.clients.producer.KafkaProducer;
@@ -58,9 +59,9 @@ public final class EventSender implements AutoCloseable {
         return config;
     }
 
-    public void completed(Execution e, byte[] output) {
-        send(e, WorkerEventKind.COMPLETED, new Payload(ByteBuffer.wrap(output == null ? new byte[0] : output), "application/octet-stream"),
-                null, null);
+    /** Reports a completion; the output keeps the content type its handler's converter gave it. */
+    public void completed(Execution e, EncodedPayload output) {
+        send(e, WorkerEventKind.COMPLETED, (output == null ? EncodedPayload.octetStream(null) : output).toPayload(), null, null);
     }
 
     public void failed(Execution e, String reason) {
