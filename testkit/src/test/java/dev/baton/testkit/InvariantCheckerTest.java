@@ -53,6 +53,23 @@ class InvariantCheckerTest {
     }
 
     @Test
+    void shouldLetAnAtLeastOnceHistoryMissARedeliveryButNeverAnExactlyOnceOne() {
+        // The TRANSPORT_LOST of generation 2 was lost with a crash whose state survived: the completion names generation 2.
+        List<HistoryEvent> history = List.of(event(HistoryKind.DISPATCHED, 1, 1, "r1", null), event(HistoryKind.COMPLETED, 1, 2, "r1", null));
+        List<Outcome> outcomes = List.of(outcome("r1", null), outcome("r1", null));
+        assertThat(InvariantChecker.check(history, outcomes, Set.of(), true).violations()).isEmpty();
+        assertThat(InvariantChecker.check(history, outcomes, Set.of(), false).violations())
+                .singleElement().asString().contains("accepted COMPLETED of attempt 1 generation 2 while the current was attempt 1 generation 1");
+    }
+
+    @Test
+    void shouldHoldAtLeastOnceOutcomesToOneDistinctAnswer() {
+        List<HistoryEvent> history = List.of(event(HistoryKind.DISPATCHED, 1, 1, "r1", null), event(HistoryKind.COMPLETED, 1, 1, "r1", null));
+        assertThat(InvariantChecker.check(history, List.of(outcome("r1", null), outcome("r1", "terminal: x")), Set.of(), true).violations())
+                .singleElement().asString().contains("r1 got 2 distinct outcomes");
+    }
+
+    @Test
     void shouldSayWhereTheSiteOfAnUnansweredRequestStopped() {
         List<HistoryEvent> history = List.of(event(HistoryKind.DISPATCHED, 1, 1, "r1", null), event(HistoryKind.TRANSPORT_LOST, 1, 2, "r1", "lost: x"));
         assertThat(InvariantChecker.check(history, List.of()).violations())
