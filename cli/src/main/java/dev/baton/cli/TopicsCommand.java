@@ -45,7 +45,8 @@ public final class TopicsCommand {
         @Option(names = "--partitions", defaultValue = "12", description = "Partitions per topic (default ${DEFAULT-VALUE})")
         int partitions;
 
-        @Option(names = "--replication-factor", defaultValue = "1", description = "Replication factor (default ${DEFAULT-VALUE})")
+        @Option(names = "--replication-factor", defaultValue = "-1", description = "Replication factor; -1 takes the cluster's "
+                + "default.replication.factor (default ${DEFAULT-VALUE})")
         short replicationFactor;
 
         @Spec

@@ -80,7 +80,7 @@ public final class BatonTopics {
     }
 
     public static TopicSpec schemasTopic() {
-        return new TopicSpec(SCHEMAS, 1, (short) 1, Map.of(
+        return new TopicSpec(SCHEMAS, 1, TopicLayout.BROKER_DEFAULT_REPLICATION, Map.of(
                 TopicConfig.CLEANUP_POLICY_CONFIG, TopicConfig.CLEANUP_POLICY_DELETE,
                 TopicConfig.RETENTION_MS_CONFIG, "-1",
                 TopicConfig.RETENTION_BYTES_CONFIG, "-1"));

@@ -70,6 +70,16 @@ class BatonTopicsTest {
         }
     }
 
+    @Test
+    void shouldLeaveTheReplicationFactorToTheBrokerByDefault() {
+        List<TopicSpec> specs = BatonTopics.all(TopicLayout.defaults(), List.of("payments"));
+
+        assertThat(specs).allSatisfy(s -> assertThat(s.toNewTopic().replicationFactor()).as(s.name()).isEqualTo((short) -1));
+        assertThat(BatonTopics.schemasTopic().toNewTopic().replicationFactor()).isEqualTo((short) -1);
+        assertThat(new TopicSpec("t", 1, (short) 3, Map.of()).toNewTopic().replicationFactor()).isEqualTo((short) 3);
+        assertThatThrownBy(() -> new TopicLayout(1, (short) 0, -1)).hasMessageContaining("was 0");
+    }
+
     private static List<String> concat(List<String> a, List<String> b) {
         return Stream.concat(a.stream(), b.stream()).toList();
     }

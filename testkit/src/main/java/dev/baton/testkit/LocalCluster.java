@@ -35,7 +35,9 @@ import org.apache.kafka.common.TopicPartition;
  */
 public final class LocalCluster implements AutoCloseable {
 
-    private final EmbeddedKafka kafka;
+    private final String bootstrapServers;
+    /** The embedded broker this instance started and closes; null on a cluster the caller runs. */
+    private final AutoCloseable ownedBroker;
     private final Path stateDir;
     private final MeterRegistry meters;
     private final Map<String, Object> streamsConfig;
@@ -44,7 +46,13 @@ public final class LocalCluster implements AutoCloseable {
 
     private LocalCluster(EmbeddedKafka kafka, int partitions, List<String> queues, Map<String, Object> streamsOverrides,
                          MeterRegistry meters) {
-        this.kafka = kafka;
+        this(kafka.bootstrapServers(), kafka, partitions, queues, streamsOverrides, meters);
+    }
+
+    private LocalCluster(String bootstrapServers, AutoCloseable ownedBroker, int partitions, List<String> queues,
+                         Map<String, Object> streamsOverrides, MeterRegistry meters) {
+        this.bootstrapServers = bootstrapServers;
+        this.ownedBroker = ownedBroker;
         this.meters = meters;
         try {
             this.stateDir = Files.createTempDirectory("baton-state-");
@@ -87,16 +95,24 @@ public final class LocalCluster implements AutoCloseable {
         return new LocalCluster(broker.build().start(), partitions, queues, streamsOverrides, new SimpleMeterRegistry());
     }
 
+    /**
+     * Baton's topics and streams app on a cluster the caller runs and closes (a multi-broker
+     * {@code EmbeddedKafkaCluster}, say): topics get the cluster's default replication factor.
+     */
+    public static LocalCluster on(String bootstrapServers, int partitions, List<String> queues, Map<String, Object> streamsOverrides) {
+        return new LocalCluster(bootstrapServers, null, partitions, queues, streamsOverrides, new SimpleMeterRegistry());
+    }
+
     public static LocalCluster start(int partitions, List<String> queues) {
         return start(partitions, queues, Map.of());
     }
 
     public Map<String, Object> clientConfig() {
-        return Map.of("bootstrap.servers", kafka.bootstrapServers());
+        return Map.of("bootstrap.servers", bootstrapServers);
     }
 
     public String bootstrapServers() {
-        return kafka.bootstrapServers();
+        return bootstrapServers;
     }
 
     public MeterRegistry meters() {
@@ -198,7 +214,13 @@ public final class LocalCluster implements AutoCloseable {
             }
         }
         streamsApp.close();
-        kafka.close();
+        if (ownedBroker != null) {
+            try {
+                ownedBroker.close();
+            } catch (Exception e) {
+                throw new IllegalStateException("closing the embedded broker failed", e);
+            }
+        }
         TempDirs.deleteQuietly(stateDir);
     }
 

@@ -6,6 +6,7 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -54,7 +55,8 @@ public final class DistributedGroupBy {
         long start = System.nanoTime();
         String exchange = EngineNode.exchangeTopic(job);
         try (Admin admin = Admin.create(ClientConfigs.admin(clientConfig))) {
-            admin.createTopics(Set.of(new NewTopic(exchange, exchangePartitions, (short) 1))).all().get(30, TimeUnit.SECONDS);
+            // The cluster's default replication, like Baton's own topics: an exchange lost with one broker fails the job.
+            admin.createTopics(Set.of(new NewTopic(exchange, Optional.of(exchangePartitions), Optional.empty()))).all().get(30, TimeUnit.SECONDS);
             try {
                 List<OffsetRange> splits = splits(sourceTopic, offsetsPerSplit);
                 Map<OffsetRange, String> manifest = scan(job, splits, exchangePartitions);

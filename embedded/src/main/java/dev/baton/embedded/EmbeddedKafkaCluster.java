@@ -1,0 +1,406 @@
+package dev.baton.embedded;
+
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.io.UncheckedIOException;
+import java.io.Writer;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.OptionalInt;
+import java.util.Properties;
+import java.util.Set;
+import java.util.SortedMap;
+import java.util.TreeMap;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.function.IntConsumer;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
+
+import kafka.server.KafkaConfig;
+import kafka.server.KafkaRaftServer;
+import kafka.tools.StorageTool;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.common.Node;
+import org.apache.kafka.common.TopicPartitionInfo;
+import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.utils.Time;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A real Kafka cluster of N KRaft nodes started in one JVM: every node is a broker and a voter of
+ * the controller quorum (combined mode), so any minority of nodes may be lost.
+ *
+ * <p>With three nodes or more, every topic defaults to replication factor 3 and
+ * {@code min.insync.replicas=2}, the internal topics (consumer offsets, transaction state, share
+ * state) included; with fewer, to as many replicas as nodes and one in sync. A topic created with
+ * replication factor -1 (the broker default) therefore gets the production shape.
+ *
+ * <p>{@link #kill(int)} takes one node away the way a crash does as far as the rest of the cluster
+ * is concerned: no controlled shutdown, so nothing moves leadership off it first; the controller
+ * notices the node is gone by its missed heartbeats ({@code broker.session.timeout.ms}, shortened
+ * here) and only then elects new leaders from the in-sync replicas. Unlike {@code kill -9}, the node's
+ * log files are closed cleanly, so {@link #restart(int)} does no log recovery. Ports are chosen once
+ * and kept across restarts, so clients built before a kill reconnect to the node when it is back.
+ *
+ * <pre>{@code
+ * try (EmbeddedKafkaCluster kafka = EmbeddedKafkaCluster.builder().nodes(3).build().start()) {
+ *     int leader = kafka.leaderOf("baton.dispatch", 0).orElseThrow();
+ *     kafka.kill(leader);
+ *     kafka.restart(leader);
+ * }
+ * }</pre>
+ *
+ * <p>Not thread-safe: start, kill, restart and close from one thread. The queries may be called from any.
+ */
+public final class EmbeddedKafkaCluster implements AutoCloseable {
+
+    private static final Logger log = LoggerFactory.getLogger(EmbeddedKafkaCluster.class);
+    /** How long a node may take to start or stop, and a metadata query to answer. */
+    private static final long PATIENCE_SECONDS = 120;
+
+    private final Path dataDir;
+    private final boolean ownsDataDir;
+    private final String clusterId;
+    private final Map<String, String> overrides;
+    private final SortedMap<Integer, NodeSlot> nodes = new TreeMap<>();
+
+    private EmbeddedKafkaCluster(Builder builder) {
+        try {
+            this.ownsDataDir = builder.dataDir == null;
+            this.dataDir = ownsDataDir ? Files.createTempDirectory("baton-kafka-cluster-") : builder.dataDir;
+            Files.createDirectories(dataDir);
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot create the cluster's data directory", e);
+        }
+        this.clusterId = builder.clusterId;
+        this.overrides = Map.copyOf(builder.overrides);
+        for (int id = 1; id <= builder.nodes; id++) {
+            nodes.put(id, new NodeSlot(id, EmbeddedKafka.freePort(), EmbeddedKafka.freePort(), dataDir.resolve("node-" + id)));
+        }
+    }
+
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /**
+     * Formats every node's data directory if it is new and starts all nodes at once (a node's start
+     * waits for a quorum of controllers, so they cannot start one after another). Returns {@code this}.
+     */
+    public synchronized EmbeddedKafkaCluster start() {
+        inParallel(nodes.keySet(), this::startNode, "start");
+        log.info("Embedded Kafka cluster of {} nodes started on {} (data {})", nodes.size(), bootstrapServers(), dataDir);
+        return this;
+    }
+
+    /**
+     * Takes node {@code id} away without a controlled shutdown (see the class comment). Returns once
+     * it has stopped; the surviving nodes elect new leaders for its partitions within
+     * {@code broker.session.timeout.ms}.
+     */
+    public synchronized void kill(int id) {
+        stopNode(id);
+    }
+
+    private void stopNode(int id) {
+        NodeSlot node = slot(id);
+        if (node.server == null) {
+            throw new IllegalStateException("node " + id + " is not running");
+        }
+        node.server.shutdown();
+        node.server.awaitShutdown();
+        node.server = null;
+        log.info("Embedded Kafka node {} (127.0.0.1:{}) killed", id, node.brokerPort);
+    }
+
+    /** Starts node {@code id} again on its data directory and ports; returns once it serves as a broker. */
+    public synchronized void restart(int id) {
+        if (slot(id).server != null) {
+            throw new IllegalStateException("node " + id + " is already running");
+        }
+        startNode(id);
+    }
+
+    public boolean isRunning(int id) {
+        return slot(id).server != null;
+    }
+
+    /** The node ids, 1 to N. */
+    public Set<Integer> nodeIds() {
+        return nodes.keySet();
+    }
+
+    /** Every node's client address, running or not: clients skip the ones that do not answer. */
+    public String bootstrapServers() {
+        return nodes.values().stream().map(n -> "127.0.0.1:" + n.brokerPort).collect(Collectors.joining(","));
+    }
+
+    /** The replication factor topics get by default here: 3 from three nodes on, else the node count. */
+    public short replicationFactor() {
+        return (short) Math.min(3, nodes.size());
+    }
+
+    /** The default {@code min.insync.replicas}: 2 from three nodes on, else 1. */
+    public int minInsyncReplicas() {
+        return nodes.size() >= 3 ? 2 : 1;
+    }
+
+    /** The node leading {@code topic}'s {@code partition}, as the cluster's metadata says now; empty while it has none. */
+    public OptionalInt leaderOf(String topic, int partition) {
+        TopicPartitionInfo info = describe(topic).get(partition);
+        if (info == null) {
+            throw new IllegalArgumentException(topic + " has no partition " + partition);
+        }
+        Node leader = info.leader();
+        return leader == null || leader.isEmpty() ? OptionalInt.empty() : OptionalInt.of(leader.id());
+    }
+
+    /** Partition → leading node id of {@code topic}; a partition without a leader maps to -1. */
+    public SortedMap<Integer, Integer> leaders(String topic) {
+        SortedMap<Integer, Integer> out = new TreeMap<>();
+        describe(topic).forEach((p, info) -> out.put(p, info.leader() == null || info.leader().isEmpty() ? -1 : info.leader().id()));
+        return out;
+    }
+
+    /** Partition → ids of the in-sync replicas of {@code topic}. */
+    public SortedMap<Integer, List<Integer>> inSyncReplicas(String topic) {
+        SortedMap<Integer, List<Integer>> out = new TreeMap<>();
+        describe(topic).forEach((p, info) -> out.put(p, info.isr().stream().map(Node::id).sorted().toList()));
+        return out;
+    }
+
+    /** The node leading the most partitions of {@code topic} (the lowest id on a tie). */
+    public int nodeLeadingMost(String topic) {
+        SortedMap<Integer, Integer> counts = new TreeMap<>();
+        leaders(topic).values().stream().filter(id -> id >= 0).forEach(id -> counts.merge(id, 1, Integer::sum));
+        int best = -1;
+        for (Map.Entry<Integer, Integer> e : counts.entrySet()) {
+            if (best < 0 || e.getValue() > counts.get(best)) {
+                best = e.getKey();
+            }
+        }
+        if (best < 0) {
+            throw new IllegalStateException(topic + " has no partition with a leader");
+        }
+        return best;
+    }
+
+    public Path dataDir() {
+        return dataDir;
+    }
+
+    /** Stops every running node at once; deletes the data directory when this instance created it. */
+    @Override
+    public synchronized void close() {
+        List<Integer> running = nodes.values().stream().filter(n -> n.server != null).map(n -> n.id).toList();
+        try {
+            inParallel(running, this::stopNode, "stop");
+        } finally {
+            if (ownsDataDir) {
+                deleteRecursively(dataDir);
+            }
+        }
+    }
+
+    private Map<Integer, TopicPartitionInfo> describe(String topic) {
+        try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers(),
+                AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, 30_000))) {
+            return admin.describeTopics(List.of(topic)).allTopicNames().get(PATIENCE_SECONDS, TimeUnit.SECONDS).get(topic).partitions()
+                    .stream().collect(Collectors.toMap(TopicPartitionInfo::partition, p -> p, (a, b) -> a, TreeMap::new));
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while describing " + topic, e);
+        } catch (ExecutionException | TimeoutException e) {
+            throw new IllegalStateException("cannot describe " + topic + ": " + e, e);
+        }
+    }
+
+    private void startNode(int id) {
+        NodeSlot node = slot(id);
+        Properties props = nodeProperties(node);
+        format(node, props);
+        KafkaRaftServer server = new KafkaRaftServer(KafkaConfig.fromProps(props, false), Time.SYSTEM);
+        server.startup();
+        node.server = server;
+        log.info("Embedded Kafka node {} started on 127.0.0.1:{}", id, node.brokerPort);
+    }
+
+    private Properties nodeProperties(NodeSlot node) {
+        String voters = nodes.values().stream().map(n -> n.id + "@127.0.0.1:" + n.controllerPort).collect(Collectors.joining(","));
+        String rf = String.valueOf(replicationFactor());
+        String minIsr = String.valueOf(minInsyncReplicas());
+        Properties p = new Properties();
+        p.put("process.roles", "broker,controller");
+        p.put("node.id", String.valueOf(node.id));
+        p.put("controller.quorum.voters", voters);
+        p.put("listeners", "PLAINTEXT://127.0.0.1:" + node.brokerPort + ",CONTROLLER://127.0.0.1:" + node.controllerPort);
+        p.put("advertised.listeners", "PLAINTEXT://127.0.0.1:" + node.brokerPort);
+        p.put("listener.security.protocol.map", "PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT");
+        p.put("controller.listener.names", "CONTROLLER");
+        p.put("inter.broker.listener.name", "PLAINTEXT");
+        p.put("log.dirs", node.dir.resolve("logs").toString());
+        p.put("metadata.log.dir", node.dir.resolve("metadata").toString());
+        // The production shape: every topic, internal ones too, survives the loss of one node.
+        p.put("default.replication.factor", rf);
+        p.put("min.insync.replicas", minIsr);
+        p.put("offsets.topic.replication.factor", rf);
+        p.put("offsets.topic.num.partitions", "12");
+        p.put("transaction.state.log.replication.factor", rf);
+        p.put("transaction.state.log.min.isr", minIsr);
+        p.put("transaction.state.log.num.partitions", "12");
+        p.put("share.coordinator.state.topic.replication.factor", rf);
+        p.put("share.coordinator.state.topic.min.isr", minIsr);
+        p.put("unclean.leader.election.enable", "false");
+        // A stop is a crash to the rest of the cluster: leadership moves only once the node is found dead.
+        p.put("controlled.shutdown.enable", "false");
+        // Found dead after 4 s of silence instead of 9: tests wait less, and 8 missed heartbeats are still needed.
+        p.put("broker.session.timeout.ms", "4000");
+        p.put("broker.heartbeat.interval.ms", "500");
+        p.put("group.initial.rebalance.delay.ms", "0");
+        // Baton declares every topic it uses; an auto-created topic would hide a missing declaration.
+        p.put("auto.create.topics.enable", "false");
+        // The cleaner's default 128 MiB dedupe buffer, once per node, would dominate a test JVM's heap.
+        p.put("log.cleaner.dedupe.buffer.size", String.valueOf(2 * 1024 * 1024));
+        p.put("num.partitions", "1");
+        // Several brokers share a few cores here: fewer threads each than a dedicated host's defaults.
+        p.put("num.network.threads", "2");
+        p.put("num.io.threads", "4");
+        p.put("background.threads", "4");
+        // As on the single node: abort a crashed client's open transaction soon after its timeout.
+        p.put("transaction.abort.timed.out.transaction.cleanup.interval.ms", "1000");
+        p.put("log.flush.interval.messages", String.valueOf(Long.MAX_VALUE));
+        p.put("unstable.api.versions.enable", "false");
+        p.putAll(overrides);
+        return p;
+    }
+
+    private void format(NodeSlot node, Properties props) {
+        try {
+            Files.createDirectories(node.dir);
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot create " + node.dir, e);
+        }
+        Path config = node.dir.resolve("server.properties");
+        try (Writer w = Files.newBufferedWriter(config, StandardCharsets.UTF_8)) {
+            props.store(w, "written by EmbeddedKafkaCluster for storage formatting");
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot write " + config, e);
+        }
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        try (PrintStream ps = new PrintStream(out, true, StandardCharsets.UTF_8)) {
+            StorageTool.execute(new String[]{"format", "-t", clusterId, "-c", config.toString(), "--ignore-formatted"}, ps);
+        } catch (Exception e) {
+            throw new IllegalStateException("formatting " + node.dir + " failed: " + out.toString(StandardCharsets.UTF_8), e);
+        }
+    }
+
+    private NodeSlot slot(int id) {
+        NodeSlot node = nodes.get(id);
+        if (node == null) {
+            throw new IllegalArgumentException("node id must be one of " + nodes.keySet() + ", was " + id);
+        }
+        return node;
+    }
+
+    private static void inParallel(Iterable<Integer> ids, IntConsumer action, String what) {
+        List<CompletableFuture<Void>> all = new ArrayList<>();
+        for (int id : ids) {
+            all.add(CompletableFuture.runAsync(() -> action.accept(id), runnable -> {
+                Thread t = new Thread(runnable, "baton-kafka-node-" + id + "-" + what);
+                t.setDaemon(true);
+                t.start();
+            }));
+        }
+        try {
+            CompletableFuture.allOf(all.toArray(CompletableFuture[]::new)).get(PATIENCE_SECONDS, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while the nodes " + what, e);
+        } catch (ExecutionException e) {
+            throw new IllegalStateException("a node failed to " + what + ": " + e.getCause(), e.getCause());
+        } catch (TimeoutException e) {
+            throw new IllegalStateException("the nodes did not " + what + " within " + PATIENCE_SECONDS + " s", e);
+        }
+    }
+
+    private static void deleteRecursively(Path dir) {
+        if (!Files.exists(dir)) {
+            return;
+        }
+        try (Stream<Path> paths = Files.walk(dir)) {
+            paths.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+        } catch (IOException e) {
+            log.warn("could not delete {}: {}", dir, e.toString());
+        }
+    }
+
+    /** One node's fixed identity (id, ports, directory) and, while it runs, its server. */
+    private static final class NodeSlot {
+        final int id;
+        final int brokerPort;
+        final int controllerPort;
+        final Path dir;
+        volatile KafkaRaftServer server;
+
+        NodeSlot(int id, int brokerPort, int controllerPort, Path dir) {
+            this.id = id;
+            this.brokerPort = brokerPort;
+            this.controllerPort = controllerPort;
+            this.dir = dir;
+        }
+    }
+
+    /** Options of an {@link EmbeddedKafkaCluster}; every one has a working default. */
+    public static final class Builder {
+        private int nodes = 3;
+        private Path dataDir;
+        private String clusterId = Uuid.randomUuid().toString();
+        private final Map<String, String> overrides = new HashMap<>();
+
+        private Builder() {
+        }
+
+        /** How many nodes, each a broker and a controller (default 3). */
+        public Builder nodes(int n) {
+            if (n < 1 || n > 9) {
+                throw new IllegalArgumentException("nodes must be in 1..9, was " + n);
+            }
+            this.nodes = n;
+            return this;
+        }
+
+        /** Keep data here (one sub-directory per node); by default a temp dir deleted on close. */
+        public Builder dataDir(Path dir) {
+            this.dataDir = dir;
+            return this;
+        }
+
+        /** The cluster id written when formatting; must stay the same for an existing data dir. */
+        public Builder clusterId(String id) {
+            this.clusterId = id;
+            return this;
+        }
+
+        /** Any broker setting, applied to every node after the defaults. */
+        public Builder brokerProperty(String key, String value) {
+            overrides.put(key, value);
+            return this;
+        }
+
+        public EmbeddedKafkaCluster build() {
+            return new EmbeddedKafkaCluster(this);
+        }
+    }
+}
