@@ -15,6 +15,7 @@ import java.util.concurrent.TimeUnit;
 
 import dev.baton.dispatcher.DispatchClient;
 import dev.baton.embedded.EmbeddedKafka;
+import dev.baton.embedded.EmbeddedKafkaCluster;
 import dev.baton.morsel.history.OutboxScan;
 import dev.baton.streams.recovery.HangingTransactionReaper;
 import dev.baton.testkit.BatonProcess;
@@ -36,10 +37,15 @@ import dev.baton.topics.TopicLayout;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.common.internals.Topic;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Spec;
 
 /**
- * {@code baton soak}: the chaos soak of DESIGN §4. An embedded broker in this JVM; the streams app
+ * {@code baton soak}: the chaos soak of DESIGN §4. An embedded broker in this JVM (or, with
+ * {@code --brokers N}, a replicated cluster of N, whose leader of {@code baton.dispatch} is killed
+ * instead of the broker restart); the streams app
  * (one or two instances, standby replicas on) and the workers as separate processes; a paced
  * workload from a dispatcher here, while {@link FaultSchedule} kills workers, crashes a streams-app
  * instance and restarts the broker. Besides ordinary activities the stream mixes in, a few percent
@@ -77,8 +83,17 @@ public final class SoakCommand implements Callable<Integer> {
     @Option(names = "--broker-outage", defaultValue = "RESTART",
             description = "How the broker goes away once: RESTART (stop, start on its data dir) or DISCONNECT (every connection cut, "
                     + "broker running). Kafka 4.4.0 can lose transaction markers on a single-node restart (KAFKA-20734); see "
-                    + "docs/decisions.md (default ${DEFAULT-VALUE})")
+                    + "docs/decisions.md. With --brokers > 1 it is always LEADER_KILL (default ${DEFAULT-VALUE})")
     FaultSchedule.BrokerOutage brokerOutage;
+
+    @Option(names = "--brokers", defaultValue = "1",
+            description = "Brokers in the embedded cluster, all in this JVM. With more than one, each is also a controller; from 3 on, "
+                    + "topics get replication factor 3 and min.insync.replicas=2, and the broker outage is LEADER_KILL: the broker "
+                    + "leading the most partitions of baton.dispatch is killed (no controlled shutdown) and restarted (default ${DEFAULT-VALUE})")
+    int brokers;
+
+    @Spec
+    CommandSpec spec;
 
     @Option(names = "--guarantee", defaultValue = "exactly_once_v2",
             description = "The streams app's processing.guarantee: exactly_once_v2 or at_least_once (outcomes may repeat, identically; "
@@ -103,6 +118,7 @@ public final class SoakCommand implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         long started = System.nanoTime();
+        checkBrokerOptions();
         Path work = Files.createTempDirectory("baton-soak-");
         EmbeddedKafka.Builder broker = EmbeddedKafka.builder();
         if (dataDir != null) {
@@ -116,13 +132,13 @@ public final class SoakCommand implements Callable<Integer> {
         }
         WorkerRoster workers = null;
         List<StreamsInstance> streams = new ArrayList<>();
-        try (EmbeddedKafka kafka = broker.build().start()) {
+        try (Brokers kafka = brokers > 1 ? Brokers.of(cluster()) : Brokers.of(broker.build().start())) {
             try (Admin admin = Admin.create(Map.of("bootstrap.servers", kafka.bootstrapServers()))) {
                 new TopicCreator(admin).create(BatonTopics.all(TopicLayout.defaults().withPartitions(partitions), SoakPlan.queues(),
                         SoakPlan.nodesByQueue()));
             }
-            out.printf("soak   broker %s, %d activities at %d/s, %d workers, %d streams-app instances%n",
-                    kafka.bootstrapServers(), activities, rate, workerCount, streamsInstances);
+            out.printf("soak   broker%s %s, %d activities at %d/s, %d workers, %d streams-app instances%n",
+                    brokers > 1 ? "s" : "", kafka.bootstrapServers(), activities, rate, workerCount, streamsInstances);
             List<String> guaranteeConfig = guaranteeConfig();
             for (int i = 1; i <= streamsInstances; i++) {
                 Path stateDir = Files.createDirectories(work.resolve("streams-" + i));
@@ -178,6 +194,58 @@ public final class SoakCommand implements Callable<Integer> {
     private record Run(double seconds, List<String> faults, int cancelsNotSent) {
     }
 
+    /** The soak's Kafka: one embedded broker, or a cluster of several. */
+    private record Brokers(EmbeddedKafka single, EmbeddedKafkaCluster cluster) implements AutoCloseable {
+        static Brokers of(EmbeddedKafka single) {
+            return new Brokers(single, null);
+        }
+
+        static Brokers of(EmbeddedKafkaCluster cluster) {
+            return new Brokers(null, cluster);
+        }
+
+        String bootstrapServers() {
+            return single != null ? single.bootstrapServers() : cluster.bootstrapServers();
+        }
+
+        FaultSchedule faults(CuttableLink link, WorkerRoster workers, List<StreamsInstance> streams, FaultSchedule.Plan plan, PrintStream out) {
+            return single != null ? new FaultSchedule(single, link, workers, streams, plan, out) : new FaultSchedule(cluster, workers, streams, plan, out);
+        }
+
+        @Override
+        public void close() {
+            if (single != null) {
+                single.close();
+            } else {
+                cluster.close();
+            }
+        }
+    }
+
+    /** One broker can restart or be cut off; several lose their leader. Any other pairing is a usage error. */
+    private void checkBrokerOptions() {
+        if (brokers < 1 || brokers > 9) {
+            throw new ParameterException(spec.commandLine(), "--brokers must be in 1..9, was " + brokers);
+        }
+        if (brokers > 1 && brokerOutage == FaultSchedule.BrokerOutage.DISCONNECT) {
+            throw new ParameterException(spec.commandLine(), "--broker-outage DISCONNECT needs --brokers 1, was --brokers " + brokers);
+        }
+        if (brokers == 1 && brokerOutage == FaultSchedule.BrokerOutage.LEADER_KILL) {
+            throw new ParameterException(spec.commandLine(), "--broker-outage LEADER_KILL needs --brokers 2 or more, was --brokers 1");
+        }
+        if (brokers > 1) {
+            brokerOutage = FaultSchedule.BrokerOutage.LEADER_KILL;
+        }
+    }
+
+    private EmbeddedKafkaCluster cluster() {
+        EmbeddedKafkaCluster.Builder b = EmbeddedKafkaCluster.builder().nodes(brokers);
+        if (dataDir != null) {
+            b.dataDir(dataDir);
+        }
+        return b.build().start();
+    }
+
     /** A failed soak's first clue: what the processes still up warned about. */
     private void printProblems(String process, List<String> output) {
         List<String> problems = output.stream().filter(l -> l.contains(" WARN ") || l.contains(" ERROR ")).toList();
@@ -186,7 +254,7 @@ public final class SoakCommand implements Callable<Integer> {
     }
 
     /** Where the work that never finished is held: behind an open transaction, or behind a group's committed offset. */
-    private void printHeldBack(EmbeddedKafka kafka) throws Exception {
+    private void printHeldBack(Brokers kafka) throws Exception {
         List<String> topics = new ArrayList<>(List.of(BatonTopics.DISPATCH, BatonTopics.WORKER_EVENTS));
         SoakPlan.queues().forEach(q -> topics.add(BatonTopics.tasks(q)));
         topics.add(BatonTopics.tasks(SoakPlan.QUEUE, SoakPlan.SERVED_NODE));
@@ -211,7 +279,7 @@ public final class SoakCommand implements Callable<Integer> {
         return List.of("processing.guarantee=at_least_once", "token.key=" + Base64.getEncoder().encodeToString(key));
     }
 
-    private Run runWorkload(EmbeddedKafka kafka, CuttableLink link, WorkerRoster workers, List<StreamsInstance> streams, SoakLedger ledger)
+    private Run runWorkload(Brokers kafka, CuttableLink link, WorkerRoster workers, List<StreamsInstance> streams, SoakLedger ledger)
             throws Exception {
         Map<String, Object> config = new HashMap<>(Map.of("bootstrap.servers", kafka.bootstrapServers(), "baton.client.id", CLIENT_ID));
         long start = System.nanoTime();
@@ -220,7 +288,7 @@ public final class SoakCommand implements Callable<Integer> {
         FaultSchedule.Plan plan = new FaultSchedule.Plan(Duration.ofSeconds(killEverySeconds), Duration.ofMillis(dispatchMillis * 3 / 10),
                 Duration.ofMillis(dispatchMillis * 6 / 10), Duration.ofSeconds(3), brokerOutage);
         try (DispatchClient client = DispatchClient.create(config, ledger.unmatchedHandler());
-             FaultSchedule faults = new FaultSchedule(kafka, link, workers, streams, plan, out);
+             FaultSchedule faults = kafka.faults(link, workers, streams, plan, out);
              SoakWorkload workload = new SoakWorkload(client, kafka.bootstrapServers(), ledger, workers)) {
             long nextReport = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
             for (int i = 0; i < activities; i++) {

@@ -4,16 +4,21 @@ import java.io.PrintStream;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 
 import dev.baton.embedded.EmbeddedKafka;
+import dev.baton.embedded.EmbeddedKafkaCluster;
+import dev.baton.topics.BatonTopics;
 
 /**
  * The soak's faults, on their own thread: {@code kill -9} of the oldest worker every interval with
  * a fresh one of the same spec (queues, node labels) started in its place; once, {@code kill -9} of
  * a streams-app instance and its restart on the same state directory; once, a broker outage: a stop
  * and start of the broker on the same data directory, or every connection to it cut for a while
- * with the broker still running.
+ * with the broker still running; on a multi-broker cluster, the kill of the broker leading the most
+ * partitions of {@code baton.dispatch} and its restart.
  * Every fault is logged with its time since the start.
  */
 public final class FaultSchedule implements AutoCloseable {
@@ -28,10 +33,16 @@ public final class FaultSchedule implements AutoCloseable {
         /** Stopped and started again on its data directory. */
         RESTART,
         /** Still running, every connection to it cut (needs the {@link CuttableLink} in front of it). */
-        DISCONNECT
+        DISCONNECT,
+        /**
+         * On a multi-broker cluster: the broker leading the most partitions of {@code baton.dispatch}
+         * killed (no controlled shutdown), started again on its data directory after the downtime.
+         */
+        LEADER_KILL
     }
 
     private final EmbeddedKafka kafka;
+    private final EmbeddedKafkaCluster cluster;
     private final CuttableLink link;
     private final WorkerRoster workers;
     private final List<StreamsInstance> streams;
@@ -82,10 +93,25 @@ public final class FaultSchedule implements AutoCloseable {
     /** @param link the relay in front of the broker; needed for {@link BrokerOutage#DISCONNECT}, else may be null */
     public FaultSchedule(EmbeddedKafka kafka, CuttableLink link, WorkerRoster workers, List<StreamsInstance> streams,
                          Plan plan, PrintStream out) {
+        this(kafka, null, link, workers, streams, plan, out);
+    }
+
+    /** The faults of {@code plan} on a multi-broker cluster, whose outage must be {@link BrokerOutage#LEADER_KILL}. */
+    public FaultSchedule(EmbeddedKafkaCluster cluster, WorkerRoster workers, List<StreamsInstance> streams, Plan plan, PrintStream out) {
+        this(null, cluster, null, workers, streams, plan, out);
+    }
+
+    private FaultSchedule(EmbeddedKafka kafka, EmbeddedKafkaCluster cluster, CuttableLink link, WorkerRoster workers,
+                          List<StreamsInstance> streams, Plan plan, PrintStream out) {
         if (plan.brokerOutage() == BrokerOutage.DISCONNECT && link == null) {
             throw new IllegalArgumentException("a DISCONNECT outage needs the CuttableLink the broker is advertised through; link was null");
         }
+        if ((plan.brokerOutage() == BrokerOutage.LEADER_KILL) != (cluster != null)) {
+            throw new IllegalArgumentException("a LEADER_KILL outage needs a multi-broker cluster, and a cluster needs it; outage was "
+                    + plan.brokerOutage() + ", cluster " + (cluster == null ? "absent" : "present"));
+        }
         this.kafka = kafka;
+        this.cluster = cluster;
         this.link = link;
         this.workers = workers;
         this.streams = streams;
@@ -118,10 +144,10 @@ public final class FaultSchedule implements AutoCloseable {
                 }
                 if (!brokerWentAway && elapsed >= plan.brokerOutageAfter().toNanos()) {
                     brokerWentAway = true;
-                    if (plan.brokerOutage() == BrokerOutage.RESTART) {
-                        restartBroker();
-                    } else {
-                        cutBroker();
+                    switch (plan.brokerOutage()) {
+                        case RESTART -> restartBroker();
+                        case DISCONNECT -> cutBroker();
+                        case LEADER_KILL -> killLeader();
                     }
                 }
                 Thread.sleep(100); // the schedule's clock tick, not a wait for an event
@@ -165,6 +191,35 @@ public final class FaultSchedule implements AutoCloseable {
         Thread.sleep(plan.brokerDowntime().toMillis()); // the outage itself
         kafka.start();
         record("broker started again on the same data dir after " + plan.brokerDowntime().toMillis() + " ms down");
+    }
+
+    /**
+     * Kills the broker leading the most partitions of {@code baton.dispatch}, logs when none is led
+     * by it any more (the new leaders elected), and starts it again once the downtime is over.
+     */
+    private void killLeader() throws InterruptedException {
+        int victim = cluster.nodeLeadingMost(BatonTopics.DISPATCH);
+        List<Integer> led = cluster.leaders(BatonTopics.DISPATCH).entrySet().stream().filter(e -> e.getValue() == victim)
+                .map(Map.Entry::getKey).toList();
+        long killed = System.nanoTime();
+        cluster.kill(victim);
+        record("killed broker " + victim + " (no controlled shutdown), leader of baton.dispatch partitions " + led);
+        long downUntil = killed + plan.brokerDowntime().toNanos();
+        boolean elected = false;
+        while (!elected && System.nanoTime() - killed < TimeUnit.SECONDS.toNanos(60)) {
+            elected = !cluster.leaders(BatonTopics.DISPATCH).containsValue(victim);
+            if (!elected) {
+                Thread.sleep(100); // the schedule's clock tick while the controller finds the broker dead
+            }
+        }
+        record(String.format(elected ? "baton.dispatch has new leaders for every partition of broker %d, %.1f s after the kill"
+                : "broker %d still leads baton.dispatch partitions %.1f s after the kill", victim, (System.nanoTime() - killed) / 1e9));
+        long rest = downUntil - System.nanoTime();
+        if (rest > 0) {
+            Thread.sleep(rest / 1_000_000); // the rest of the outage itself
+        }
+        cluster.restart(victim);
+        record(String.format("broker started again: node %d on its data dir, %.1f s after the kill", victim, (System.nanoTime() - killed) / 1e9));
     }
 
     private void cutBroker() throws InterruptedException {
