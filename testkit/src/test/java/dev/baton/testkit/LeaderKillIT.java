@@ -80,8 +80,8 @@ class LeaderKillIT {
             }, 0, TICK_MS, TimeUnit.MILLISECONDS);
 
             long firstSent = System.nanoTime();
-            // Mid-run: a third dispatched and outcomes flowing, the rest still to come.
-            await().atMost(Duration.ofSeconds(60)).until(() -> next.get() >= ACTIVITIES / 3 && resolved.get() >= 100);
+            // Mid-run: a third dispatched (the warm-up proved outcomes flow), the rest still to come.
+            await().atMost(Duration.ofSeconds(60)).until(() -> next.get() >= ACTIVITIES / 3);
             Map<Integer, Integer> leadersBefore = kafka.leaders(BatonTopics.DISPATCH);
             int victim = kafka.nodeLeadingMost(BatonTopics.DISPATCH);
             Set<Integer> victimPartitions = leadersBefore.entrySet().stream().filter(e -> e.getValue() == victim)
