@@ -21,6 +21,7 @@ import dev.baton.events.WorkerEventKind;
 import dev.baton.events.WorkerStatus;
 import dev.baton.events.store.SiteState;
 import dev.baton.events.store.SiteStatus;
+import dev.baton.events.store.PreviousRun;
 import dev.baton.events.store.Superseded;
 import dev.baton.events.store.Waiter;
 import org.apache.avro.specific.SpecificRecord;
@@ -51,7 +52,7 @@ public final class AvroTrust {
         ClassSecurityValidator.Builder builder = ClassSecurityValidator.builder();
         EVENT_TYPES.forEach(builder::add);
         List.of(SiteRef.class, Payload.class, RetryPolicy.class, Timeouts.class,
-                SiteState.class, SiteStatus.class, Waiter.class, Superseded.class,
+                SiteState.class, SiteStatus.class, Waiter.class, Superseded.class, PreviousRun.class,
                 DispatchKind.class, WorkerEventKind.class, WorkerControlKind.class, OutcomeStatus.class, HistoryKind.class)
                 .forEach(builder::add);
         for (Class<?> c : extra) {

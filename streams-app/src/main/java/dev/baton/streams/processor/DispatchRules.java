@@ -5,6 +5,7 @@ import java.util.Optional;
 import dev.baton.events.DispatchCommand;
 import dev.baton.events.HistoryKind;
 import dev.baton.events.OutcomeStatus;
+import dev.baton.events.store.PreviousRun;
 import dev.baton.events.store.SiteState;
 import dev.baton.events.store.SiteStatus;
 import dev.baton.events.store.Superseded;
@@ -61,6 +62,11 @@ final class DispatchRules {
         } else if (SiteLifecycle.isCaller(held, cmd.getRequestId())) {
             // The same request again, whatever attempt or key this copy names: it joins what its first copy did.
             sameRequestAgain(site, cmd, held, resolved);
+        } else if (previousRunCaller(held, cmd.getRequestId()) != null) {
+            // A caller of the resolved run a new run replaced: its request read again gets that run's outcome.
+            emit.outcome(cmd.getReplyKey(), lifecycle.previousRunOutcome(site, held.getPreviousRun(), previousRunCaller(held, cmd.getRequestId())));
+            emit.history(site, lifecycle.history(site, held, HistoryKind.OUTCOME_REPUBLISHED, held.getPreviousRun().getReason())
+                    .setRequestId(cmd.getRequestId()).build());
         } else if (cmd.getAttempt() > held.getAttempt()) {
             if (resolved) {
                 lifecycle.startRun(site, held, cmd, emit.now());
@@ -113,6 +119,12 @@ final class DispatchRules {
             return;
         }
         emit.history(site, lifecycle.history(site, held, HistoryKind.DUPLICATE_IGNORED, null).setRequestId(cmd.getRequestId()).build());
+    }
+
+    /** The caller {@code requestId} of the resolved run the current run replaced, or null. */
+    private static Waiter previousRunCaller(SiteState held, String requestId) {
+        PreviousRun before = held.getPreviousRun();
+        return before == null ? null : before.getCallers().stream().filter(w -> w.getRequestId().equals(requestId)).findFirst().orElse(null);
     }
 
     /** Whether {@code requestId} is a caller the site's last takeover answered {@code superseded:}: its request sent again. */

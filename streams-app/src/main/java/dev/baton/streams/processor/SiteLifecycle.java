@@ -16,6 +16,7 @@ import dev.baton.events.Payload;
 import dev.baton.events.Timeouts;
 import dev.baton.events.WorkerControl;
 import dev.baton.events.WorkerControlKind;
+import dev.baton.events.store.PreviousRun;
 import dev.baton.events.store.SiteState;
 import dev.baton.events.store.SiteStatus;
 import dev.baton.events.store.Superseded;
@@ -97,6 +98,9 @@ final class SiteLifecycle {
             state.setTokenSecret(previous.getTokenSecret());
             state.setResolvedToken(previous.getResolvedToken());
             state.setSuperseded(previous.getSuperseded());
+            state.setPreviousRun(previous.getState() == SiteStatus.RESOLVED ? new PreviousRun(previous.getAttempt(),
+                    previous.getOutcomeStatus(), previous.getOutcomeReason(), previous.getOutcomeOutput(), callers(previous))
+                    : previous.getPreviousRun());
         }
         beginAttempt(site, state);
         return state;
@@ -255,6 +259,13 @@ final class SiteLifecycle {
         return Reasons.SUPERSEDED + " by attempt " + byAttempt;
     }
 
+    /** The answer a caller of the run a new run replaced got: that run's outcome. */
+    Outcome previousRunOutcome(SiteKey site, PreviousRun run, Waiter caller) {
+        return Outcome.newBuilder().setStatus(run.getStatus()).setSite(site.toRef()).setRequestId(caller.getRequestId())
+                .setReplyKey(caller.getReplyKey()).setAttempt(run.getAttempt()).setOutput(run.getOutput()).setReason(run.getReason())
+                .setAtMillis(emit.now()).build();
+    }
+
     /** An outcome for a stored, resolved site, sent to a (possibly new) caller. */
     Outcome outcome(SiteKey site, SiteState state, String requestId, String replyKey, String workerId) {
         return Outcome.newBuilder().setStatus(state.getOutcomeStatus()).setSite(site.toRef()).setRequestId(requestId)
@@ -359,6 +370,12 @@ final class SiteLifecycle {
         if (gone != null) {
             for (Waiter caller : gone.getCallers()) {
                 emit.outcome(caller.getReplyKey(), supersededOutcome(site, gone.getAttempt(), gone.getByAttempt(), caller, null));
+            }
+        }
+        PreviousRun before = state.getPreviousRun();
+        if (before != null) {
+            for (Waiter caller : before.getCallers()) {
+                emit.outcome(caller.getReplyKey(), previousRunOutcome(site, before, caller));
             }
         }
         emit.history(site, history(site, state, HistoryKind.OUTCOME_REPUBLISHED, "reprocessed a record already applied: outputs re-emitted")

@@ -76,6 +76,10 @@ final class SiteMachineWorld implements AutoCloseable {
      * counts from the resolution, not from a later caller's copy of it.
      */
     private final Map<String, Long> runOutcomeSeenAt = new HashMap<>();
+    /** Per site, how many requests had been sent (any site) when its last request went out; and per run outcome, when it was first seen. */
+    private final Map<String, Integer> lastRequestOfSite = new HashMap<>();
+    private final Map<String, Integer> runOutcomeSeenAfter = new HashMap<>();
+    private int sent;
     private int counter;
     private int commits;
     private int crashes;
@@ -110,6 +114,7 @@ final class SiteMachineWorld implements AutoCloseable {
 
     void send(DispatchCommand cmd) {
         requests.putIfAbsent(cmd.getRequestId(), cmd);
+        lastRequestOfSite.put(cmd.getSite().getActivityId(), ++sent);
         model.at(driver.wallClock());
         expect(model.dispatch(toModel(cmd)));
         if (SiteMachineDriver.EXPLODING_QUEUE.equals(cmd.getQueue()) && cmd.getAttempt() >= 1) {
@@ -144,14 +149,16 @@ final class SiteMachineWorld implements AutoCloseable {
     /**
      * At-least-once, where the model may be wrong about the site (it knows no crash that keeps a
      * state ahead, or loses an expiry): only a request seen answered by its run, well within the
-     * dedupe window, which the site surely still remembers. So no request moves to a higher attempt
-     * here (that needs a live run).
+     * dedupe window and with no request to its site since, which the site surely still remembers. So
+     * no request moves to a higher attempt here (that needs a live run).
      */
     private boolean surelyRemembered(String requestId) {
         List<Answer> got = answers.get(requestId);
         return stillInItsRun(requestId) && got != null && !got.isEmpty()
                 && (got.get(0).reason() == null || !REFUSALS.contains(got.get(0).reason()))
-                && driver.wallClock() - runOutcomeSeenAt.get(outcomeOfRun(got.get(0))) < SiteMachineDriver.DEDUPE_WINDOW_MS / 2;
+                && driver.wallClock() - runOutcomeSeenAt.get(outcomeOfRun(got.get(0))) < SiteMachineDriver.DEDUPE_WINDOW_MS / 2
+                // no request to the site since: none can have started a run that makes the site forget this one
+                && lastRequestOfSite.get(requests.get(requestId).getSite().getActivityId()) <= runOutcomeSeenAfter.get(outcomeOfRun(got.get(0)));
     }
 
     private String outcomeOfRun(Answer a) {
@@ -350,6 +357,7 @@ final class SiteMachineWorld implements AutoCloseable {
                         + "(no outcome from a revoked or forged token)", a).contains(a.output());
             }
             runOutcomeSeenAt.putIfAbsent(outcomeOfRun(a), driver.wallClock());
+            runOutcomeSeenAfter.putIfAbsent(outcomeOfRun(a), sent);
             List<Answer> before = answers.computeIfAbsent(a.requestId(), k -> new ArrayList<>());
             before.stream().filter(b -> !b.equals(a)).findAny().ifPresent(b -> {
                 throw new AssertionError("request " + a.requestId() + " got two different outcomes: " + b + " and " + a);
