@@ -80,6 +80,8 @@ final class SiteMachineWorld implements AutoCloseable {
     private final Map<String, Integer> lastRequestOfSite = new HashMap<>();
     private final Map<String, Integer> runOutcomeSeenAfter = new HashMap<>();
     private int sent;
+    /** At-least-once: sites sent a request since the last commit. */
+    private final Set<String> sitesRequestedSinceCommit = new HashSet<>();
     private int counter;
     private int commits;
     private int crashes;
@@ -113,6 +115,12 @@ final class SiteMachineWorld implements AutoCloseable {
     }
 
     void send(DispatchCommand cmd) {
+        if (atLeastOnce && !sitesRequestedSinceCommit.add(cmd.getSite().getActivityId())) {
+            // Known limit (docs/decisions.md, "At-least-once"): one site's requests within one commit
+            // interval can be decided differently when reprocessed. Streams commits every few ms here.
+            commit();
+            sitesRequestedSinceCommit.add(cmd.getSite().getActivityId());
+        }
         requests.putIfAbsent(cmd.getRequestId(), cmd);
         lastRequestOfSite.put(cmd.getSite().getActivityId(), ++sent);
         model.at(driver.wallClock());
@@ -164,6 +172,11 @@ final class SiteMachineWorld implements AutoCloseable {
     private String outcomeOfRun(Answer a) {
         return requests.get(a.requestId()).getSite().getActivityId() + " " + a.completed() + " " + a.reason() + " " + a.attempt() + " "
                 + a.output();
+    }
+
+    /** Whether two answers to one request are the same answer (copies are allowed, at-least-once). */
+    private static boolean sameAnswer(Answer a, Answer b) {
+        return a.equals(b);
     }
 
     /** Answers that make a request no caller of any run, which a site does not remember. */
@@ -254,6 +267,7 @@ final class SiteMachineWorld implements AutoCloseable {
     }
 
     void commit() {
+        sitesRequestedSinceCommit.clear();
         compare(driver.commit());
     }
 
@@ -359,7 +373,7 @@ final class SiteMachineWorld implements AutoCloseable {
             runOutcomeSeenAt.putIfAbsent(outcomeOfRun(a), driver.wallClock());
             runOutcomeSeenAfter.putIfAbsent(outcomeOfRun(a), sent);
             List<Answer> before = answers.computeIfAbsent(a.requestId(), k -> new ArrayList<>());
-            before.stream().filter(b -> !b.equals(a)).findAny().ifPresent(b -> {
+            before.stream().filter(b -> !sameAnswer(b, a)).findAny().ifPresent(b -> {
                 throw new AssertionError("request " + a.requestId() + " got two different outcomes: " + b + " and " + a);
             });
             before.add(a);
@@ -413,7 +427,9 @@ final class SiteMachineWorld implements AutoCloseable {
             String site = requests.get(requestId).getSite().getActivityId();
             assertThat(answers.getOrDefault(requestId, List.of())).as("outcomes of request %s: one, maybe delivered more than once "
                     + "(site %s: %s; tasks seen %s)", requestId, site, driver.row(site), tasks.getOrDefault(site, List.of()).stream()
-                    .map(t -> t.getAttempt() + "/" + t.getGeneration() + "/" + t.getToken()).toList()).isNotEmpty().allSatisfy(a -> assertThat(a).isEqualTo(answers.get(requestId).get(0)));
+                    .map(t -> t.getAttempt() + "/" + t.getGeneration() + "/" + t.getToken()).toList()).isNotEmpty()
+                    .allSatisfy(a -> assertThat(sameAnswer(a, answers.get(requestId).get(0))).as("%s and %s", a, answers.get(requestId).get(0))
+                            .isTrue());
         }
     }
 
