@@ -151,38 +151,8 @@ public final class EmbeddedKafka implements AutoCloseable {
     }
 
     private Properties brokerProperties() {
-        Properties p = new Properties();
-        p.put("process.roles", "broker,controller");
-        p.put("node.id", "1");
-        p.put("controller.quorum.voters", "1@127.0.0.1:" + controllerPort);
-        p.put("listeners", "PLAINTEXT://127.0.0.1:" + brokerPort + ",CONTROLLER://127.0.0.1:" + controllerPort);
-        p.put("advertised.listeners", "PLAINTEXT://127.0.0.1:" + advertisedPort);
-        p.put("listener.security.protocol.map", "PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT");
-        p.put("controller.listener.names", "CONTROLLER");
-        p.put("inter.broker.listener.name", "PLAINTEXT");
-        p.put("log.dirs", dataDir.resolve("logs").toString());
-        p.put("metadata.log.dir", dataDir.resolve("metadata").toString());
         // One node: every internal topic must fit on it.
-        p.put("offsets.topic.replication.factor", "1");
-        p.put("offsets.topic.num.partitions", "12");
-        p.put("transaction.state.log.replication.factor", "1");
-        p.put("transaction.state.log.min.isr", "1");
-        p.put("transaction.state.log.num.partitions", "12");
-        p.put("share.coordinator.state.topic.replication.factor", "1");
-        p.put("share.coordinator.state.topic.min.isr", "1");
-        p.put("default.replication.factor", "1");
-        p.put("min.insync.replicas", "1");
-        p.put("group.initial.rebalance.delay.ms", "0");
-        // Baton declares every topic it uses; an auto-created topic would hide a missing declaration.
-        p.put("auto.create.topics.enable", "false");
-        // The cleaner's default 128 MiB dedupe buffer would dominate a test JVM's heap.
-        p.put("log.cleaner.dedupe.buffer.size", String.valueOf(2 * 1024 * 1024));
-        p.put("num.partitions", "1");
-        // Abort a crashed client's open transaction soon after its timeout (default check: every 10 s),
-        // so read_committed readers behind it are not held up longer than the timeout itself.
-        p.put("transaction.abort.timed.out.transaction.cleanup.interval.ms", "1000");
-        p.put("log.flush.interval.messages", String.valueOf(Long.MAX_VALUE));
-        p.put("unstable.api.versions.enable", "false");
+        Properties p = KraftNode.properties(1, "1@127.0.0.1:" + controllerPort, brokerPort, controllerPort, advertisedPort, dataDir, 1, 1);
         if (security != null) {
             p.putAll(security.brokerProperties(brokerPort, controllerPort));
         }

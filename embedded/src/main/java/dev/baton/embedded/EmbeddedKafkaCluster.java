@@ -239,49 +239,19 @@ public final class EmbeddedKafkaCluster implements AutoCloseable {
 
     private Properties nodeProperties(NodeSlot node) {
         String voters = nodes.values().stream().map(n -> n.id + "@127.0.0.1:" + n.controllerPort).collect(Collectors.joining(","));
-        String rf = String.valueOf(replicationFactor());
-        String minIsr = String.valueOf(minInsyncReplicas());
-        Properties p = new Properties();
-        p.put("process.roles", "broker,controller");
-        p.put("node.id", String.valueOf(node.id));
-        p.put("controller.quorum.voters", voters);
-        p.put("listeners", "PLAINTEXT://127.0.0.1:" + node.brokerPort + ",CONTROLLER://127.0.0.1:" + node.controllerPort);
-        p.put("advertised.listeners", "PLAINTEXT://127.0.0.1:" + node.brokerPort);
-        p.put("listener.security.protocol.map", "PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT");
-        p.put("controller.listener.names", "CONTROLLER");
-        p.put("inter.broker.listener.name", "PLAINTEXT");
-        p.put("log.dirs", node.dir.resolve("logs").toString());
-        p.put("metadata.log.dir", node.dir.resolve("metadata").toString());
         // The production shape: every topic, internal ones too, survives the loss of one node.
-        p.put("default.replication.factor", rf);
-        p.put("min.insync.replicas", minIsr);
-        p.put("offsets.topic.replication.factor", rf);
-        p.put("offsets.topic.num.partitions", "12");
-        p.put("transaction.state.log.replication.factor", rf);
-        p.put("transaction.state.log.min.isr", minIsr);
-        p.put("transaction.state.log.num.partitions", "12");
-        p.put("share.coordinator.state.topic.replication.factor", rf);
-        p.put("share.coordinator.state.topic.min.isr", minIsr);
+        Properties p = KraftNode.properties(node.id, voters, node.brokerPort, node.controllerPort, node.brokerPort, node.dir,
+                replicationFactor(), minInsyncReplicas());
         p.put("unclean.leader.election.enable", "false");
         // A stop is a crash to the rest of the cluster: leadership moves only once the node is found dead.
         p.put("controlled.shutdown.enable", "false");
         // Found dead after 4 s of silence instead of 9: tests wait less, and 8 missed heartbeats are still needed.
         p.put("broker.session.timeout.ms", "4000");
         p.put("broker.heartbeat.interval.ms", "500");
-        p.put("group.initial.rebalance.delay.ms", "0");
-        // Baton declares every topic it uses; an auto-created topic would hide a missing declaration.
-        p.put("auto.create.topics.enable", "false");
-        // The cleaner's default 128 MiB dedupe buffer, once per node, would dominate a test JVM's heap.
-        p.put("log.cleaner.dedupe.buffer.size", String.valueOf(2 * 1024 * 1024));
-        p.put("num.partitions", "1");
         // Several brokers share a few cores here: fewer threads each than a dedicated host's defaults.
         p.put("num.network.threads", "2");
         p.put("num.io.threads", "4");
         p.put("background.threads", "4");
-        // As on the single node: abort a crashed client's open transaction soon after its timeout.
-        p.put("transaction.abort.timed.out.transaction.cleanup.interval.ms", "1000");
-        p.put("log.flush.interval.messages", String.valueOf(Long.MAX_VALUE));
-        p.put("unstable.api.versions.enable", "false");
         p.putAll(overrides);
         return p;
     }
