@@ -8,6 +8,7 @@ import java.io.Writer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
@@ -26,15 +27,12 @@ import java.util.function.IntConsumer;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
 
-import kafka.server.KafkaConfig;
-import kafka.server.KafkaRaftServer;
 import kafka.tools.StorageTool;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.common.Node;
 import org.apache.kafka.common.TopicPartitionInfo;
 import org.apache.kafka.common.Uuid;
-import org.apache.kafka.common.utils.Time;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -50,9 +48,15 @@ import org.slf4j.LoggerFactory;
  * <p>{@link #kill(int)} takes one node away the way a crash does as far as the rest of the cluster
  * is concerned: no controlled shutdown, so nothing moves leadership off it first; the controller
  * notices the node is gone by its missed heartbeats ({@code broker.session.timeout.ms}, shortened
- * here) and only then elects new leaders from the in-sync replicas. Unlike {@code kill -9}, the node's
- * log files are closed cleanly, so {@link #restart(int)} does no log recovery. Ports are chosen once
- * and kept across restarts, so clients built before a kill reconnect to the node when it is back.
+ * here) and only then elects new leaders from the in-sync replicas. Ports are chosen once and kept
+ * across restarts, so clients built before a kill reconnect to the node when it is back.
+ *
+ * <p>By default the nodes run in this JVM, and a kill closes the node's log files cleanly, so
+ * {@link #restart(int)} does no log recovery. Built with {@link Builder#separateProcesses()}, every
+ * node is a child JVM: {@link #kill(int)} is a real {@code kill -9}, {@link #stop(int)} a SIGTERM
+ * with a controlled shutdown (leadership moves off the node first, as in a rolling restart), and
+ * {@link #pause(int, Duration)} freezes the node (SIGSTOP, then SIGCONT), so clients and peers
+ * find it silent while it still holds its sockets, as a node cut off from the network does.
  *
  * <pre>{@code
  * try (EmbeddedKafkaCluster kafka = EmbeddedKafkaCluster.builder().nodes(3).build().start()) {
@@ -74,6 +78,7 @@ public final class EmbeddedKafkaCluster implements AutoCloseable {
     private final boolean ownsDataDir;
     private final String clusterId;
     private final Map<String, String> overrides;
+    private final boolean separateProcesses;
     private final SortedMap<Integer, NodeSlot> nodes = new TreeMap<>();
 
     private EmbeddedKafkaCluster(Builder builder) {
@@ -86,6 +91,7 @@ public final class EmbeddedKafkaCluster implements AutoCloseable {
         }
         this.clusterId = builder.clusterId;
         this.overrides = Map.copyOf(builder.overrides);
+        this.separateProcesses = builder.separateProcesses;
         for (int id = 1; id <= builder.nodes; id++) {
             nodes.put(id, new NodeSlot(id, EmbeddedKafka.freePort(), EmbeddedKafka.freePort(), dataDir.resolve("node-" + id)));
         }
@@ -106,35 +112,64 @@ public final class EmbeddedKafkaCluster implements AutoCloseable {
     }
 
     /**
-     * Takes node {@code id} away without a controlled shutdown (see the class comment). Returns once
-     * it has stopped; the surviving nodes elect new leaders for its partitions within
-     * {@code broker.session.timeout.ms}.
+     * Takes node {@code id} away without a controlled shutdown (see the class comment): a
+     * {@code kill -9} when the nodes are separate processes. Returns once it has stopped; the
+     * surviving nodes elect new leaders for its partitions within {@code broker.session.timeout.ms}.
      */
     public synchronized void kill(int id) {
+        running(id).crash();
+        slot(id).runtime = null;
+        log.info("Embedded Kafka node {} (127.0.0.1:{}) killed", id, slot(id).brokerPort);
+    }
+
+    /**
+     * Stops node {@code id} in order: with separate processes a SIGTERM and a controlled shutdown,
+     * which moves leadership off the node before it goes (one step of a rolling restart); in this
+     * JVM the same as {@link #kill(int)}. Returns once it has stopped.
+     */
+    public synchronized void stop(int id) {
         stopNode(id);
     }
 
+    /**
+     * Freezes node {@code id} for {@code outage} and resumes it (separate processes only): it stays
+     * up with its sockets open but answers nobody, clients and peers alike, so the controller fences
+     * it and its partitions get new leaders; resumed, it finds itself fenced and catches up.
+     */
+    public void pause(int id, Duration outage) throws InterruptedException {
+        NodeRuntime node;
+        synchronized (this) {
+            node = running(id);
+        }
+        log.info("Embedded Kafka node {} paused for {}", id, outage);
+        node.pause(outage);
+        log.info("Embedded Kafka node {} resumed", id);
+    }
+
     private void stopNode(int id) {
-        NodeSlot node = slot(id);
-        if (node.server == null) {
+        running(id).stop();
+        slot(id).runtime = null;
+        log.info("Embedded Kafka node {} (127.0.0.1:{}) stopped", id, slot(id).brokerPort);
+    }
+
+    private NodeRuntime running(int id) {
+        NodeRuntime node = slot(id).runtime;
+        if (node == null) {
             throw new IllegalStateException("node " + id + " is not running");
         }
-        node.server.shutdown();
-        node.server.awaitShutdown();
-        node.server = null;
-        log.info("Embedded Kafka node {} (127.0.0.1:{}) killed", id, node.brokerPort);
+        return node;
     }
 
     /** Starts node {@code id} again on its data directory and ports; returns once it serves as a broker. */
     public synchronized void restart(int id) {
-        if (slot(id).server != null) {
+        if (slot(id).runtime != null) {
             throw new IllegalStateException("node " + id + " is already running");
         }
         startNode(id);
     }
 
     public boolean isRunning(int id) {
-        return slot(id).server != null;
+        return slot(id).runtime != null;
     }
 
     /** The node ids, 1 to N. */
@@ -197,6 +232,19 @@ public final class EmbeddedKafkaCluster implements AutoCloseable {
         return best;
     }
 
+    /** The node coordinating {@code transactionalId}'s transactions now (the leader of its {@code __transaction_state} partition). */
+    public int transactionCoordinatorOf(String transactionalId) {
+        try (Admin admin = admin()) {
+            return admin.describeTransactions(List.of(transactionalId)).description(transactionalId)
+                    .get(PATIENCE_SECONDS, TimeUnit.SECONDS).coordinatorId();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while describing transactional id " + transactionalId, e);
+        } catch (ExecutionException | TimeoutException e) {
+            throw new IllegalStateException("cannot describe transactional id " + transactionalId + ": " + e, e);
+        }
+    }
+
     public Path dataDir() {
         return dataDir;
     }
@@ -204,7 +252,7 @@ public final class EmbeddedKafkaCluster implements AutoCloseable {
     /** Stops every running node at once; deletes the data directory when this instance created it. */
     @Override
     public synchronized void close() {
-        List<Integer> running = nodes.values().stream().filter(n -> n.server != null).map(n -> n.id).toList();
+        List<Integer> running = nodes.values().stream().filter(n -> n.runtime != null).map(n -> n.id).toList();
         try {
             inParallel(running, this::stopNode, "stop");
         } finally {
@@ -215,8 +263,7 @@ public final class EmbeddedKafkaCluster implements AutoCloseable {
     }
 
     private Map<Integer, TopicPartitionInfo> describe(String topic) {
-        try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers(),
-                AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, 30_000))) {
+        try (Admin admin = admin()) {
             return admin.describeTopics(List.of(topic)).allTopicNames().get(PATIENCE_SECONDS, TimeUnit.SECONDS).get(topic).partitions()
                     .stream().collect(Collectors.toMap(TopicPartitionInfo::partition, p -> p, (a, b) -> a, TreeMap::new));
         } catch (InterruptedException e) {
@@ -227,14 +274,18 @@ public final class EmbeddedKafkaCluster implements AutoCloseable {
         }
     }
 
+    private Admin admin() {
+        return Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers(), AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, 30_000));
+    }
+
     private void startNode(int id) {
         NodeSlot node = slot(id);
         Properties props = nodeProperties(node);
-        format(node, props);
-        KafkaRaftServer server = new KafkaRaftServer(KafkaConfig.fromProps(props, false), Time.SYSTEM);
-        server.startup();
-        node.server = server;
-        log.info("Embedded Kafka node {} started on 127.0.0.1:{}", id, node.brokerPort);
+        Path config = format(node, props);
+        node.runtime = separateProcesses
+                ? ChildProcessNode.start("kafka-node-" + id, config, Duration.ofSeconds(PATIENCE_SECONDS))
+                : InProcessNode.start(props);
+        log.info("Embedded Kafka node {} started on 127.0.0.1:{}{}", id, node.brokerPort, separateProcesses ? " in its own JVM" : "");
     }
 
     private Properties nodeProperties(NodeSlot node) {
@@ -243,8 +294,9 @@ public final class EmbeddedKafkaCluster implements AutoCloseable {
         Properties p = KraftNode.properties(node.id, voters, node.brokerPort, node.controllerPort, node.brokerPort, node.dir,
                 replicationFactor(), minInsyncReplicas());
         p.put("unclean.leader.election.enable", "false");
-        // A stop is a crash to the rest of the cluster: leadership moves only once the node is found dead.
-        p.put("controlled.shutdown.enable", "false");
+        // In this JVM a stop is a crash to the rest of the cluster: leadership moves only once the node
+        // is found dead. A child process crashes by kill -9 and stops with a controlled shutdown.
+        p.put("controlled.shutdown.enable", String.valueOf(separateProcesses));
         // Found dead after 4 s of silence instead of 9: tests wait less, and 8 missed heartbeats are still needed.
         p.put("broker.session.timeout.ms", "4000");
         p.put("broker.heartbeat.interval.ms", "500");
@@ -256,7 +308,8 @@ public final class EmbeddedKafkaCluster implements AutoCloseable {
         return p;
     }
 
-    private void format(NodeSlot node, Properties props) {
+    /** Formats the node's directory if new; returns the {@code server.properties} it wrote, which a child process starts from. */
+    private Path format(NodeSlot node, Properties props) {
         try {
             Files.createDirectories(node.dir);
         } catch (IOException e) {
@@ -264,7 +317,7 @@ public final class EmbeddedKafkaCluster implements AutoCloseable {
         }
         Path config = node.dir.resolve("server.properties");
         try (Writer w = Files.newBufferedWriter(config, StandardCharsets.UTF_8)) {
-            props.store(w, "written by EmbeddedKafkaCluster for storage formatting");
+            props.store(w, "written by EmbeddedKafkaCluster: formatting reads it, and a node in its own JVM starts from it");
         } catch (IOException e) {
             throw new UncheckedIOException("cannot write " + config, e);
         }
@@ -274,6 +327,7 @@ public final class EmbeddedKafkaCluster implements AutoCloseable {
         } catch (Exception e) {
             throw new IllegalStateException("formatting " + node.dir + " failed: " + out.toString(StandardCharsets.UTF_8), e);
         }
+        return config;
     }
 
     private NodeSlot slot(int id) {
@@ -316,13 +370,13 @@ public final class EmbeddedKafkaCluster implements AutoCloseable {
         }
     }
 
-    /** One node's fixed identity (id, ports, directory) and, while it runs, its server. */
+    /** One node's fixed identity (id, ports, directory) and, while it runs, its runtime. */
     private static final class NodeSlot {
         final int id;
         final int brokerPort;
         final int controllerPort;
         final Path dir;
-        volatile KafkaRaftServer server;
+        volatile NodeRuntime runtime;
 
         NodeSlot(int id, int brokerPort, int controllerPort, Path dir) {
             this.id = id;
@@ -338,8 +392,18 @@ public final class EmbeddedKafkaCluster implements AutoCloseable {
         private Path dataDir;
         private String clusterId = Uuid.randomUuid().toString();
         private final Map<String, String> overrides = new HashMap<>();
+        private boolean separateProcesses;
 
         private Builder() {
+        }
+
+        /**
+         * Runs every node as a child JVM on this JVM's class path, so kills are {@code kill -9},
+         * stops are controlled shutdowns and nodes can be paused (see the class comment).
+         */
+        public Builder separateProcesses() {
+            this.separateProcesses = true;
+            return this;
         }
 
         /** How many nodes, each a broker and a controller (default 3). */
