@@ -19,13 +19,17 @@ import dev.baton.embedded.EmbeddedKafkaCluster;
 import dev.baton.morsel.history.OutboxScan;
 import dev.baton.streams.recovery.HangingTransactionReaper;
 import dev.baton.testkit.BatonProcess;
+import dev.baton.testkit.ClusterFaults;
 import dev.baton.testkit.CuttableLink;
 import dev.baton.testkit.FaultSchedule;
 import dev.baton.testkit.FaultSchedule.StreamsInstance;
 import dev.baton.testkit.InvariantChecker;
 import dev.baton.testkit.LogVisibility;
+import dev.baton.testkit.ResolutionProbe;
 import dev.baton.testkit.TempDirs;
 import dev.baton.testkit.WorkerRoster;
+import dev.baton.testkit.WorkerTakeovers;
+import dev.baton.testkit.soak.RecoveryReport;
 import dev.baton.testkit.soak.SoakLedger;
 import dev.baton.testkit.soak.SoakPlan;
 import dev.baton.testkit.soak.SoakReport;
@@ -80,16 +84,17 @@ public final class SoakCommand implements Callable<Integer> {
     @Option(names = "--data-dir", description = "Broker data directory (default: a temp dir, deleted afterwards)")
     Path dataDir;
 
-    @Option(names = "--broker-outage", defaultValue = "RESTART",
-            description = "How the broker goes away once: RESTART (stop, start on its data dir) or DISCONNECT (every connection cut, "
-                    + "broker running). Kafka 4.4.0 can lose transaction markers on a single-node restart (KAFKA-20734); see "
-                    + "docs/decisions.md. With --brokers > 1 it is always LEADER_KILL (default ${DEFAULT-VALUE})")
+    @Option(names = "--broker-outage",
+            description = "How the brokers go away. One broker: RESTART (stop, start on its data dir; the default) or DISCONNECT (every "
+                    + "connection cut, broker running); Kafka 4.4.0 can lose transaction markers on a single-node restart (KAFKA-20734), "
+                    + "see docs/decisions.md. Several: CLUSTER_FAULTS (the default: kill -9 of the broker leading the most partitions of "
+                    + "baton.dispatch and baton.worker-events, kill -9 of a streams-app transaction coordinator, a rolling restart, the "
+                    + "dispatch leader frozen for 10 s, one after another) or LEADER_KILL (the dispatch leader's kill -9 only)")
     FaultSchedule.BrokerOutage brokerOutage;
 
     @Option(names = "--brokers", defaultValue = "1",
-            description = "Brokers in the embedded cluster, all in this JVM. With more than one, each is also a controller; from 3 on, "
-                    + "topics get replication factor 3 and min.insync.replicas=2, and the broker outage is LEADER_KILL: the broker "
-                    + "leading the most partitions of baton.dispatch is killed (no controlled shutdown) and restarted (default ${DEFAULT-VALUE})")
+            description = "Brokers in the embedded cluster. With more than one, each runs in its own JVM and is also a controller; from 3 on, "
+                    + "topics get replication factor 3 and min.insync.replicas=2 (default ${DEFAULT-VALUE})")
     int brokers;
 
     @Spec
@@ -165,6 +170,7 @@ public final class SoakCommand implements Callable<Integer> {
             new SoakReport(out).print(new SoakReport.Figures(run.faults(), brokerOutage, activities, settled, run.seconds(), verdict, audit,
                     ledger.outbox().size(), outbox.entries().size(), run.cancelsNotSent(),
                     streams.stream().flatMap(s -> s.output().stream()).filter(l -> l.contains(HangingTransactionReaper.ABORTED)).count()));
+            RecoveryReport.print(out, kafka.bootstrapServers(), run.workerKills());
             boolean ok = audit.ok() && verdict.ok() && settled == activities;
             if (!ok) {
                 streams.forEach(s -> printProblems(s.name(), s.output()));
@@ -191,7 +197,7 @@ public final class SoakCommand implements Callable<Integer> {
         }
     }
 
-    private record Run(double seconds, List<String> faults, int cancelsNotSent) {
+    private record Run(double seconds, List<String> faults, int cancelsNotSent, List<WorkerTakeovers.Kill> workerKills) {
     }
 
     /** The soak's Kafka: one embedded broker, or a cluster of several. */
@@ -208,8 +214,10 @@ public final class SoakCommand implements Callable<Integer> {
             return single != null ? single.bootstrapServers() : cluster.bootstrapServers();
         }
 
-        FaultSchedule faults(CuttableLink link, WorkerRoster workers, List<StreamsInstance> streams, FaultSchedule.Plan plan, PrintStream out) {
-            return single != null ? new FaultSchedule(single, link, workers, streams, plan, out) : new FaultSchedule(cluster, workers, streams, plan, out);
+        FaultSchedule faults(CuttableLink link, ClusterFaults clusterFaults, ResolutionProbe probe, WorkerRoster workers,
+                             List<StreamsInstance> streams, FaultSchedule.Plan plan, PrintStream out) {
+            return single != null ? new FaultSchedule(single, link, probe, workers, streams, plan, out)
+                    : new FaultSchedule(cluster, clusterFaults, probe, workers, streams, plan, out);
         }
 
         @Override
@@ -222,24 +230,25 @@ public final class SoakCommand implements Callable<Integer> {
         }
     }
 
-    /** One broker can restart or be cut off; several lose their leader. Any other pairing is a usage error. */
+    /** One broker can restart or be cut off; several go through the cluster's faults. Any other pairing is a usage error. */
     private void checkBrokerOptions() {
         if (brokers < 1 || brokers > 9) {
             throw new ParameterException(spec.commandLine(), "--brokers must be in 1..9, was " + brokers);
         }
-        if (brokers > 1 && brokerOutage == FaultSchedule.BrokerOutage.DISCONNECT) {
-            throw new ParameterException(spec.commandLine(), "--broker-outage DISCONNECT needs --brokers 1, was --brokers " + brokers);
+        if (brokerOutage == null) {
+            brokerOutage = brokers > 1 ? FaultSchedule.BrokerOutage.CLUSTER_FAULTS : FaultSchedule.BrokerOutage.RESTART;
         }
-        if (brokers == 1 && brokerOutage == FaultSchedule.BrokerOutage.LEADER_KILL) {
-            throw new ParameterException(spec.commandLine(), "--broker-outage LEADER_KILL needs --brokers 2 or more, was --brokers 1");
+        boolean clusterOutage = brokerOutage == FaultSchedule.BrokerOutage.LEADER_KILL || brokerOutage == FaultSchedule.BrokerOutage.CLUSTER_FAULTS;
+        if (brokers > 1 && !clusterOutage) {
+            throw new ParameterException(spec.commandLine(), "--broker-outage " + brokerOutage + " needs --brokers 1, was --brokers " + brokers);
         }
-        if (brokers > 1) {
-            brokerOutage = FaultSchedule.BrokerOutage.LEADER_KILL;
+        if (brokers == 1 && clusterOutage) {
+            throw new ParameterException(spec.commandLine(), "--broker-outage " + brokerOutage + " needs --brokers 2 or more, was --brokers 1");
         }
     }
 
     private EmbeddedKafkaCluster cluster() {
-        EmbeddedKafkaCluster.Builder b = EmbeddedKafkaCluster.builder().nodes(brokers);
+        EmbeddedKafkaCluster.Builder b = EmbeddedKafkaCluster.builder().nodes(brokers).separateProcesses();
         if (dataDir != null) {
             b.dataDir(dataDir);
         }
@@ -283,12 +292,17 @@ public final class SoakCommand implements Callable<Integer> {
             throws Exception {
         Map<String, Object> config = new HashMap<>(Map.of("bootstrap.servers", kafka.bootstrapServers(), "baton.client.id", CLIENT_ID));
         long start = System.nanoTime();
-        // The one-off faults fall while work is still arriving: at 30% and 60% of the dispatch period.
+        // The one-off faults fall while work is still arriving: at 30% and 60% of the dispatch period; the
+        // cluster's faults, several minutes of them one after another, from 15%.
         long dispatchMillis = 1000L * activities / rate;
+        long brokerOutageAt = dispatchMillis * (brokerOutage == FaultSchedule.BrokerOutage.CLUSTER_FAULTS ? 15 : 60) / 100;
         FaultSchedule.Plan plan = new FaultSchedule.Plan(Duration.ofSeconds(killEverySeconds), Duration.ofMillis(dispatchMillis * 3 / 10),
-                Duration.ofMillis(dispatchMillis * 6 / 10), Duration.ofSeconds(3), brokerOutage);
+                Duration.ofMillis(brokerOutageAt), Duration.ofSeconds(3), brokerOutage);
         try (DispatchClient client = DispatchClient.create(config, ledger.unmatchedHandler());
-             FaultSchedule faults = kafka.faults(link, workers, streams, plan, out);
+             ResolutionProbe probe = new ResolutionProbe(kafka.bootstrapServers(), SoakPlan.QUEUE, "echo", partitions);
+             ClusterFaults clusterFaults = brokerOutage == FaultSchedule.BrokerOutage.CLUSTER_FAULTS
+                     ? new ClusterFaults(kafka.cluster(), probe, STREAMS_GROUP, Duration.ofSeconds(3)) : null;
+             FaultSchedule faults = kafka.faults(link, clusterFaults, probe, workers, streams, plan, out);
              SoakWorkload workload = new SoakWorkload(client, kafka.bootstrapServers(), ledger, workers)) {
             long nextReport = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
             for (int i = 0; i < activities; i++) {
@@ -314,7 +328,7 @@ public final class SoakCommand implements Callable<Integer> {
             progress(start, activities, ledger, workers.size());
             double seconds = (System.nanoTime() - start) / 1e9;
             faults.close();
-            return new Run(seconds, faults.log(), workload.cancelsNotSent());
+            return new Run(seconds, faults.log(), workload.cancelsNotSent(), faults.workerKills());
         }
     }
 

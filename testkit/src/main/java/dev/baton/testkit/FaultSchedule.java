@@ -5,6 +5,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 
@@ -18,8 +19,11 @@ import dev.baton.topics.BatonTopics;
  * a streams-app instance and its restart on the same state directory; once, a broker outage: a stop
  * and start of the broker on the same data directory, or every connection to it cut for a while
  * with the broker still running; on a multi-broker cluster, the kill of the broker leading the most
- * partitions of {@code baton.dispatch} and its restart.
- * Every fault is logged with its time since the start.
+ * partitions of {@code baton.dispatch} and its restart; on a cluster of separate processes, the
+ * {@link ClusterFaults} one after another. With a {@link ResolutionProbe}, the streams-app kill is
+ * followed by a probe of every partition: the time until all resolve is the time until the killed
+ * instance's tasks process on the other one. Every fault is logged with its time since the start;
+ * every worker kill is kept for {@link WorkerTakeovers}.
  */
 public final class FaultSchedule implements AutoCloseable {
 
@@ -38,11 +42,15 @@ public final class FaultSchedule implements AutoCloseable {
          * On a multi-broker cluster: the broker leading the most partitions of {@code baton.dispatch}
          * killed (no controlled shutdown), started again on its data directory after the downtime.
          */
-        LEADER_KILL
+        LEADER_KILL,
+        /** On a cluster of separate processes: every one of {@link ClusterFaults.Fault}, in turn. */
+        CLUSTER_FAULTS
     }
 
     private final EmbeddedKafka kafka;
     private final EmbeddedKafkaCluster cluster;
+    private final ClusterFaults clusterFaults;
+    private final ResolutionProbe probe;
     private final CuttableLink link;
     private final WorkerRoster workers;
     private final List<StreamsInstance> streams;
@@ -50,9 +58,11 @@ public final class FaultSchedule implements AutoCloseable {
     private final PrintStream out;
     private final long startNanos = System.nanoTime();
     private final List<String> log = new ArrayList<>();
+    private final List<WorkerTakeovers.Kill> workerKills = new ArrayList<>();
     private final Thread thread;
     private volatile boolean running = true;
     private volatile Thread restarter;
+    private volatile Thread brokerFaults;
 
     /** A streams-app process and how to start it again on the same state directory. */
     public static final class StreamsInstance implements AutoCloseable {
@@ -90,28 +100,41 @@ public final class FaultSchedule implements AutoCloseable {
         }
     }
 
-    /** @param link the relay in front of the broker; needed for {@link BrokerOutage#DISCONNECT}, else may be null */
-    public FaultSchedule(EmbeddedKafka kafka, CuttableLink link, WorkerRoster workers, List<StreamsInstance> streams,
+    /**
+     * @param link  the relay in front of the broker; needed for {@link BrokerOutage#DISCONNECT}, else may be null
+     * @param probe measures the streams-app kill's recovery; may be null
+     */
+    public FaultSchedule(EmbeddedKafka kafka, CuttableLink link, ResolutionProbe probe, WorkerRoster workers, List<StreamsInstance> streams,
                          Plan plan, PrintStream out) {
-        this(kafka, null, link, workers, streams, plan, out);
+        this(kafka, null, null, link, probe, workers, streams, plan, out);
     }
 
-    /** The faults of {@code plan} on a multi-broker cluster, whose outage must be {@link BrokerOutage#LEADER_KILL}. */
-    public FaultSchedule(EmbeddedKafkaCluster cluster, WorkerRoster workers, List<StreamsInstance> streams, Plan plan, PrintStream out) {
-        this(null, cluster, null, workers, streams, plan, out);
+    /**
+     * The faults of {@code plan} on a multi-broker cluster, whose outage must be {@link BrokerOutage#LEADER_KILL}
+     * or, with {@code clusterFaults}, {@link BrokerOutage#CLUSTER_FAULTS}.
+     */
+    public FaultSchedule(EmbeddedKafkaCluster cluster, ClusterFaults clusterFaults, ResolutionProbe probe, WorkerRoster workers,
+                         List<StreamsInstance> streams, Plan plan, PrintStream out) {
+        this(null, cluster, clusterFaults, null, probe, workers, streams, plan, out);
     }
 
-    private FaultSchedule(EmbeddedKafka kafka, EmbeddedKafkaCluster cluster, CuttableLink link, WorkerRoster workers,
-                          List<StreamsInstance> streams, Plan plan, PrintStream out) {
+    private FaultSchedule(EmbeddedKafka kafka, EmbeddedKafkaCluster cluster, ClusterFaults clusterFaults, CuttableLink link, ResolutionProbe probe,
+                          WorkerRoster workers, List<StreamsInstance> streams, Plan plan, PrintStream out) {
         if (plan.brokerOutage() == BrokerOutage.DISCONNECT && link == null) {
             throw new IllegalArgumentException("a DISCONNECT outage needs the CuttableLink the broker is advertised through; link was null");
         }
-        if ((plan.brokerOutage() == BrokerOutage.LEADER_KILL) != (cluster != null)) {
-            throw new IllegalArgumentException("a LEADER_KILL outage needs a multi-broker cluster, and a cluster needs it; outage was "
-                    + plan.brokerOutage() + ", cluster " + (cluster == null ? "absent" : "present"));
+        boolean clusterOutage = plan.brokerOutage() == BrokerOutage.LEADER_KILL || plan.brokerOutage() == BrokerOutage.CLUSTER_FAULTS;
+        if (clusterOutage != (cluster != null)) {
+            throw new IllegalArgumentException("a LEADER_KILL or CLUSTER_FAULTS outage needs a multi-broker cluster, and a cluster needs one; "
+                    + "outage was " + plan.brokerOutage() + ", cluster " + (cluster == null ? "absent" : "present"));
+        }
+        if ((plan.brokerOutage() == BrokerOutage.CLUSTER_FAULTS) != (clusterFaults != null)) {
+            throw new IllegalArgumentException("CLUSTER_FAULTS needs the ClusterFaults to inject, and they need it; outage was " + plan.brokerOutage());
         }
         this.kafka = kafka;
         this.cluster = cluster;
+        this.clusterFaults = clusterFaults;
+        this.probe = probe;
         this.link = link;
         this.workers = workers;
         this.streams = streams;
@@ -120,6 +143,11 @@ public final class FaultSchedule implements AutoCloseable {
         this.thread = new Thread(this::run, "baton-soak-faults");
         thread.setDaemon(true);
         thread.start();
+    }
+
+    /** The workers killed so far, when. */
+    public synchronized List<WorkerTakeovers.Kill> workerKills() {
+        return List.copyOf(workerKills);
     }
 
     /** The faults so far, one line each. */
@@ -148,6 +176,7 @@ public final class FaultSchedule implements AutoCloseable {
                         case RESTART -> restartBroker();
                         case DISCONNECT -> cutBroker();
                         case LEADER_KILL -> killLeader();
+                        case CLUSTER_FAULTS -> startClusterFaults();
                     }
                 }
                 Thread.sleep(100); // the schedule's clock tick, not a wait for an event
@@ -161,6 +190,9 @@ public final class FaultSchedule implements AutoCloseable {
 
     private void replaceOldestWorker() {
         BatonProcess victim = workers.killOldest();
+        synchronized (this) {
+            workerKills.add(new WorkerTakeovers.Kill(victim.name(), System.currentTimeMillis()));
+        }
         WorkerSpec spec = workers.specOf(victim.name());
         record("kill -9 worker " + victim.name());
         BatonProcess fresh = workers.start(spec);
@@ -170,13 +202,20 @@ public final class FaultSchedule implements AutoCloseable {
     /** Kills an instance and restarts it on its own thread, so the other faults keep their times. */
     private void crashAndRestartStreams() {
         StreamsInstance victim = streams.get(0);
+        long t = System.nanoTime();
         victim.crash();
         record("kill -9 streams app " + victim.name() + (streams.size() > 1 ? " (its tasks move to the other instance)" : ""));
+        if (probe != null) {
+            // In parallel with the restart: with two instances the other takes the tasks over long before it.
+            CompletableFuture.supplyAsync(() -> probe.secondsUntilResolved(probe.allPartitions(), t, Duration.ofMinutes(3)))
+                    .whenComplete((seconds, e) -> record(e == null
+                            ? String.format("a dispatch on every partition resolved %.1f s after the streams app's kill", seconds)
+                            : "probing after the streams app's kill failed: " + e.getMessage()));
+        }
         restarter = new Thread(() -> {
-            long t = System.nanoTime();
             try {
                 victim.restart();
-                record(String.format("restarted streams app %s on its state dir; RUNNING after %.1f s", victim.name(), (System.nanoTime() - t) / 1e9));
+                record(String.format("restarted streams app %s on its state dir; RUNNING %.1f s after the kill", victim.name(), (System.nanoTime() - t) / 1e9));
             } catch (RuntimeException e) {
                 record("restarting streams app " + victim.name() + " failed: " + e.getMessage());
             }
@@ -222,6 +261,25 @@ public final class FaultSchedule implements AutoCloseable {
         record(String.format("broker started again: node %d on its data dir, %.1f s after the kill", victim, (System.nanoTime() - killed) / 1e9));
     }
 
+    /** Runs the cluster's faults on their own thread, so worker and streams-app kills keep their times. */
+    private void startClusterFaults() {
+        brokerFaults = new Thread(() -> {
+            try {
+                for (ClusterFaults.Fault fault : ClusterFaults.all()) {
+                    record("broker fault " + fault);
+                    clusterFaults.inject(fault, this::record);
+                }
+                record("broker faults done; leader changes seen on baton.dispatch and baton.worker-events: " + clusterFaults.leaderElectionsSeen());
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            } catch (RuntimeException e) {
+                record("broker faults stopped: " + e);
+            }
+        }, "baton-soak-broker-faults");
+        brokerFaults.setDaemon(true);
+        brokerFaults.start();
+    }
+
     private void cutBroker() throws InterruptedException {
         record("cutting every connection to the broker (it keeps running)");
         link.cut(plan.brokerDowntime());
@@ -241,6 +299,9 @@ public final class FaultSchedule implements AutoCloseable {
             thread.join(120_000);
             if (restarter != null) {
                 restarter.join(300_000);
+            }
+            if (brokerFaults != null) {
+                brokerFaults.join(900_000);
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
