@@ -1,6 +1,5 @@
 package dev.baton.dispatcher.internals;
 
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
@@ -17,6 +16,7 @@ import dev.baton.schemas.EventSerde;
 import dev.baton.schemas.UndecodableRecordException;
 import dev.baton.topics.BatonTopics;
 import dev.baton.topics.ClientIds;
+import dev.baton.topics.KeyedPartitionReader;
 import org.apache.kafka.clients.consumer.CloseOptions;
 import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
@@ -47,6 +47,7 @@ public final class ResultListener implements Runnable, AutoCloseable {
 
     private final String clientId;
     private final Consumer<byte[], byte[]> consumer;
+    private final KeyedPartitionReader reader;
     private final TopicPartition partition;
     private final EventSerde<dev.baton.events.Outcome> serde;
     private final PendingResults pending;
@@ -85,11 +86,8 @@ public final class ResultListener implements Runnable, AutoCloseable {
         config.keySet().retainAll(ConsumerConfig.configNames());
         this.consumer = consumers.apply(config);
         try {
-            int partitions = consumer.partitionsFor(BatonTopics.RESULTS, Duration.ofSeconds(30)).size();
-            if (partitions == 0) {
-                throw new IllegalStateException(BatonTopics.RESULTS + " does not exist; create Baton's topics with `baton topics create`");
-            }
-            this.partition = new TopicPartition(BatonTopics.RESULTS, partitionFor(clientId, partitions));
+            this.reader = KeyedPartitionReader.open(consumer, BatonTopics.RESULTS, clientId, Duration.ofSeconds(30));
+            this.partition = reader.partition();
         } catch (RuntimeException e) {
             consumer.close(CloseOptions.timeout(Duration.ZERO)); // nobody gets this listener, so nobody else would close it
             throw e;
@@ -125,14 +123,13 @@ public final class ResultListener implements Runnable, AutoCloseable {
     @Override
     public void run() {
         try {
-            consumer.assign(List.of(partition));
-            long position = consumer.position(partition, Duration.ofSeconds(30));
+            long position = reader.position(KeyedPartitionReader.Start.COMMITTED, Duration.ofSeconds(30));
             log.debug("client {} reads results from {} at offset {}", clientId, partition, position);
             positioned.countDown();
             while (running) {
                 resumeAfterBackoff();
                 boolean any = false;
-                for (ConsumerRecord<byte[], byte[]> r : consumer.poll(Duration.ofMillis(100))) {
+                for (ConsumerRecord<byte[], byte[]> r : reader.poll(Duration.ofMillis(100))) {
                     try {
                         handle(r);
                     } catch (RetriableException e) {
@@ -192,9 +189,6 @@ public final class ResultListener implements Runnable, AutoCloseable {
     }
 
     private void handle(ConsumerRecord<byte[], byte[]> r) {
-        if (r.key() == null || !clientId.equals(new String(r.key(), StandardCharsets.UTF_8))) {
-            return; // another client's result sharing this partition
-        }
         Outcome outcome;
         try {
             dev.baton.events.Outcome event = serde.decode(r);

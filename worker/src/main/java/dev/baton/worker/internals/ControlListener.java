@@ -1,8 +1,6 @@
 package dev.baton.worker.internals;
 
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -14,10 +12,10 @@ import dev.baton.schemas.SiteKey;
 import dev.baton.schemas.UndecodableRecordException;
 import dev.baton.topics.BatonTopics;
 import dev.baton.topics.ClientConfigs;
+import dev.baton.topics.KeyedPartitionReader;
 import org.apache.kafka.clients.consumer.CloseOptions;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
-import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.WakeupException;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.slf4j.Logger;
@@ -51,14 +49,11 @@ public final class ControlListener implements Runnable {
     @Override
     public void run() {
         try {
-            int partitions = consumer.partitionsFor(BatonTopics.WORKER_CONTROL, Duration.ofSeconds(30)).size();
-            TopicPartition tp = new TopicPartition(BatonTopics.WORKER_CONTROL, BatonTopics.keyPartition(workerId, partitions));
-            consumer.assign(List.of(tp));
-            consumer.seekToEnd(List.of(tp));
-            consumer.position(tp, Duration.ofSeconds(30));
+            KeyedPartitionReader reader = KeyedPartitionReader.open(consumer, BatonTopics.WORKER_CONTROL, workerId, Duration.ofSeconds(30));
+            reader.position(KeyedPartitionReader.Start.END, Duration.ofSeconds(30));
             positioned.countDown();
             while (running) {
-                for (ConsumerRecord<byte[], byte[]> r : consumer.poll(Duration.ofMillis(100))) {
+                for (ConsumerRecord<byte[], byte[]> r : reader.poll(Duration.ofMillis(100))) {
                     handle(r);
                 }
             }
@@ -74,9 +69,6 @@ public final class ControlListener implements Runnable {
     }
 
     private void handle(ConsumerRecord<byte[], byte[]> r) {
-        if (r.key() == null || !workerId.equals(new String(r.key(), StandardCharsets.UTF_8))) {
-            return;
-        }
         WorkerControl control;
         try {
             control = serde.decode(r);
