@@ -1,5 +1,6 @@
 package dev.baton.schemas.registry;
 
+import java.io.IOException;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -210,7 +211,7 @@ final class ConfluentRestRoutes {
     private JsonNode rawSchema(Schema schema) {
         try {
             return json.readTree(schema.toString());
-        } catch (java.io.IOException e) {
+        } catch (IOException e) {
             throw new IllegalStateException("Avro wrote a schema that is not JSON: " + e.getMessage(), e);
         }
     }
