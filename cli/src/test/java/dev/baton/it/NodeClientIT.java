@@ -24,7 +24,8 @@ import org.junit.jupiter.api.Test;
 /**
  * The Node.js reference client (clients/node: kafkajs and avsc) dispatches activities and serves
  * them as a worker against the streams app on the embedded broker, with its schemas registered
- * through the streams app's Confluent REST API. Skipped, saying why, where node or npm is absent.
+ * through the streams app's Confluent REST API; then Confluent's own JavaScript registry client uses
+ * that API unchanged. Skipped, saying why, where node or npm is absent.
  */
 class NodeClientIT {
 
@@ -59,11 +60,18 @@ class NodeClientIT {
                 assertThat(java.register("baton.worker-events-value", WorkerEvent.getClassSchema()))
                         .isEqualTo(registered.path("baton.worker-events-value").asInt(-1));
             }
+
+            // Confluent's own JavaScript registry client, unchanged, against the same REST API.
+            Run confluent = run(List.of("node", "src/confluent-check.js", "--registry", "http://127.0.0.1:" + port), 60);
+            assertThat(confluent.exit()).as(confluent.output()).isZero();
+            JsonNode check = new ObjectMapper().readTree(confluent.output().lines().filter(l -> l.startsWith("{")).reduce((a, b) -> b).orElseThrow());
+            assertThat(check.path("dispatchId").asInt()).isEqualTo(summary.path("registered").path("baton.dispatch-value").asInt(-1));
         }
     }
 
     private static void installDependencies() throws Exception {
-        if (Files.isDirectory(CLIENT.resolve("node_modules/kafkajs")) && Files.isDirectory(CLIENT.resolve("node_modules/avsc"))) {
+        if (Files.isDirectory(CLIENT.resolve("node_modules/kafkajs")) && Files.isDirectory(CLIENT.resolve("node_modules/avsc"))
+                && Files.isDirectory(CLIENT.resolve("node_modules/@kafkajs/confluent-schema-registry"))) {
             return;
         }
         Run ci = run(List.of("npm", "ci", "--no-audit", "--no-fund"), 300);
