@@ -128,6 +128,9 @@ class Worker {
       try {
         task = await this.serde.decode(message.value, this.types.ActivityTask);
       } catch (e) {
+        if (e.retriable) {
+          throw e; // a registry outage: kafkajs retries the batch, nothing is committed
+        }
         // Never stall the queue on one record (section 8): keep it in the dead letters, go on.
         await this.deadLetter(batch, message, 'undecodable ActivityTask: ' + e.message);
         continue;

@@ -47,14 +47,21 @@ class RegistryClient {
   }
 
   async call(method, urlPath, body) {
-    const response = await fetch(this.url + urlPath, {
-      method,
-      body,
-      headers: body ? { 'Content-Type': 'application/vnd.schemaregistry.v1+json' } : {},
-    });
+    let response;
+    try {
+      response = await fetch(this.url + urlPath, {
+        method,
+        body,
+        headers: body ? { 'Content-Type': 'application/vnd.schemaregistry.v1+json' } : {},
+      });
+    } catch (e) {
+      // The registry is unreachable: no record is at fault, so the caller retries instead of dead-lettering.
+      throw Object.assign(new Error(`${method} ${this.url}${urlPath} failed: ${e.message}`), { retriable: true });
+    }
     const answer = await response.json();
     if (!response.ok) {
-      throw new Error(`${method} ${urlPath} answered ${response.status}: error_code ${answer.error_code}, ${answer.message}`);
+      const error = new Error(`${method} ${urlPath} answered ${response.status}: error_code ${answer.error_code}, ${answer.message}`);
+      throw Object.assign(error, { retriable: response.status >= 500 });
     }
     return answer;
   }
