@@ -68,6 +68,10 @@ public final class DemoCommand implements Callable<Integer> {
     @Option(names = "--status-port", defaultValue = "9402", description = "With --keep-running: the streams app's GET /status port (default ${DEFAULT-VALUE})")
     int statusPort;
 
+    @Option(names = "--registry-port", defaultValue = "8081",
+            description = "The Confluent Schema Registry REST API over _baton_schemas, for clients in other languages; 0 = off (default ${DEFAULT-VALUE})")
+    int registryPort;
+
     @Option(names = "--partitions", defaultValue = "6", description = "Partitions per topic (default ${DEFAULT-VALUE})")
     int partitions;
 
@@ -104,10 +108,14 @@ public final class DemoCommand implements Callable<Integer> {
         long started = System.nanoTime();
         out.println("starting an embedded Kafka broker, Baton's topics and the streams app ...");
         Map<String, Object> streams = keepRunning
-                ? Map.of("commit.interval.ms", commitIntervalMs, "status.port", statusPort)
-                : Map.of("commit.interval.ms", commitIntervalMs);
+                ? Map.of("commit.interval.ms", commitIntervalMs, "status.port", statusPort, "schema.registry.rest.port", registryPort)
+                : Map.of("commit.interval.ms", commitIntervalMs, "schema.registry.rest.port", registryPort);
         try (LocalCluster cluster = LocalCluster.start(partitions, List.of("payments", "mail"), streams, dataDir)) {
             out.printf("cluster   broker %s, streams app RUNNING (%d ms)%n", cluster.bootstrapServers(), millisSince(started));
+            if (cluster.streamsApp().schemaRegistryRestPort() > 0) {
+                out.printf("registry  http://localhost:%d (Confluent Schema Registry REST API over _baton_schemas)%n",
+                        cluster.streamsApp().schemaRegistryRestPort());
+            }
             int schemaFailures = roundTripEveryEvent(cluster);
             workers.clear();
             List<String> roster = new ArrayList<>();

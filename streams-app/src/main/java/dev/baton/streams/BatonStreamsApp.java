@@ -1,11 +1,13 @@
 package dev.baton.streams;
 
+import java.io.IOException;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Set;
 
 import dev.baton.schemas.registry.SchemaRegistry;
+import dev.baton.schemas.registry.SchemaRegistryRestServer;
 import dev.baton.streams.config.CommitPacing;
 import dev.baton.streams.config.QueueTimeouts;
 import dev.baton.streams.config.StreamsAppConfig;
@@ -50,6 +52,7 @@ public final class BatonStreamsApp implements AutoCloseable {
     private final QueueService queueService;
     private final Serdes serdes;
     private StatusServer status;
+    private SchemaRegistryRestServer registryRest;
     private HangingTransactionReaper reaper;
     private final Object stateChanged = new Object();
 
@@ -95,7 +98,37 @@ public final class BatonStreamsApp implements AutoCloseable {
         if (config.statusPort() > 0) {
             status = new StatusServer(config.statusPort(), report());
         }
+        registryRest = serveRegistry();
         return this;
+    }
+
+    /**
+     * The Confluent REST API over the schema topic, for clients in other languages. Only over
+     * {@code kafka://}: an http(s) registry serves its own. A taken port is not fatal, because every
+     * instance folds the same topic: another one on this host serves the same ids.
+     */
+    private SchemaRegistryRestServer serveRegistry() {
+        int port = config.schemaRegistryRestPort();
+        if (port == 0) {
+            return null;
+        }
+        if (!config.schemaRegistryUrl().trim().toLowerCase().startsWith("kafka://")) {
+            log.warn("{}={} ignored: the registry is {}, which serves its own REST API", StreamsAppConfig.SCHEMA_REGISTRY_REST_PORT_CONFIG,
+                    port, config.schemaRegistryUrl());
+            return null;
+        }
+        try {
+            return SchemaRegistryRestServer.start(registry, port);
+        } catch (IOException e) {
+            log.warn("schema registry REST API not served: port {} cannot be bound ({}); set {} to a free port",
+                    port, e.toString(), StreamsAppConfig.SCHEMA_REGISTRY_REST_PORT_CONFIG);
+            return null;
+        }
+    }
+
+    /** The port serving the schema registry REST API, or -1 when it is not served. */
+    public int schemaRegistryRestPort() {
+        return registryRest == null ? -1 : registryRest.port();
     }
 
     /** The JSON that {@code GET /status} serves (whether or not the port is on). */
@@ -162,6 +195,9 @@ public final class BatonStreamsApp implements AutoCloseable {
     public void close() {
         if (status != null) {
             status.close();
+        }
+        if (registryRest != null) {
+            registryRest.close();
         }
         if (reaper != null) {
             reaper.close();

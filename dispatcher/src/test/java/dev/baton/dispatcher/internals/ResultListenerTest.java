@@ -176,6 +176,16 @@ class ResultListenerTest {
         }
 
         @Override
+        public List<String> subjects() {
+            return delegate.subjects();
+        }
+
+        @Override
+        public List<RegisteredSchema> versions(String subject) {
+            return delegate.versions(subject);
+        }
+
+        @Override
         public void close() {
         }
     }

@@ -1,5 +1,6 @@
 package dev.baton.schemas.registry;
 
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
@@ -43,6 +44,21 @@ final class CachingSchemaRegistry implements SchemaRegistry {
     @Override
     public boolean isCompatible(String subject, Schema schema) {
         return delegate.isCompatible(subject, schema);
+    }
+
+    @Override
+    public List<String> subjects() {
+        return delegate.subjects();
+    }
+
+    @Override
+    public List<RegisteredSchema> versions(String subject) {
+        return delegate.versions(subject);
+    }
+
+    @Override
+    public Optional<RegisteredSchema> lookup(String subject, Schema schema) {
+        return delegate.lookup(subject, schema);
     }
 
     @Override

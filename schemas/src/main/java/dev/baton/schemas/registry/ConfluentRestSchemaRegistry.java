@@ -8,7 +8,9 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Base64;
+import java.util.List;
 import java.util.Optional;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -19,8 +21,9 @@ import org.apache.avro.SchemaParseException;
 
 /**
  * A client of the Confluent Schema Registry REST API ({@code http(s)://}); works with Confluent,
- * Apicurio's {@code /apis/ccompat/v7} and Karapace. Only the calls Baton needs: register, schema by
- * id, latest version, compatibility against latest.
+ * Apicurio's {@code /apis/ccompat/v7}, Karapace and Baton's own {@link SchemaRegistryRestServer}.
+ * Only the calls Baton needs: register, schema by id, subjects and their versions, lookup,
+ * compatibility against latest.
  *
  * <p>Errors map from the API's {@code error_code}: 404xx → {@link SchemaNotFoundException}, 409 →
  * {@link IncompatibleSchemaException}, 422xx → {@link InvalidSchemaException}, 5xx and I/O →
@@ -59,9 +62,7 @@ final class ConfluentRestSchemaRegistry implements SchemaRegistry {
     @Override
     public Optional<RegisteredSchema> latest(String subject) {
         try {
-            JsonNode body = sendRaw("GET", "/subjects/" + encode(subject) + "/versions/latest", null);
-            return Optional.of(new RegisteredSchema(body.path("subject").asText(subject), body.path("id").asInt(),
-                    body.path("version").asInt(), parse(body.path("schema").asText())));
+            return Optional.of(registered(sendRaw("GET", "/subjects/" + encode(subject) + "/versions/latest", null), subject));
         } catch (RegistryErrorException e) {
             if (e.errorCode == SUBJECT_NOT_FOUND) {
                 return Optional.empty();
@@ -81,6 +82,48 @@ final class ConfluentRestSchemaRegistry implements SchemaRegistry {
             }
             throw e.toTyped();
         }
+    }
+
+    @Override
+    public List<String> subjects() {
+        List<String> subjects = new ArrayList<>();
+        send("GET", "/subjects", null).forEach(s -> subjects.add(s.asText()));
+        return subjects;
+    }
+
+    @Override
+    public List<RegisteredSchema> versions(String subject) {
+        JsonNode numbers;
+        try {
+            numbers = sendRaw("GET", "/subjects/" + encode(subject) + "/versions", null);
+        } catch (RegistryErrorException e) {
+            if (e.errorCode == SUBJECT_NOT_FOUND) {
+                return List.of();
+            }
+            throw e.toTyped();
+        }
+        List<RegisteredSchema> versions = new ArrayList<>();
+        for (JsonNode n : numbers) {
+            versions.add(registered(send("GET", "/subjects/" + encode(subject) + "/versions/" + n.asInt(), null), subject));
+        }
+        return versions;
+    }
+
+    @Override
+    public Optional<RegisteredSchema> lookup(String subject, Schema schema) {
+        try {
+            return Optional.of(registered(sendRaw("POST", "/subjects/" + encode(subject), schemaBody(schema)), subject));
+        } catch (RegistryErrorException e) {
+            if (e.status == 404) {
+                return Optional.empty();
+            }
+            throw e.toTyped();
+        }
+    }
+
+    private static RegisteredSchema registered(JsonNode body, String subject) {
+        return new RegisteredSchema(body.path("subject").asText(subject), body.path("id").asInt(),
+                body.path("version").asInt(), parse(body.path("schema").asText()));
     }
 
     @Override

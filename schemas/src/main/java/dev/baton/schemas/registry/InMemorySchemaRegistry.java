@@ -1,5 +1,6 @@
 package dev.baton.schemas.registry;
 
+import java.util.List;
 import java.util.Optional;
 
 import org.apache.avro.Schema;
@@ -34,6 +35,21 @@ final class InMemorySchemaRegistry implements SchemaRegistry {
     @Override
     public synchronized boolean isCompatible(String subject, Schema schema) {
         return log.isCompatible(subject, schema);
+    }
+
+    @Override
+    public synchronized List<String> subjects() {
+        return log.subjects();
+    }
+
+    @Override
+    public synchronized List<RegisteredSchema> versions(String subject) {
+        return log.versions(subject);
+    }
+
+    @Override
+    public synchronized Optional<RegisteredSchema> lookup(String subject, Schema schema) {
+        return log.lookup(subject, schema);
     }
 
     @Override

@@ -33,7 +33,9 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
  * Schemas stored in the single-partition topic {@code _baton_schemas} ({@code kafka://}).
  *
  * <p>Each record is one registration: key = subject, value = schema JSON. A schema's id is the
- * offset of its first registration. The topic has infinite retention and is never compacted:
+ * offset of the first registration of its parsing canonical form ({@link RegistrationLog}), so a
+ * client in any language that registers the same schema, however it writes the JSON, gets the id
+ * Java processes use. The topic has infinite retention and is never compacted:
  * compaction could drop a first registration and so change an id that data on disk still names.
  * Every process that reads the topic folds it the same way, so all agree on every id with no
  * coordinator; two processes racing to register one schema both append, and the lower offset wins
@@ -92,6 +94,24 @@ final class KafkaTopicSchemaRegistry implements SchemaRegistry {
     public synchronized boolean isCompatible(String subject, Schema schema) {
         catchUp(-1);
         return log.isCompatible(subject, schema);
+    }
+
+    @Override
+    public synchronized List<String> subjects() {
+        catchUp(-1);
+        return log.subjects();
+    }
+
+    @Override
+    public synchronized List<RegisteredSchema> versions(String subject) {
+        catchUp(-1);
+        return log.versions(subject);
+    }
+
+    @Override
+    public synchronized Optional<RegisteredSchema> lookup(String subject, Schema schema) {
+        catchUp(-1);
+        return log.lookup(subject, schema);
     }
 
     @Override

@@ -5,22 +5,37 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.TreeMap;
 
 import org.apache.avro.AvroRuntimeException;
 import org.apache.avro.Schema;
+import org.apache.avro.SchemaNormalization;
 
 /**
- * The fold of an append-only log of (subject, schema) registrations. A schema's id is the position
- * of its first registration in the log, so every reader of the same log agrees on every id without
- * coordination; a repeated registration (a race between two writers) changes nothing.
+ * The fold of an append-only log of (subject, schema) registrations. A schema is identified by
+ * Avro's parsing canonical form ({@link SchemaNormalization#toParsingForm}), which every Avro
+ * library computes alike; its id is the position of the first registration of that form, so every
+ * reader of the same log agrees on every id without coordination, whatever language, whitespace,
+ * field order of the JSON object or Java-only properties the registering client used.
+ *
+ * <p>Logs written before canonical identity gave an id to each distinct Java {@code toString()}
+ * text. Those ids stay readable: the position of any valid registration resolves to the schema it
+ * holds ({@link #schema}), while registration hands out only the canonical id.
  *
  * <p>Not thread-safe; its owner serializes access.
  */
 final class RegistrationLog {
 
-    private final Map<String, Integer> idBySchemaText = new HashMap<>();
+    private final Map<String, Integer> idByCanonicalForm = new HashMap<>();
     private final Map<Integer, Schema> schemaById = new HashMap<>();
-    private final Map<String, List<Integer>> idsBySubject = new HashMap<>();
+    /** Positions that an older rule may have handed out as ids: read-only aliases of a canonical id. */
+    private final Map<Integer, Schema> schemaByLegacyId = new HashMap<>();
+    private final Map<String, List<Integer>> idsBySubject = new TreeMap<>();
+
+    /** The identity of a schema in every Baton registry. */
+    static String canonicalForm(Schema schema) {
+        return SchemaNormalization.toParsingForm(schema);
+    }
 
     /**
      * Applies the registration found at {@code position}. Entries that are not a valid schema are
@@ -38,12 +53,12 @@ final class RegistrationLog {
         if (position > Integer.MAX_VALUE) {
             throw new SchemaRegistryException("schema log position " + position + " does not fit a 4-byte schema id");
         }
-        String canonical = schema.toString();
-        Integer id = idBySchemaText.get(canonical);
+        Integer id = idByCanonicalForm.putIfAbsent(canonicalForm(schema), (int) position);
         if (id == null) {
             id = (int) position;
-            idBySchemaText.put(canonical, id);
             schemaById.put(id, schema);
+        } else {
+            schemaByLegacyId.put((int) position, schema);
         }
         List<Integer> versions = idsBySubject.computeIfAbsent(subject, s -> new ArrayList<>());
         if (!versions.contains(id)) {
@@ -51,22 +66,43 @@ final class RegistrationLog {
         }
     }
 
+    /** The canonical id of {@code schema} if it is registered under {@code subject}. */
     Optional<Integer> idUnder(String subject, Schema schema) {
-        Integer id = idBySchemaText.get(schema.toString());
-        return id != null && idsBySubject.getOrDefault(subject, List.of()).contains(id) ? Optional.of(id) : Optional.empty();
+        return lookup(subject, schema).map(RegisteredSchema::id);
     }
 
+    /** {@code schema} as registered under {@code subject} (with its version), if it is. */
+    Optional<RegisteredSchema> lookup(String subject, Schema schema) {
+        Integer id = idByCanonicalForm.get(canonicalForm(schema));
+        List<Integer> versions = idsBySubject.getOrDefault(subject, List.of());
+        int index = id == null ? -1 : versions.indexOf(id);
+        return index < 0 ? Optional.empty() : Optional.of(new RegisteredSchema(subject, id, index + 1, schemaById.get(id)));
+    }
+
+    /** The schema with this id: a canonical id, or the position of any valid registration (a legacy id). */
     Optional<Schema> schema(int id) {
-        return Optional.ofNullable(schemaById.get(id));
+        Schema schema = schemaById.get(id);
+        return Optional.ofNullable(schema != null ? schema : schemaByLegacyId.get(id));
     }
 
     Optional<RegisteredSchema> latest(String subject) {
-        List<Integer> versions = idsBySubject.get(subject);
-        if (versions == null || versions.isEmpty()) {
-            return Optional.empty();
+        List<RegisteredSchema> versions = versions(subject);
+        return versions.isEmpty() ? Optional.empty() : Optional.of(versions.get(versions.size() - 1));
+    }
+
+    /** Every subject with at least one version, sorted. */
+    List<String> subjects() {
+        return List.copyOf(idsBySubject.keySet());
+    }
+
+    /** The subject's versions, oldest first (version 1 first); empty for an unknown subject. */
+    List<RegisteredSchema> versions(String subject) {
+        List<Integer> ids = idsBySubject.getOrDefault(subject, List.of());
+        List<RegisteredSchema> versions = new ArrayList<>(ids.size());
+        for (int i = 0; i < ids.size(); i++) {
+            versions.add(new RegisteredSchema(subject, ids.get(i), i + 1, schemaById.get(ids.get(i))));
         }
-        int id = versions.get(versions.size() - 1);
-        return Optional.of(new RegisteredSchema(subject, id, versions.size(), schemaById.get(id)));
+        return versions;
     }
 
     boolean isCompatible(String subject, Schema schema) {

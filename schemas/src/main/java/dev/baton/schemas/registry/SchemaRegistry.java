@@ -1,5 +1,6 @@
 package dev.baton.schemas.registry;
 
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 
@@ -8,8 +9,10 @@ import org.apache.avro.Schema;
 /**
  * Where Baton's Avro schemas live and get their 4-byte ids.
  *
- * <p>Ids are global per schema text: registering the same schema under any subject returns the same
- * id. Registration enforces BACKWARD compatibility with the subject's latest schema and throws
+ * <p>Ids are global per schema: registering the same schema under any subject returns the same id.
+ * Baton's own registries ({@code kafka://}, {@code mem://}) identify a schema by Avro's parsing
+ * canonical form, so the same schema written with other whitespace, key order or Java-only
+ * properties gets the same id. Registration enforces BACKWARD compatibility with the subject's latest schema and throws
  * {@link IncompatibleSchemaException} otherwise. Implementations are thread-safe.
  *
  * <p>Pick one with {@link #forUrl(String, Map)}: {@code http(s)://} for a Confluent-compatible
@@ -28,6 +31,18 @@ public interface SchemaRegistry extends AutoCloseable {
 
     /** Whether {@code schema} can read everything written with the subject's latest schema. */
     boolean isCompatible(String subject, Schema schema);
+
+    /** Every subject with at least one version. */
+    List<String> subjects();
+
+    /** The subject's versions, version 1 first; empty for an unknown subject. */
+    List<RegisteredSchema> versions(String subject);
+
+    /** {@code schema} as registered under {@code subject}, found by parsing canonical form, if it is. */
+    default Optional<RegisteredSchema> lookup(String subject, Schema schema) {
+        String canonical = RegistrationLog.canonicalForm(schema);
+        return versions(subject).stream().filter(v -> RegistrationLog.canonicalForm(v.schema()).equals(canonical)).findFirst();
+    }
 
     @Override
     void close();

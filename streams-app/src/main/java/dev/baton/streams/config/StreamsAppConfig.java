@@ -91,6 +91,11 @@ public final class StreamsAppConfig extends AbstractConfig {
     public static final String STATUS_PORT_CONFIG = "status.port";
     private static final String STATUS_PORT_DOC = "Serve GET /status (JSON: sites by state and queue, unserved queues, workers, lag) on this port; 0 = off.";
 
+    public static final String SCHEMA_REGISTRY_REST_PORT_CONFIG = "schema.registry.rest.port";
+    private static final String SCHEMA_REGISTRY_REST_PORT_DOC = "With a kafka:// schema.registry.url: serve the Confluent Schema Registry "
+            + "REST API over _baton_schemas on this port (8081 is Confluent's), so Confluent serializers in any language can use it; 0 = off. "
+            + "A port already taken is logged and skipped: every instance serves the same ids.";
+
     public static final String QUEUE_REFRESH_MS_CONFIG = "queue.refresh.ms";
     private static final String QUEUE_REFRESH_MS_DOC = "How often the list of declared queues (task topics) is refreshed.";
 
@@ -150,6 +155,7 @@ public final class StreamsAppConfig extends AbstractConfig {
             .define(RETRY_NON_RETRYABLE_PREFIXES_CONFIG, Type.LIST, "", Importance.LOW,
                     "Default retry policy: failure reasons (after 'retryable: ') starting with any of these are not retried.")
             .define(STATUS_PORT_CONFIG, Type.INT, 0, Range.between(0, 65535), Importance.LOW, STATUS_PORT_DOC)
+            .define(SCHEMA_REGISTRY_REST_PORT_CONFIG, Type.INT, 0, Range.between(0, 65535), Importance.LOW, SCHEMA_REGISTRY_REST_PORT_DOC)
             .define(QUEUE_REFRESH_MS_CONFIG, Type.LONG, 5_000L, Range.atLeast(100), Importance.LOW, QUEUE_REFRESH_MS_DOC)
             .define(ROCKSDB_BLOCK_CACHE_BYTES_CONFIG, Type.LONG, 64L * 1024 * 1024, Range.atLeast(1024 * 1024), Importance.LOW, ROCKSDB_BLOCK_CACHE_BYTES_DOC)
             .define(ROCKSDB_WRITE_BUFFER_BYTES_CONFIG, Type.LONG, 32L * 1024 * 1024, Range.atLeast(1024 * 1024), Importance.LOW, ROCKSDB_WRITE_BUFFER_BYTES_DOC)
@@ -293,6 +299,10 @@ public final class StreamsAppConfig extends AbstractConfig {
 
     public int statusPort() {
         return getInt(STATUS_PORT_CONFIG);
+    }
+
+    public int schemaRegistryRestPort() {
+        return getInt(SCHEMA_REGISTRY_REST_PORT_CONFIG);
     }
 
     public long workerStaleMs() {

@@ -57,6 +57,7 @@ public final class SiteProcessor implements Processor<byte[], byte[], byte[], by
     private DeadlineIndex deadlines;
     private Emitter emit;
     private InputValidator validator;
+    private PartitionCheck partitionCheck;
     private DispatchRules dispatchRules;
     private WorkerEventRules workerEventRules;
     private DeadlineRules deadlineRules;
@@ -88,6 +89,7 @@ public final class SiteProcessor implements Processor<byte[], byte[], byte[], by
                 settings.queueTimeouts(), settings.tokenKey());
         deadlineRecords = new DeadlineRecords();
         validator = new InputValidator(settings.maxPayloadBytes());
+        partitionCheck = new PartitionCheck(settings.inputPartitions());
         dispatchRules = new DispatchRules(sites, lifecycle, emit, settings.queues());
         workerEventRules = new WorkerEventRules(sites, lifecycle, emit, settings.metrics(), reason -> deadLetter(current, reason));
         deadlineRules = new DeadlineRules(sites, deadlines, lifecycle, settings.metrics(), census, settings.transportLossBudget());
@@ -146,10 +148,10 @@ public final class SiteProcessor implements Processor<byte[], byte[], byte[], by
             deadLetter(record, "bad site key: " + e.getMessage());
             return;
         }
-        int owner = settings.inputPartitions().partitionOf(record.key());
-        int partition = context.recordMetadata().map(RecordMetadata::partition).orElse(owner);
-        if (owner >= 0 && partition != owner) {
-            wrongPartition(site, topic, record, partition, owner);
+        int partition = context.recordMetadata().map(RecordMetadata::partition).orElse(-1);
+        Optional<String> misplaced = partition < 0 ? Optional.empty() : partitionCheck.misplacement(topic, record.key(), partition);
+        if (misplaced.isPresent()) {
+            wrongPartition(site, topic, record, misplaced.get());
         } else if (BatonTopics.DISPATCH.equals(topic)) {
             dispatch(site, record);
         } else {
@@ -163,15 +165,12 @@ public final class SiteProcessor implements Processor<byte[], byte[], byte[], by
      * site on the wrong task, whose worker reports then land where the site is unknown. A dispatch is
      * answered, naming the rule; anything else is dead-lettered.
      */
-    private void wrongPartition(SiteKey site, String topic, Record<byte[], byte[]> record, int partition, int owner) {
-        String problem = "written to partition " + partition + " of " + topic + ", but its key maps to partition " + owner
-                + " (murmur2 of the key bytes modulo " + settings.inputPartitions().count() + ", Kafka's default partitioner); "
-                + "produce with a murmur2 partitioner (librdkafka: partitioner=murmur2_random)";
-        deadLetter(record, "wrong partition: " + problem);
+    private void wrongPartition(SiteKey site, String topic, Record<byte[], byte[]> record, String problem) {
+        deadLetter(record, problem);
         if (BatonTopics.DISPATCH.equals(topic)) {
             DispatchCommand cmd = settings.serdes().dispatch().decode(BatonTopics.DISPATCH, record.value());
             if (cmd.getKind() == DispatchKind.REQUESTED) {
-                refuseInvalid(site, cmd, "wrong partition: " + problem);
+                refuseInvalid(site, cmd, problem);
             }
         }
     }

@@ -6,6 +6,7 @@ import static dev.baton.streams.topology.SiteHarness.timeouts;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.time.Duration;
+import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicBoolean;
 
@@ -89,6 +90,16 @@ class AtomicStepTest {
         @Override
         public boolean isCompatible(String subject, Schema schema) {
             return delegate.isCompatible(subject, schema);
+        }
+
+        @Override
+        public List<String> subjects() {
+            return delegate.subjects();
+        }
+
+        @Override
+        public List<RegisteredSchema> versions(String subject) {
+            return delegate.versions(subject);
         }
 
         @Override

@@ -1,0 +1,35 @@
+'use strict';
+// What the client must get exactly right without a broker: site keys, Confluent framing, and the
+// partitioner (kafkajs's default must be Java's murmur2, docs/protocol.md section 2).
+const test = require('node:test');
+const assert = require('node:assert');
+const path = require('path');
+const { Partitioners } = require('kafkajs');
+const { siteKey } = require('../src/baton');
+const { loadEventTypes, Serde } = require('../src/schemas');
+
+const types = loadEventTypes(path.join(__dirname, '../../../schemas/src/main/avro'));
+
+test('site keys escape % then / in each part', () => {
+  assert.strictEqual(siteKey({ namespace: 'shop', workflowId: 'order/42', activityId: 'charge' }), 'shop/order%2F42/charge');
+  assert.strictEqual(siteKey({ namespace: 'a%2F', workflowId: 'b', activityId: 'c' }), 'a%252F/b/c');
+});
+
+test('the default partitioner puts a key where Java murmur2 does', () => {
+  const partitioner = Partitioners.DefaultPartitioner();
+  const partitionMetadata = Array.from({ length: 12 }, (_, i) => ({ partitionId: i, leader: 0 }));
+  // Java: Utils.toPositive(Utils.murmur2("shop/order%2F42/charge".getBytes(UTF_8))) % 12
+  const partition = partitioner({ topic: 't', partitionMetadata, message: { key: Buffer.from('shop/order%2F42/charge') } });
+  assert.strictEqual(partition, 8);
+});
+
+test('values are framed with magic byte 0 and the registered id, and read back', async () => {
+  const registry = { register: async () => 42, typeById: async () => types.WorkerStatus };
+  const serde = new Serde(registry);
+  const status = { workerId: 'w', queues: ['q'], nodeLabels: [], capacity: 1, inFlight: 0, draining: false, startedAtMillis: 1, lastSeenMillis: 2 };
+  const bytes = await serde.encode('baton.workers', types.WorkerStatus, status);
+  assert.strictEqual(bytes.readUInt8(0), 0);
+  assert.strictEqual(bytes.readInt32BE(1), 42);
+  assert.deepStrictEqual({ ...(await serde.decode(bytes, types.WorkerStatus)) }, status);
+  assert.deepStrictEqual(serde.registered(), { 'baton.workers-value': 42 });
+});
