@@ -66,9 +66,10 @@ public final class SiteModel {
     /**
      * A worker's report. {@code token} null means forged; {@code claimedAttempt}/{@code claimedGeneration}
      * are what the report says it is about. {@code failsStep}: deciding it throws, as a bug would.
+     * {@code details}: a lease's or heartbeat's checkpoint, null for none.
      */
     public record Report(String site, ReportKind kind, TokenId token, int claimedAttempt, int claimedGeneration, String workerId,
-                         String reason, String output, boolean failsStep) {
+                         String reason, String output, boolean failsStep, String details) {
     }
 
     /** Something the streams app makes visible. */
@@ -80,8 +81,12 @@ public final class SiteModel {
             implements Effect {
     }
 
-    /** A task published for a generation. */
-    public record Task(String site, int epoch, int attempt, int generation, String node) implements Effect {
+    /**
+     * A task published for a generation; {@code lastDetails} is the checkpoint it hands over: the
+     * details of the run's last current heartbeat, across generations and policy retries, none for a
+     * new run.
+     */
+    public record Task(String site, int epoch, int attempt, int generation, String node, String lastDetails) implements Effect {
     }
 
     /** A stop sent to {@code workerId} for the run holding {@code token}. */
@@ -134,6 +139,7 @@ public final class SiteModel {
         boolean outcomeCompleted;
         String outcomeReason;
         String outcomeOutput;
+        String heartbeatDetails;
 
         Site copy() {
             Site c = new Site();
@@ -161,6 +167,7 @@ public final class SiteModel {
             c.outcomeCompleted = outcomeCompleted;
             c.outcomeReason = outcomeReason;
             c.outcomeOutput = outcomeOutput;
+            c.heartbeatDetails = heartbeatDetails;
             return c;
         }
 
@@ -323,6 +330,9 @@ public final class SiteModel {
     private void currentReport(Report r, Site s) {
         switch (r.kind()) {
             case LEASED, HEARTBEAT -> {
+                if (r.details() != null) {
+                    s.heartbeatDetails = r.details();
+                }
                 if (s.status == Status.LEASED) {
                     arm(s, Deadline.HEARTBEAT, now + heartbeatWindow(s));
                 } else {
@@ -494,7 +504,7 @@ public final class SiteModel {
     private void publish(String name, Site s) {
         s.status = Status.PENDING;
         s.tokenLive = true;
-        out.add(new Task(name, s.epoch, s.attempt, s.generation, s.node));
+        out.add(new Task(name, s.epoch, s.attempt, s.generation, s.node, s.heartbeatDetails));
     }
 
     private void fail(String name, Site s, String reason) {
@@ -520,6 +530,7 @@ public final class SiteModel {
         s.outcomeCompleted = completed;
         s.outcomeReason = reason;
         s.outcomeOutput = output;
+        s.heartbeatDetails = null;
         arm(s, Deadline.EXPIRE, now + config.dedupeWindowMs());
         for (String caller : s.callers) {
             answer(caller, completed, reason, s.attempt, output, false);
