@@ -1,0 +1,51 @@
+package dev.baton.worker.internals;
+
+import dev.baton.schemas.Reasons;
+import dev.baton.schemas.failure.ActivityFailure;
+import dev.baton.schemas.payload.EncodedPayload;
+import dev.baton.schemas.payload.PayloadConversionException;
+import dev.baton.schemas.payload.PayloadConverters;
+import dev.baton.worker.ActivityException;
+import dev.baton.worker.TerminalActivityException;
+
+/** How a handler's exception is reported: its reason (the contract) and its structured failure. */
+public final class Failures {
+
+    private Failures() {
+    }
+
+    /** {@link TerminalActivityException} is {@code terminal:}; anything else is {@code retryable:}. */
+    public static String reason(Throwable thrown) {
+        if (thrown instanceof TerminalActivityException) {
+            return Reasons.TERMINAL + " " + thrown.getMessage();
+        }
+        if (thrown instanceof ActivityException) {
+            return Reasons.RETRYABLE + " " + thrown.getMessage();
+        }
+        return Reasons.RETRYABLE + " " + thrown.getClass().getSimpleName() + ": " + thrown.getMessage();
+    }
+
+    /**
+     * The failure a caller sees: the type and details an {@link ActivityException} names (details
+     * encoded by {@code converters}), else the class name; stack and causes always. Details that
+     * cannot be encoded are left out and said so in the message, rather than losing the failure.
+     */
+    public static ActivityFailure failure(Throwable thrown, PayloadConverters converters) {
+        String type = thrown.getClass().getName();
+        EncodedPayload details = null;
+        String unencodable = null;
+        if (thrown instanceof ActivityException a) {
+            type = a.type() == null || a.type().isBlank() ? type : a.type();
+            if (a.details() != null) {
+                try {
+                    details = converters.encode(a.details());
+                } catch (PayloadConversionException e) {
+                    unencodable = e.getMessage();
+                }
+            }
+        }
+        ActivityFailure f = ActivityFailure.from(thrown, type, details);
+        return unencodable == null ? f
+                : new ActivityFailure(f.type(), f.message() + " (details not sent: " + unencodable + ")", null, f.stack(), f.cause());
+    }
+}
