@@ -29,15 +29,19 @@ import dev.baton.schemas.payload.PayloadConverters;
 public record ActivityFailure(String type, String message, EncodedPayload details, String stack, ActivityFailure cause) {
 
     public static final int MAX_STACK_CHARS = 8 * 1024;
+    public static final int MAX_MESSAGE_CHARS = 8 * 1024;
+    public static final int MAX_TYPE_CHARS = 256;
     public static final int MAX_CAUSES = 8;
 
+    /** Over-long type, message and stack are cut (a failure must still be reported), a blank type refused. */
     public ActivityFailure {
         Objects.requireNonNull(type, "type");
         if (type.isBlank()) {
             throw new IllegalArgumentException("a failure's type must not be blank, was '" + type + "'");
         }
-        message = message == null ? "" : message;
-        stack = stack == null ? "" : cap(stack);
+        type = type.length() <= MAX_TYPE_CHARS ? type : type.substring(0, MAX_TYPE_CHARS);
+        message = message == null ? "" : cut(message, MAX_MESSAGE_CHARS);
+        stack = stack == null ? "" : cut(stack, MAX_STACK_CHARS);
     }
 
     /** A failure without stack, details or cause. */
@@ -120,10 +124,10 @@ public record ActivityFailure(String type, String message, EncodedPayload detail
             }
             text.append("at ").append(frame).append('\n');
         }
-        return cap(text.toString());
+        return cut(text.toString(), MAX_STACK_CHARS);
     }
 
-    private static String cap(String stack) {
-        return stack.length() <= MAX_STACK_CHARS ? stack : stack.substring(0, MAX_STACK_CHARS - 4) + "...\n";
+    private static String cut(String text, int max) {
+        return text.length() <= max ? text : text.substring(0, max - 4) + "...\n";
     }
 }

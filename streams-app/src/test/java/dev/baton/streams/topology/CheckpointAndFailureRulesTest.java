@@ -126,6 +126,18 @@ class CheckpointAndFailureRulesTest {
         });
     }
 
+    @Test
+    void shouldDeadLetterAHeartbeatWhoseDetailsExceedTheirShareOfTheRow() {
+        h.send(request(site, 1, "r1").build());
+        ActivityTask task = h.tasks().get(0);
+
+        h.report(WorkerEvent.newBuilder(heartbeat(task, null)).setHeartbeatDetails(java.nio.ByteBuffer.allocate(65_537)).build());
+
+        assertThat(h.deadLetters()).singleElement().satisfies(d -> assertThat(d.getReason())
+                .contains("heartbeatDetails must be <= 65536 bytes, was 65537"));
+        assertThat(h.siteState(site)).hasValueSatisfying(s -> assertThat(s.getHeartbeatDetails()).isNull());
+    }
+
     private static WorkerEvent heartbeat(ActivityTask task, String details) {
         return WorkerEvent.newBuilder().setKind(WorkerEventKind.HEARTBEAT).setSite(task.getSite()).setAttempt(task.getAttempt())
                 .setGeneration(task.getGeneration()).setToken(task.getToken()).setWorkerId("w1")

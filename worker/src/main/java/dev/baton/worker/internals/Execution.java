@@ -7,6 +7,7 @@ import dev.baton.events.ActivityTask;
 import dev.baton.schemas.SiteKey;
 import dev.baton.schemas.payload.EncodedPayload;
 import dev.baton.schemas.payload.PayloadConverters;
+import dev.baton.schemas.payload.PayloadLimits;
 import dev.baton.worker.ActivityContext;
 import dev.baton.worker.AsyncCompletion;
 import dev.baton.worker.CompletionRef;
@@ -141,12 +142,21 @@ public final class Execution implements ActivityContext {
 
     @Override
     public void heartbeat(byte[] details) {
-        this.heartbeatDetails = details == null ? null : EncodedPayload.octetStream(details.clone());
+        this.heartbeatDetails = details == null ? null : bounded(EncodedPayload.octetStream(details.clone()));
     }
 
     @Override
     public void heartbeat(Object details) {
-        this.heartbeatDetails = details == null ? null : converters.encode(details);
+        this.heartbeatDetails = details == null ? null : bounded(converters.encode(details));
+    }
+
+    /** Refused here, at the handler's call, rather than dead-lettered by the streams app (which would lose the lease). */
+    private static EncodedPayload bounded(EncodedPayload details) {
+        if (details.data().length > PayloadLimits.MAX_HEARTBEAT_DETAILS_BYTES) {
+            throw new IllegalArgumentException("heartbeat details must be <= " + PayloadLimits.MAX_HEARTBEAT_DETAILS_BYTES
+                    + " bytes, were " + details.data().length);
+        }
+        return details;
     }
 
     @Override

@@ -5,6 +5,7 @@ import dev.baton.schemas.failure.ActivityFailure;
 import dev.baton.schemas.payload.EncodedPayload;
 import dev.baton.schemas.payload.PayloadConversionException;
 import dev.baton.schemas.payload.PayloadConverters;
+import dev.baton.schemas.payload.PayloadLimits;
 import dev.baton.worker.ActivityException;
 import dev.baton.worker.TerminalActivityException;
 
@@ -31,6 +32,14 @@ public final class Failures {
      * cannot be encoded are left out and said so in the message, rather than losing the failure.
      */
     public static ActivityFailure failure(Throwable thrown, PayloadConverters converters) {
+        try {
+            return describe(thrown, converters);
+        } catch (RuntimeException e) { // a failure must be reported whatever its exception does (a throwing getMessage, say)
+            return ActivityFailure.of(thrown.getClass().getName(), "failure could not be described: " + e);
+        }
+    }
+
+    private static ActivityFailure describe(Throwable thrown, PayloadConverters converters) {
         String type = thrown.getClass().getName();
         EncodedPayload details = null;
         String unencodable = null;
@@ -39,6 +48,10 @@ public final class Failures {
             if (a.details() != null) {
                 try {
                     details = converters.encode(a.details());
+                    if (details.data().length > PayloadLimits.MAX_FAILURE_DETAILS_BYTES) {
+                        unencodable = "details must be <= " + PayloadLimits.MAX_FAILURE_DETAILS_BYTES + " bytes, were " + details.data().length;
+                        details = null;
+                    }
                 } catch (PayloadConversionException e) {
                     unencodable = e.getMessage();
                 }

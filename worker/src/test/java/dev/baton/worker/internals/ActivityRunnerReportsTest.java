@@ -120,6 +120,14 @@ class ActivityRunnerReportsTest {
         assertThat(CompletionRef.parse(handle.get().token())).isEqualTo(e.ref());
     }
 
+    @Test
+    void shouldRefuseHeartbeatDetailsOverTheLimitAtTheHandlersCall() {
+        Execution e = new Execution(task(null), "w", 0);
+
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> e.heartbeat(new byte[65_537]))
+                .isInstanceOf(IllegalArgumentException.class).hasMessage("heartbeat details must be <= 65536 bytes, were 65537");
+    }
+
     private Execution run(ActivityHandler handler, ActivityTask task) {
         Execution e = new Execution(task, "w", 0);
         slots.tryTake(1);
