@@ -16,6 +16,7 @@ import java.util.Set;
 import java.util.TreeMap;
 
 import dev.baton.events.ActivityTask;
+import dev.baton.events.Failure;
 import dev.baton.events.DispatchCommand;
 import dev.baton.events.DispatchKind;
 import dev.baton.events.Outcome;
@@ -224,14 +225,16 @@ final class SiteMachineWorld implements AutoCloseable {
         boolean fails = failsStep && kind == WorkerEventKind.COMPLETED;
         // Every other keep-alive carries a checkpoint, so some tasks hand over details and some a run's older ones.
         String details = (kind == WorkerEventKind.HEARTBEAT || kind == WorkerEventKind.LEASED) && counter % 2 == 0 ? "hb-" + counter++ : null;
+        String failure = kind == WorkerEventKind.FAILED && counter % 3 != 0 ? "Failure" + counter++ : null;
         model.at(driver.wallClock());
         expect(model.report(new SiteModel.Report(site, SiteModel.ReportKind.valueOf(kind.name()), task == null ? null : tokenIds.get(token),
-                attempt, generation, workerId, reason, output, fails, details)));
+                attempt, generation, workerId, reason, output, fails, details, failure)));
         if (fails) {
             expectedBugLetters++;
         }
         driver.report(WorkerEvent.newBuilder().setKind(kind).setSite(siteKey(site).toRef()).setAttempt(attempt).setGeneration(generation)
                 .setToken(token).setWorkerId(workerId).setOutput(output == null ? null : payload(output)).setReason(reason)
+                .setFailure(failure == null ? null : new Failure(failure, "thrown by " + workerId, null, "", null))
                 .setHeartbeatDetails(details == null ? null : payload(details).getData()).setHeartbeatContentType(details == null ? null : "text/plain")
                 .setAtMillis(driver.wallClock()).build(), fails);
     }
@@ -460,7 +463,7 @@ final class SiteMachineWorld implements AutoCloseable {
     private static Answer observed(Outcome o) {
         String output = o.getOutput() == null ? null : text(o.getOutput());
         return new Answer(o.getRequestId(), o.getStatus() == OutcomeStatus.COMPLETED, ReasonClass.of(o.getReason()), o.getAttempt(), output,
-                o.getUnmatched());
+                o.getUnmatched(), o.getFailure() == null ? null : o.getFailure().getType());
     }
 
     private static String observed(WorkerControl c) {
