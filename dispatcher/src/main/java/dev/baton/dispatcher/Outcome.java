@@ -2,6 +2,7 @@ package dev.baton.dispatcher;
 
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
+import java.util.Optional;
 
 import dev.baton.events.OutcomeStatus;
 import dev.baton.schemas.Reasons;
@@ -72,15 +73,15 @@ public record Outcome(SiteKey site, String requestId, int attempt, boolean compl
      * one made from the reason, typed by its prefix without the colon ({@code "cancelled"},
      * {@code "unavailable"}, ...). Empty for a completion.
      */
-    public java.util.Optional<ActivityFailure> failureOrReason() {
+    public Optional<ActivityFailure> failureOrReason() {
         if (completed) {
-            return java.util.Optional.empty();
+            return Optional.empty();
         }
         if (failure != null) {
-            return java.util.Optional.of(failure);
+            return Optional.of(failure);
         }
         String prefix = reasonPrefix();
-        return java.util.Optional.of(ActivityFailure.of(prefix.isEmpty() ? "failed" : prefix.substring(0, prefix.length() - 1),
+        return Optional.of(ActivityFailure.of(prefix.isEmpty() ? "failed" : prefix.substring(0, prefix.length() - 1),
                 reason == null ? "" : reason));
     }
 

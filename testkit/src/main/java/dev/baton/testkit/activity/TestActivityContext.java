@@ -1,6 +1,7 @@
 package dev.baton.testkit.activity;
 
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
@@ -150,7 +151,7 @@ public final class TestActivityContext implements ActivityContext {
     /** Every heartbeat's details in order (null entries for heartbeats without details). */
     public List<EncodedPayload> heartbeats() {
         synchronized (heartbeats) {
-            return java.util.Collections.unmodifiableList(new ArrayList<>(heartbeats));
+            return Collections.unmodifiableList(new ArrayList<>(heartbeats));
         }
     }
 

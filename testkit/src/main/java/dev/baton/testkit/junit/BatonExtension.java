@@ -1,6 +1,8 @@
 package dev.baton.testkit.junit;
 
+import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -8,6 +10,7 @@ import java.util.Objects;
 import java.util.UUID;
 import java.util.function.Consumer;
 
+import dev.baton.dispatcher.ActivityRequest;
 import dev.baton.dispatcher.DispatchClient;
 import dev.baton.dispatcher.Outcome;
 import dev.baton.testkit.LocalCluster;
@@ -54,7 +57,7 @@ public final class BatonExtension implements BeforeAllCallback, AfterAllCallback
     private final Map<String, Object> streamsOverrides;
     private final List<Consumer<WorkerOptions.Builder>> handlers;
     private final Consumer<WorkerOptions.Builder> workerSetup;
-    private final List<Outcome> unmatched = java.util.Collections.synchronizedList(new ArrayList<>());
+    private final List<Outcome> unmatched = Collections.synchronizedList(new ArrayList<>());
     private LocalCluster cluster;
     private DispatchClient client;
     private ActivityCompletionClient completions;
@@ -103,7 +106,7 @@ public final class BatonExtension implements BeforeAllCallback, AfterAllCallback
         client = cluster.client("baton-test-" + UUID.randomUUID().toString().substring(0, 8), unmatched::add);
         completions = ActivityCompletionClient.create(cluster.clientConfig(), "kafka://");
         WorkerOptions.Builder options = WorkerOptions.builder().queues(queues).workerId("baton-test-worker")
-                .drainTimeout(java.time.Duration.ofSeconds(2));
+                .drainTimeout(Duration.ofSeconds(2));
         handlers.forEach(h -> h.accept(options));
         workerSetup.accept(options);
         worker = cluster.worker(options);
@@ -146,8 +149,8 @@ public final class BatonExtension implements BeforeAllCallback, AfterAllCallback
     }
 
     /** A request on the first queue for {@code activityType} at a fresh site ({@code test/<uuid>/1}), to complete. */
-    public dev.baton.dispatcher.ActivityRequest.Builder request(String activityType) {
-        return dev.baton.dispatcher.ActivityRequest.builder().site("test", UUID.randomUUID().toString(), "1").queue(queues.get(0))
+    public ActivityRequest.Builder request(String activityType) {
+        return ActivityRequest.builder().site("test", UUID.randomUUID().toString(), "1").queue(queues.get(0))
                 .activityType(activityType);
     }
 
