@@ -88,7 +88,7 @@ class BatonExtensionIT {
         HANDED_OFF.clear();
         // Nobody heartbeats the handed-off generation: after the window it is lost and re-delivered.
         CompletableFuture<Receipt> receipt = client.dispatch(BATON.request("approve").input(new Charge("c-9", 10))
-                .heartbeat(Duration.ofSeconds(2)).build(), Receipt.class);
+                .heartbeat(Duration.ofSeconds(3)).build(), Receipt.class);
         String stale = HANDED_OFF.poll(60, TimeUnit.SECONDS);
         String current = HANDED_OFF.poll(60, TimeUnit.SECONDS);
         assertThat(current).as("a second generation was delivered").isNotNull();
