@@ -40,8 +40,8 @@ public final class CheckpointingWorker {
             int from = ctx.lastHeartbeatDetails(Progress.class).map(Progress::row).orElse(0);
             for (int row = from + 1; row <= target; row++) {
                 new CountDownLatch(1).await(rowMillis, TimeUnit.MILLISECONDS);
+                finished.accept(row); // told before checkpointed, so no checkpoint is ahead of what was told
                 ctx.heartbeat(new Progress(row));
-                finished.accept(row);
             }
             return new Counted(from, target);
         };
