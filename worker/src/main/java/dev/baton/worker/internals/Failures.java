@@ -12,18 +12,26 @@ import dev.baton.worker.TerminalActivityException;
 /** How a handler's exception is reported: its reason (the contract) and its structured failure. */
 public final class Failures {
 
+    /** The streams app's bound on a report's reason ({@code InputValidator}). */
+    static final int MAX_REASON_CHARS = 8_192;
+
     private Failures() {
     }
 
-    /** {@link TerminalActivityException} is {@code terminal:}; anything else is {@code retryable:}. */
+    /**
+     * {@link TerminalActivityException} is {@code terminal:}; anything else is {@code retryable:}. Cut
+     * to the streams app's bound on reasons, which dead-letters a longer one (its caller would wait).
+     */
     public static String reason(Throwable thrown) {
+        String reason;
         if (thrown instanceof TerminalActivityException) {
-            return Reasons.TERMINAL + " " + thrown.getMessage();
+            reason = Reasons.TERMINAL + " " + thrown.getMessage();
+        } else if (thrown instanceof ActivityException) {
+            reason = Reasons.RETRYABLE + " " + thrown.getMessage();
+        } else {
+            reason = Reasons.RETRYABLE + " " + thrown.getClass().getSimpleName() + ": " + thrown.getMessage();
         }
-        if (thrown instanceof ActivityException) {
-            return Reasons.RETRYABLE + " " + thrown.getMessage();
-        }
-        return Reasons.RETRYABLE + " " + thrown.getClass().getSimpleName() + ": " + thrown.getMessage();
+        return reason.length() <= MAX_REASON_CHARS ? reason : reason.substring(0, MAX_REASON_CHARS - 3) + "...";
     }
 
     /**

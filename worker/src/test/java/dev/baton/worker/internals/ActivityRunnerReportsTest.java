@@ -121,6 +121,17 @@ class ActivityRunnerReportsTest {
     }
 
     @Test
+    void shouldCutAnOverlongMessageToTheReasonBoundSoTheReportIsNotDeadLettered() {
+        run((ctx, input) -> {
+            throw new TerminalActivityException("x".repeat(20_000));
+        }, task(null));
+
+        WorkerEvent sent = awaitEvent();
+        assertThat(sent.getReason()).startsWith("terminal: xxx").hasSize(Failures.MAX_REASON_CHARS);
+        assertThat(sent.getFailure().getMessage()).hasSize(ActivityFailure.MAX_MESSAGE_CHARS);
+    }
+
+    @Test
     void shouldRefuseHeartbeatDetailsOverTheLimitAtTheHandlersCall() {
         Execution e = new Execution(task(null), "w", 0);
 
