@@ -12,8 +12,11 @@ import java.util.concurrent.CompletableFuture;
 
 import dev.baton.dispatcher.internals.OutcomeEvents;
 import dev.baton.events.DispatchCommand;
+import dev.baton.events.Failure;
 import dev.baton.events.Payload;
+import dev.baton.schemas.failure.ActivityFailure;
 import dev.baton.schemas.payload.PayloadConversionException;
+import dev.baton.schemas.payload.PayloadConverters;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -24,6 +27,9 @@ class DispatchClientTypedTest {
     }
 
     record Receipt(String id, long cents) {
+    }
+
+    record Decline(int code) {
     }
 
     private final DispatchClientHarness harness = DispatchClientHarness.start();
@@ -65,6 +71,35 @@ class DispatchClientTypedTest {
         assertThat(failed.reasonPrefix()).isEqualTo("terminal:");
         assertThat(failed.outcome().completed()).isFalse();
         assertThat(failed.requestId()).isEqualTo(harness.onlyCommand().getRequestId());
+    }
+
+    @Test
+    void shouldHandTheWorkersStructuredFailureToTypedAndUntypedCallers() {
+        Failure thrown = new Failure("CardDeclined", "card declined", new Payload(ByteBuffer.wrap("{\"code\":51}".getBytes(UTF_8)),
+                "application/json"), "at Charge.run(Charge.java:12)\n", new Failure("java.io.IOException", "gateway 402", null, "", null));
+        CompletableFuture<Receipt> typed = harness.client.dispatch(request().build(), Receipt.class);
+        String typedId = harness.onlyCommand().getRequestId();
+        harness.deliver(CLIENT_ID, OutcomeEvents.failed(typedId, CLIENT_ID, "terminal: card declined").setFailure(thrown).build());
+
+        assertThat(typed).failsWithin(WAIT);
+        ActivityFailure failure = ((ActivityFailedException) failureOf(typed)).failure();
+        assertThat(failure.type()).isEqualTo("CardDeclined");
+        assertThat(failure.message()).isEqualTo("card declined");
+        assertThat(failure.stack()).isEqualTo("at Charge.run(Charge.java:12)\n");
+        assertThat(failure.detailsAs(Decline.class, PayloadConverters.defaults())).isEqualTo(new Decline(51));
+        assertThat(failure.cause().message()).isEqualTo("gateway 402");
+        assertThat(failureOf(typed)).hasMessageContaining("CardDeclined: card declined");
+    }
+
+    @Test
+    void shouldTypeAFailureBatonDecidedByItsReasonPrefix() {
+        CompletableFuture<Outcome> untyped = harness.client.dispatch(request().build());
+        harness.deliver(CLIENT_ID, OutcomeEvents.failed(harness.onlyCommand().getRequestId(), CLIENT_ID, "cancelled: by operator").build());
+
+        assertThat(untyped).succeedsWithin(WAIT).satisfies(o -> {
+            assertThat(o.failure()).as("no worker failure").isNull();
+            assertThat(o.failureOrReason()).hasValue(ActivityFailure.of("cancelled", "cancelled: by operator"));
+        });
     }
 
     @Test

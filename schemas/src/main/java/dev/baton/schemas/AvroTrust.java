@@ -6,6 +6,7 @@ import dev.baton.events.ActivityTask;
 import dev.baton.events.DeadLetter;
 import dev.baton.events.DispatchCommand;
 import dev.baton.events.DispatchKind;
+import dev.baton.events.Failure;
 import dev.baton.events.HistoryEvent;
 import dev.baton.events.HistoryKind;
 import dev.baton.events.Outcome;
@@ -51,7 +52,7 @@ public final class AvroTrust {
         }
         ClassSecurityValidator.Builder builder = ClassSecurityValidator.builder();
         EVENT_TYPES.forEach(builder::add);
-        List.of(SiteRef.class, Payload.class, RetryPolicy.class, Timeouts.class,
+        List.of(SiteRef.class, Payload.class, Failure.class, RetryPolicy.class, Timeouts.class,
                 SiteState.class, SiteStatus.class, Waiter.class, Superseded.class, PreviousRun.class,
                 DispatchKind.class, WorkerEventKind.class, WorkerControlKind.class, OutcomeStatus.class, HistoryKind.class)
                 .forEach(builder::add);

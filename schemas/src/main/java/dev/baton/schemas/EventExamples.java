@@ -8,6 +8,7 @@ import dev.baton.events.ActivityTask;
 import dev.baton.events.DeadLetter;
 import dev.baton.events.DispatchCommand;
 import dev.baton.events.DispatchKind;
+import dev.baton.events.Failure;
 import dev.baton.events.HistoryEvent;
 import dev.baton.events.HistoryKind;
 import dev.baton.events.Outcome;
@@ -53,7 +54,9 @@ public final class EventExamples {
                 new Example(BatonTopics.WORKERS, WorkerStatus.newBuilder().setWorkerId("w-1").setQueues(List.of("payments"))
                         .setNodeLabels(List.of("eu-1")).setCapacity(8).setInFlight(2).setStartedAtMillis(5L).setLastSeenMillis(6L).build()),
                 new Example(BatonTopics.RESULTS, Outcome.newBuilder().setStatus(OutcomeStatus.FAILED).setSite(site).setRequestId("req-1")
-                        .setReplyKey("client-a").setAttempt(1).setReason("terminal: card declined").setAtMillis(7L).build()),
+                        .setReplyKey("client-a").setAttempt(1).setReason("terminal: card declined").setAtMillis(7L)
+                        .setFailure(new Failure("CardDeclined", "card declined", input, "at Charge.run(Charge.java:12)\n",
+                                new Failure("java.io.IOException", "gateway said 402", null, "", null))).build()),
                 new Example(BatonTopics.HISTORY, HistoryEvent.newBuilder().setKind(HistoryKind.COMPLETION_REFUSED).setSite(site)
                         .setAttempt(1).setGeneration(1).setWorkerId("w-1").setReason("stale token").setAtMillis(8L).build()),
                 new Example(BatonTopics.DLQ, DeadLetter.newBuilder().setSourceTopic(BatonTopics.DISPATCH).setSourcePartition(3)

@@ -42,9 +42,17 @@ public final class BatonProcess implements AutoCloseable {
      * @throws IllegalStateException if it does not within {@code timeout}; the message carries its output
      */
     public static BatonProcess start(String name, String readyLine, Duration timeout, List<String> args) {
+        return startMain(name, MAIN_CLASS, readyLine, timeout, args);
+    }
+
+    /**
+     * As {@link #start}, running {@code mainClass} (on this JVM's class path) instead of the
+     * {@code baton} command: a test's own worker program, say, to be killed for real.
+     */
+    public static BatonProcess startMain(String name, String mainClass, String readyLine, Duration timeout, List<String> args) {
         List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                 "-Xmx384m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-cp", System.getProperty("java.class.path"),
-                MAIN_CLASS));
+                mainClass));
         command.addAll(args);
         try {
             BatonProcess p = new BatonProcess(name, new ProcessBuilder(command).redirectErrorStream(true).start(), readyLine);

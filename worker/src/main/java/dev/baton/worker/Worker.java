@@ -80,7 +80,7 @@ public final class Worker implements AutoCloseable {
         BatonMetric.WORKER_IN_FLIGHT.gauge(options.meters(), executions, Executions::size, "worker", options.workerId());
         Counter leases = BatonMetric.WORKER_LEASES.counter(options.meters(), "worker", options.workerId());
         Slots slots = new Slots(options.maxConcurrent()); // shared: all queue loops together hold at most maxConcurrent
-        ActivityRunner runner = new ActivityRunner(options.handlers(), pool, executions, slots, events);
+        ActivityRunner runner = new ActivityRunner(options.handlers(), pool, executions, slots, events, options.converters());
         DeadLetters deadLetters = new DeadLetters(EventSerde.of(DeadLetter.class, registry), "worker " + options.workerId(), clock);
         for (String queue : options.queues()) {
             List<String> topics = new ArrayList<>(List.of(BatonTopics.tasks(queue)));

@@ -26,10 +26,11 @@ import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
  * @param drainTimeout how long {@link Worker#close()} lets running activities finish before parking them
  * @param registrationInterval how often the worker refreshes its {@code baton.workers} registration
  * @param meters where the worker registers its meters
+ * @param converters payload converters of typed handlers, failure details, heartbeat details and async results
  */
 public record WorkerOptions(Map<String, Object> kafkaConfig, String workerId, String schemaRegistryUrl, List<String> queues,
                             Map<String, ActivityHandler> handlers, int maxConcurrent, List<String> nodeLabels, Duration drainTimeout,
-                            Duration registrationInterval, MeterRegistry meters, LeaseMode leaseMode) {
+                            Duration registrationInterval, MeterRegistry meters, LeaseMode leaseMode, PayloadConverters converters) {
 
     public WorkerOptions {
         kafkaConfig = Map.copyOf(kafkaConfig);
@@ -58,6 +59,7 @@ public record WorkerOptions(Map<String, Object> kafkaConfig, String workerId, St
             throw new IllegalArgumentException("drainTimeout must be >= 0, was " + drainTimeout);
         }
         Objects.requireNonNull(leaseMode, "leaseMode");
+        Objects.requireNonNull(converters, "converters");
         if (registrationInterval.toMillis() < 10) {
             throw new IllegalArgumentException("registrationInterval must be >= 10 ms, was " + registrationInterval);
         }
@@ -142,7 +144,10 @@ public record WorkerOptions(Map<String, Object> kafkaConfig, String workerId, St
             return this;
         }
 
-        /** The converters of typed handlers ({@link PayloadConverters#defaults()}: raw bytes, Avro records, JSON). */
+        /**
+         * The converters of typed handlers, failure details, typed heartbeat details and async results
+         * ({@link PayloadConverters#defaults()}: raw bytes, Avro records, JSON).
+         */
         public Builder payloadConverters(PayloadConverters converters) {
             this.converters = Objects.requireNonNull(converters, "converters");
             return this;
@@ -172,7 +177,7 @@ public record WorkerOptions(Map<String, Object> kafkaConfig, String workerId, St
             Map<String, ActivityHandler> all = new HashMap<>(handlers);
             typedHandlers.forEach((type, typed) -> all.put(type, typed.adapter(type, converters)));
             return new WorkerOptions(kafkaConfig, workerId, schemaRegistryUrl, queues, all, maxConcurrent, nodeLabels,
-                    drainTimeout, registrationInterval, meters, leaseMode);
+                    drainTimeout, registrationInterval, meters, leaseMode, converters);
         }
 
         private record TypedRegistration<I>(Class<I> inputType, TypedActivityHandler<I, ?> handler) {

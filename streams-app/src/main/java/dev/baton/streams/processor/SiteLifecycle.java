@@ -8,6 +8,7 @@ import java.util.OptionalLong;
 
 import dev.baton.events.ActivityTask;
 import dev.baton.events.DispatchCommand;
+import dev.baton.events.Failure;
 import dev.baton.events.HistoryEvent;
 import dev.baton.events.HistoryKind;
 import dev.baton.events.Outcome;
@@ -99,8 +100,8 @@ final class SiteLifecycle {
             state.setResolvedToken(previous.getResolvedToken());
             state.setSuperseded(previous.getSuperseded());
             state.setPreviousRun(previous.getState() == SiteStatus.RESOLVED ? new PreviousRun(previous.getAttempt(),
-                    previous.getOutcomeStatus(), previous.getOutcomeReason(), previous.getOutcomeOutput(), callers(previous))
-                    : previous.getPreviousRun());
+                    previous.getOutcomeStatus(), previous.getOutcomeReason(), previous.getOutcomeOutput(), callers(previous),
+                    previous.getOutcomeFailure()) : previous.getPreviousRun());
         }
         beginAttempt(site, state);
         return state;
@@ -162,6 +163,12 @@ final class SiteLifecycle {
     /** Resolves the run: every caller gets the outcome, which is kept for the dedupe window; the fence is retired. */
     void resolve(SiteKey site, SiteState state, OutcomeStatus status, Payload output, String reason, HistoryKind kind,
                  int reportedGeneration) {
+        resolve(site, state, status, output, reason, null, kind, reportedGeneration);
+    }
+
+    /** As above, with the structured failure a worker reported (null for none). */
+    void resolve(SiteKey site, SiteState state, OutcomeStatus status, Payload output, String reason, Failure failure, HistoryKind kind,
+                 int reportedGeneration) {
         long now = emit.now();
         String worker = state.getWorkerId();
         Fence.revoke(state);
@@ -170,6 +177,8 @@ final class SiteLifecycle {
         state.setOutcomeStatus(status);
         state.setOutcomeOutput(output);
         state.setOutcomeReason(reason);
+        state.setOutcomeFailure(failure);
+        state.setHeartbeatDetails(null); // nothing will resume this run
         // The dedupe window needs the outcome, not the work: the input (up to max.payload.bytes)
         // would otherwise be stored, changelogged and compacted for the whole window.
         state.setInput(null);
@@ -178,7 +187,8 @@ final class SiteLifecycle {
             emit.outcome(caller.getReplyKey(), outcome(site, state, caller.getRequestId(), caller.getReplyKey(), worker));
         }
         sites.put(site, state);
-        HistoryEvent.Builder h = history(site, state, kind, reason).setOutput(output).setWorkerId(worker).setGeneration(reportedGeneration);
+        HistoryEvent.Builder h = history(site, state, kind, reason).setOutput(output).setFailure(failure).setWorkerId(worker)
+                .setGeneration(reportedGeneration);
         emit.history(site, h.build());
         metrics.resolved(status, reason);
     }
@@ -188,9 +198,14 @@ final class SiteLifecycle {
      * is woken), otherwise the run resolves with the failure.
      */
     void fail(SiteKey site, SiteState state, String reason, HistoryKind kind, int reportedGeneration) {
+        fail(site, state, reason, null, kind, reportedGeneration);
+    }
+
+    /** As above, with the structured failure a worker reported (null for none): in the outcome, or in history when retried. */
+    void fail(SiteKey site, SiteState state, String reason, Failure failure, HistoryKind kind, int reportedGeneration) {
         OptionalLong backoff = retries.backoffAfter(state.getRetryPolicy(), state.getAttempt(), reason);
         if (backoff.isEmpty()) {
-            resolve(site, state, OutcomeStatus.FAILED, null, reason, kind, reportedGeneration);
+            resolve(site, state, OutcomeStatus.FAILED, null, reason, failure, kind, reportedGeneration);
             return;
         }
         String worker = state.getWorkerId();
@@ -202,7 +217,8 @@ final class SiteLifecycle {
         state.setWorkerId(null);
         arm(site, state, DeadlineKind.RETRY, emit.now() + backoff.getAsLong());
         sites.put(site, state);
-        emit.history(site, history(site, state, kind, reason).setWorkerId(worker).setGeneration(reportedGeneration).build());
+        emit.history(site, history(site, state, kind, reason).setFailure(failure).setWorkerId(worker).setGeneration(reportedGeneration)
+                .build());
         emit.history(site, history(site, state, HistoryKind.RETRY_SCHEDULED,
                 "attempt " + (state.getAttempt() + 1) + " in " + backoff.getAsLong() + " ms").build());
     }
@@ -263,14 +279,15 @@ final class SiteLifecycle {
     Outcome previousRunOutcome(SiteKey site, PreviousRun run, Waiter caller) {
         return Outcome.newBuilder().setStatus(run.getStatus()).setSite(site.toRef()).setRequestId(caller.getRequestId())
                 .setReplyKey(caller.getReplyKey()).setAttempt(run.getAttempt()).setOutput(run.getOutput()).setReason(run.getReason())
-                .setAtMillis(emit.now()).build();
+                .setFailure(run.getFailure()).setAtMillis(emit.now()).build();
     }
 
     /** An outcome for a stored, resolved site, sent to a (possibly new) caller. */
     Outcome outcome(SiteKey site, SiteState state, String requestId, String replyKey, String workerId) {
         return Outcome.newBuilder().setStatus(state.getOutcomeStatus()).setSite(site.toRef()).setRequestId(requestId)
                 .setReplyKey(replyKey).setAttempt(state.getAttempt()).setOutput(state.getOutcomeOutput())
-                .setReason(state.getOutcomeReason()).setWorkerId(workerId).setAtMillis(emit.now()).build();
+                .setReason(state.getOutcomeReason()).setFailure(state.getOutcomeFailure()).setWorkerId(workerId).setAtMillis(emit.now())
+                .build();
     }
 
     /**
@@ -390,6 +407,7 @@ final class SiteLifecycle {
                 .setQueue(state.getQueue()).setActivityType(state.getActivityType()).setNode(state.getNode())
                 .setInput(state.getInput()).setHeartbeatWindowMillis(heartbeatWindowMs(state))
                 .setStartToCloseMillis(t == null ? null : t.getStartToCloseMillis())
-                .setScheduledAtMillis(emit.now()).setDeadlineMillis(scheduleToStart).build();
+                .setScheduledAtMillis(emit.now()).setDeadlineMillis(scheduleToStart).setLastHeartbeatDetails(state.getHeartbeatDetails())
+                .build();
     }
 }

@@ -6,6 +6,7 @@ import dev.baton.events.HistoryEvent;
 import dev.baton.events.HistoryKind;
 import dev.baton.events.Outcome;
 import dev.baton.events.OutcomeStatus;
+import dev.baton.events.Payload;
 import dev.baton.events.WorkerEvent;
 import dev.baton.events.WorkerEventKind;
 import dev.baton.events.store.SiteState;
@@ -13,6 +14,7 @@ import dev.baton.events.store.SiteStatus;
 import dev.baton.schemas.CompletionToken;
 import dev.baton.schemas.Reasons;
 import dev.baton.schemas.SiteKey;
+import dev.baton.schemas.payload.EncodedPayload;
 import dev.baton.streams.state.DeadlineKind;
 import dev.baton.streams.state.Fence;
 import dev.baton.streams.state.SiteStore;
@@ -62,6 +64,7 @@ final class WorkerEventRules {
     private void current(SiteKey site, SiteState state, WorkerEvent event) {
         switch (event.getKind()) {
             case LEASED, HEARTBEAT -> {
+                checkpoint(state, event);
                 if (state.getState() == SiteStatus.LEASED) {
                     keepAlive(site, state);
                 } else {
@@ -72,8 +75,8 @@ final class WorkerEventRules {
             // show that every accepted completion belonged to the generation that was current.
             case COMPLETED -> lifecycle.resolve(site, endedByHolder(state, event), OutcomeStatus.COMPLETED, event.getOutput(), null,
                     HistoryKind.COMPLETED, event.getGeneration());
-            case FAILED -> lifecycle.fail(site, endedByHolder(state, event), Reasons.normalize(event.getReason()), HistoryKind.FAILED,
-                    event.getGeneration());
+            case FAILED -> lifecycle.fail(site, endedByHolder(state, event), Reasons.normalize(event.getReason()), event.getFailure(),
+                    HistoryKind.FAILED, event.getGeneration());
             case PARKED -> {
                 metrics.parked();
                 lifecycle.redeliver(site, endedByHolder(state, event), HistoryKind.PARKED, "parked by worker " + event.getWorkerId(), false);
@@ -93,6 +96,18 @@ final class WorkerEventRules {
         }
         sites.put(site, state);
         emit.history(site, lifecycle.history(site, state, HistoryKind.LEASED, null).setWorkerId(event.getWorkerId()).build());
+    }
+
+    /**
+     * Keeps the details a current heartbeat carries as the run's checkpoint, handed to its next
+     * generation or attempt. A report without details keeps the last ones. Written with the row the
+     * heartbeat writes anyway: no record of its own.
+     */
+    private static void checkpoint(SiteState state, WorkerEvent event) {
+        if (event.getHeartbeatDetails() != null) {
+            state.setHeartbeatDetails(new Payload(event.getHeartbeatDetails(), event.getHeartbeatContentType() == null
+                    ? EncodedPayload.OCTET_STREAM : event.getHeartbeatContentType()));
+        }
     }
 
     /**
@@ -128,7 +143,7 @@ final class WorkerEventRules {
                 .setSite(site.toRef()).setRequestId(state.getRequestId()).setReplyKey(state.getReplyKey())
                 .setAttempt(event.getAttempt()).setOutput(event.getOutput())
                 .setReason(event.getKind() == WorkerEventKind.FAILED ? Reasons.normalize(event.getReason()) : null)
-                .setUnmatched(true).setWorkerId(event.getWorkerId()).setAtMillis(emit.now()).build());
+                .setFailure(event.getKind() == WorkerEventKind.FAILED ? event.getFailure() : null).setUnmatched(true).setWorkerId(event.getWorkerId()).setAtMillis(emit.now()).build());
         emit.history(site, event(site, event, HistoryKind.UNMATCHED_COMPLETION, "site already resolved").build());
         metrics.unmatched();
     }

@@ -66,22 +66,31 @@ public final class SiteModel {
     /**
      * A worker's report. {@code token} null means forged; {@code claimedAttempt}/{@code claimedGeneration}
      * are what the report says it is about. {@code failsStep}: deciding it throws, as a bug would.
+     * {@code details}: a lease's or heartbeat's checkpoint, null for none. {@code failure}: the type of
+     * a failure report's structured failure, null for none.
      */
     public record Report(String site, ReportKind kind, TokenId token, int claimedAttempt, int claimedGeneration, String workerId,
-                         String reason, String output, boolean failsStep) {
+                         String reason, String output, boolean failsStep, String details, String failure) {
     }
 
     /** Something the streams app makes visible. */
     public sealed interface Effect permits Answer, Task, Stop {
     }
 
-    /** An outcome on {@code baton.results}; {@code reason} is a {@link ReasonClass} or a worker's normalised reason. */
-    public record Answer(String requestId, boolean completed, String reason, int attempt, String output, boolean unmatched)
+    /**
+     * An outcome on {@code baton.results}; {@code reason} is a {@link ReasonClass} or a worker's normalised reason;
+     * {@code failure} the type of the worker's structured failure that failed the run, null when none.
+     */
+    public record Answer(String requestId, boolean completed, String reason, int attempt, String output, boolean unmatched, String failure)
             implements Effect {
     }
 
-    /** A task published for a generation. */
-    public record Task(String site, int epoch, int attempt, int generation, String node) implements Effect {
+    /**
+     * A task published for a generation; {@code lastDetails} is the checkpoint it hands over: the
+     * details of the run's last current heartbeat, across generations and policy retries, none for a
+     * new run.
+     */
+    public record Task(String site, int epoch, int attempt, int generation, String node, String lastDetails) implements Effect {
     }
 
     /** A stop sent to {@code workerId} for the run holding {@code token}. */
@@ -134,6 +143,8 @@ public final class SiteModel {
         boolean outcomeCompleted;
         String outcomeReason;
         String outcomeOutput;
+        String heartbeatDetails;
+        String outcomeFailure;
 
         Site copy() {
             Site c = new Site();
@@ -161,6 +172,8 @@ public final class SiteModel {
             c.outcomeCompleted = outcomeCompleted;
             c.outcomeReason = outcomeReason;
             c.outcomeOutput = outcomeOutput;
+            c.heartbeatDetails = heartbeatDetails;
+            c.outcomeFailure = outcomeFailure;
             return c;
         }
 
@@ -254,7 +267,7 @@ public final class SiteModel {
             answer(r.requestId(), false, ReasonClass.SUPERSEDED, held.supersededAttempt, null, false);
         } else if (held.callers.contains(r.requestId())) {
             if (!held.live()) { // the same request again, whatever this copy names: its first copy's answer
-                answer(r.requestId(), held.outcomeCompleted, held.outcomeReason, held.attempt, held.outcomeOutput, false);
+                answer(r.requestId(), held.outcomeCompleted, held.outcomeReason, held.attempt, held.outcomeOutput, false, held.outcomeFailure);
             }
         } else if (r.attempt() > held.attempt) {
             if (held.live()) {
@@ -268,7 +281,7 @@ public final class SiteModel {
         } else if (!r.idempotencyKey().equals(held.idempotencyKey)) {
             answer(r.requestId(), false, ReasonClass.SITE_COLLISION, r.attempt(), null, false);
         } else if (!held.live()) {
-            answer(r.requestId(), held.outcomeCompleted, held.outcomeReason, held.attempt, held.outcomeOutput, false);
+            answer(r.requestId(), held.outcomeCompleted, held.outcomeReason, held.attempt, held.outcomeOutput, false, held.outcomeFailure);
         } else if (held.callers.size() - 1 >= config.maxWaiters()) {
             answer(r.requestId(), false, ReasonClass.CALLERS_FULL, r.attempt(), null, false);
         } else {
@@ -323,6 +336,9 @@ public final class SiteModel {
     private void currentReport(Report r, Site s) {
         switch (r.kind()) {
             case LEASED, HEARTBEAT -> {
+                if (r.details() != null) {
+                    s.heartbeatDetails = r.details();
+                }
                 if (s.status == Status.LEASED) {
                     arm(s, Deadline.HEARTBEAT, now + heartbeatWindow(s));
                 } else {
@@ -341,7 +357,7 @@ public final class SiteModel {
             }
             case FAILED -> {
                 s.endedByHolder = r.token();
-                fail(r.site(), s, ReasonClass.normalizeWorkerReason(r.reason()));
+                fail(r.site(), s, ReasonClass.normalizeWorkerReason(r.reason()), r.failure());
             }
             default -> { // PARKED: the holder gave it back; the same attempt again, nothing consumed, nobody woken
                 s.endedByHolder = r.token();
@@ -359,7 +375,7 @@ public final class SiteModel {
         if (!s.live() && (r.kind() == ReportKind.COMPLETED || r.kind() == ReportKind.FAILED)) {
             boolean completed = r.kind() == ReportKind.COMPLETED;
             answer(s.callers.get(0), completed, completed ? null : ReasonClass.normalizeWorkerReason(r.reason()), r.claimedAttempt(),
-                    r.output(), true);
+                    r.output(), true, completed ? null : r.failure());
             return;
         }
         out.add(new Stop(r.workerId(), r.token()));
@@ -494,14 +510,19 @@ public final class SiteModel {
     private void publish(String name, Site s) {
         s.status = Status.PENDING;
         s.tokenLive = true;
-        out.add(new Task(name, s.epoch, s.attempt, s.generation, s.node));
+        out.add(new Task(name, s.epoch, s.attempt, s.generation, s.node, s.heartbeatDetails));
     }
 
     private void fail(String name, Site s, String reason) {
+        fail(name, s, reason, null);
+    }
+
+    /** {@code failure}: the worker's structured failure, answered if the run resolves with it; a retried one is only history. */
+    private void fail(String name, Site s, String reason, String failure) {
         Policy p = s.policy != null ? s.policy : config.defaultPolicy();
         boolean retry = reason.startsWith(ReasonClass.RETRYABLE) && (p.maxAttempts() == 0 || s.attempt < p.maxAttempts());
         if (!retry) {
-            resolve(name, s, false, reason, null);
+            resolve(name, s, false, reason, null, failure);
             return;
         }
         s.tokenLive = false;
@@ -514,15 +535,21 @@ public final class SiteModel {
     }
 
     private void resolve(String name, Site s, boolean completed, String reason, String output) {
+        resolve(name, s, completed, reason, output, null);
+    }
+
+    private void resolve(String name, Site s, boolean completed, String reason, String output, String failure) {
         s.tokenLive = false;
         s.deadlines.clear();
         s.status = Status.RESOLVED;
         s.outcomeCompleted = completed;
         s.outcomeReason = reason;
         s.outcomeOutput = output;
+        s.outcomeFailure = failure;
+        s.heartbeatDetails = null;
         arm(s, Deadline.EXPIRE, now + config.dedupeWindowMs());
         for (String caller : s.callers) {
-            answer(caller, completed, reason, s.attempt, output, false);
+            answer(caller, completed, reason, s.attempt, output, false, failure);
         }
     }
 
@@ -545,7 +572,11 @@ public final class SiteModel {
     }
 
     private void answer(String requestId, boolean completed, String reason, int attempt, String output, boolean unmatched) {
-        out.add(new Answer(requestId, completed, reason, attempt, output, unmatched));
+        answer(requestId, completed, reason, attempt, output, unmatched, null);
+    }
+
+    private void answer(String requestId, boolean completed, String reason, int attempt, String output, boolean unmatched, String failure) {
+        out.add(new Answer(requestId, completed, reason, attempt, output, unmatched, failure));
     }
 
     private void arm(Site s, Deadline kind, long at) {

@@ -219,6 +219,11 @@ public final class SiteHarness implements AutoCloseable {
         pipeWorkerEvent(SiteKey.of(task.getSite()).toBytes(), serdes.workerEvent().encode(BatonTopics.WORKER_EVENTS, event));
     }
 
+    /** A worker event as the test built it. */
+    public void report(WorkerEvent event) {
+        pipeWorkerEvent(SiteKey.of(event.getSite()).toBytes(), serdes.workerEvent().encode(BatonTopics.WORKER_EVENTS, event));
+    }
+
     public void complete(ActivityTask task, String workerId, String output) {
         report(task, WorkerEventKind.COMPLETED, workerId, task.getToken(), payload(output), null);
     }

@@ -16,6 +16,7 @@ import java.util.Set;
 import java.util.TreeMap;
 
 import dev.baton.events.ActivityTask;
+import dev.baton.events.Failure;
 import dev.baton.events.DispatchCommand;
 import dev.baton.events.DispatchKind;
 import dev.baton.events.Outcome;
@@ -222,14 +223,19 @@ final class SiteMachineWorld implements AutoCloseable {
             outputsWithNewestToken.add(output);
         }
         boolean fails = failsStep && kind == WorkerEventKind.COMPLETED;
+        // Every other keep-alive carries a checkpoint, so some tasks hand over details and some a run's older ones.
+        String details = (kind == WorkerEventKind.HEARTBEAT || kind == WorkerEventKind.LEASED) && counter % 2 == 0 ? "hb-" + counter++ : null;
+        String failure = kind == WorkerEventKind.FAILED && counter % 3 != 0 ? "Failure" + counter++ : null;
         model.at(driver.wallClock());
         expect(model.report(new SiteModel.Report(site, SiteModel.ReportKind.valueOf(kind.name()), task == null ? null : tokenIds.get(token),
-                attempt, generation, workerId, reason, output, fails)));
+                attempt, generation, workerId, reason, output, fails, details, failure)));
         if (fails) {
             expectedBugLetters++;
         }
         driver.report(WorkerEvent.newBuilder().setKind(kind).setSite(siteKey(site).toRef()).setAttempt(attempt).setGeneration(generation)
                 .setToken(token).setWorkerId(workerId).setOutput(output == null ? null : payload(output)).setReason(reason)
+                .setFailure(failure == null ? null : new Failure(failure, "thrown by " + workerId, null, "", null))
+                .setHeartbeatDetails(details == null ? null : payload(details).getData()).setHeartbeatContentType(details == null ? null : "text/plain")
                 .setAtMillis(driver.wallClock()).build(), fails);
     }
 
@@ -302,7 +308,7 @@ final class SiteMachineWorld implements AutoCloseable {
         List<Task> expectedTasks = model.stream().filter(Task.class::isInstance).map(Task.class::cast).toList();
         assertThat(sorted(visible.tasks().stream().map(this::withoutEpoch).toList()))
                 .as("tasks published (commit %d)", commits).isEqualTo(sorted(expectedTasks.stream().map(t -> t.site() + "#" + t.attempt()
-                        + "#" + t.generation() + "@" + t.node()).toList()));
+                        + "#" + t.generation() + "@" + t.node() + " resumes " + t.lastDetails()).toList()));
         for (ActivityTask t : visible.tasks()) {
             String site = t.getSite().getActivityId();
             Task m = expectedTasks.stream().filter(e -> e.site().equals(site) && e.attempt() == t.getAttempt()
@@ -450,13 +456,14 @@ final class SiteMachineWorld implements AutoCloseable {
     // ---- translations ----
 
     private String withoutEpoch(ActivityTask t) {
-        return t.getSite().getActivityId() + "#" + t.getAttempt() + "#" + t.getGeneration() + "@" + t.getNode();
+        return t.getSite().getActivityId() + "#" + t.getAttempt() + "#" + t.getGeneration() + "@" + t.getNode() + " resumes "
+                + (t.getLastHeartbeatDetails() == null ? null : text(t.getLastHeartbeatDetails()));
     }
 
     private static Answer observed(Outcome o) {
         String output = o.getOutput() == null ? null : text(o.getOutput());
         return new Answer(o.getRequestId(), o.getStatus() == OutcomeStatus.COMPLETED, ReasonClass.of(o.getReason()), o.getAttempt(), output,
-                o.getUnmatched());
+                o.getUnmatched(), o.getFailure() == null ? null : o.getFailure().getType());
     }
 
     private static String observed(WorkerControl c) {

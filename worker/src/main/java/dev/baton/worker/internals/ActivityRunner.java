@@ -3,10 +3,10 @@ package dev.baton.worker.internals;
 import java.util.Map;
 
 import dev.baton.schemas.Reasons;
+import dev.baton.schemas.failure.ActivityFailure;
 import dev.baton.schemas.payload.EncodedPayload;
+import dev.baton.schemas.payload.PayloadConverters;
 import dev.baton.worker.ActivityHandler;
-import dev.baton.worker.RetryableActivityException;
-import dev.baton.worker.TerminalActivityException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -20,18 +20,29 @@ public final class ActivityRunner {
     private final Executions executions;
     private final Slots slots;
     private final EventSender events;
+    private final PayloadConverters converters;
+    private final Completer completer;
 
     public ActivityRunner(Map<String, ActivityHandler> handlers, ActivityPool pool, Executions executions, Slots slots,
                           EventSender events) {
+        this(handlers, pool, executions, slots, events, PayloadConverters.defaults());
+    }
+
+    /** With the converters that encode failure details, typed heartbeats and async results. */
+    public ActivityRunner(Map<String, ActivityHandler> handlers, ActivityPool pool, Executions executions, Slots slots,
+                          EventSender events, PayloadConverters converters) {
         this.handlers = handlers;
         this.pool = pool;
         this.executions = executions;
         this.slots = slots;
         this.events = events;
+        this.converters = converters;
+        this.completer = new Completer(events, converters);
     }
 
     /** Runs an execution leased with a slot taken from {@link Slots}; the slot is given back once the handler returns. */
     public void submit(Execution e) {
+        e.attach(converters, completer);
         executions.add(e);
         pool.execute(() -> run(e));
     }
@@ -49,16 +60,18 @@ public final class ActivityRunner {
             }
             ActivityHandler handler = handlers.get(e.activityType());
             if (handler == null) {
-                finish(e, null, Reasons.TERMINAL + " no handler for activity type '" + e.activityType() + "' on worker " + e.workerId());
+                finish(e, null, Reasons.TERMINAL + " no handler for activity type '" + e.activityType() + "' on worker " + e.workerId(),
+                        ActivityFailure.of("NoHandler", "no handler for activity type '" + e.activityType() + "'"));
                 return;
             }
-            finish(e, handler.handlePayload(e, EncodedPayload.of(e.task().getInput())), null);
-        } catch (TerminalActivityException ex) {
-            finish(e, null, Reasons.TERMINAL + " " + ex.getMessage());
-        } catch (RetryableActivityException ex) {
-            finish(e, null, Reasons.RETRYABLE + " " + ex.getMessage());
+            EncodedPayload output = handler.handlePayload(e, EncodedPayload.of(e.task().getInput()));
+            if (e.completesLater()) {
+                handOff(e);
+            } else {
+                finish(e, output, null, null);
+            }
         } catch (Throwable ex) {
-            finish(e, null, Reasons.RETRYABLE + " " + ex.getClass().getSimpleName() + ": " + ex.getMessage());
+            finish(e, null, Failures.reason(ex), Failures.failure(ex, converters));
         } finally {
             executions.remove(e); // first, so the held executions never outnumber the slots taken
             slots.giveBack(1);
@@ -67,15 +80,25 @@ public final class ActivityRunner {
     }
 
     /** Reports the end unless Baton took the execution away or a drain parked it first. */
-    private void finish(Execution e, EncodedPayload output, String failure) {
+    private void finish(Execution e, EncodedPayload output, String reason, ActivityFailure failure) {
         if (!e.end(Execution.Phase.FINISHED)) {
             log.debug("{} attempt {} gen {} ended as {}; not reporting", e.site(), e.attempt(), e.generation(), e.phase());
             return;
         }
-        if (failure == null) {
+        if (reason == null) {
             events.completed(e, output);
         } else {
-            events.failed(e, failure);
+            events.failed(e, reason, failure);
+        }
+    }
+
+    /**
+     * The handler will complete later: the execution leaves this worker (slot freed, no more
+     * heartbeats from here, a stop has nothing to interrupt) and its handle's holder reports.
+     */
+    private void handOff(Execution e) {
+        if (e.end(Execution.Phase.HANDED_OFF)) {
+            log.debug("worker {}: {} attempt {} gen {} completes later", e.workerId(), e.site(), e.attempt(), e.generation());
         }
     }
 }

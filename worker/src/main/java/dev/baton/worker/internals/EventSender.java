@@ -4,15 +4,18 @@ import java.nio.ByteBuffer;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Future;
 
 import dev.baton.events.Payload;
 import dev.baton.events.WorkerEvent;
 import dev.baton.events.WorkerEventKind;
 import dev.baton.schemas.EventSerde;
+import dev.baton.schemas.failure.ActivityFailure;
 import dev.baton.schemas.payload.EncodedPayload;
 import dev.baton.topics.BatonTopics;
 import dev.baton.topics.ClientConfigs;
+import dev.baton.worker.CompletionRef;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.clients.producer.ProducerConfig;
@@ -61,24 +64,46 @@ public final class EventSender implements AutoCloseable {
 
     /** Reports a completion; the output keeps the content type its handler's converter gave it. */
     public void completed(Execution e, EncodedPayload output) {
-        send(e, WorkerEventKind.COMPLETED, (output == null ? EncodedPayload.octetStream(null) : output).toPayload(), null, null);
+        send(e, WorkerEventKind.COMPLETED, output, null, null, null);
     }
 
-    public void failed(Execution e, String reason) {
-        send(e, WorkerEventKind.FAILED, null, reason, null);
+    /** Reports a failure: the reason is the contract, the failure (null for none) is for the caller. */
+    public void failed(Execution e, String reason, ActivityFailure failure) {
+        send(e, WorkerEventKind.FAILED, null, reason, failure, null);
     }
 
     public void heartbeat(Execution e) {
-        send(e, WorkerEventKind.HEARTBEAT, null, null, e.heartbeatDetails());
+        send(e, WorkerEventKind.HEARTBEAT, null, null, null, e.heartbeatDetails());
     }
 
     public void parked(Execution e) {
-        send(e, WorkerEventKind.PARKED, null, "parked: worker " + workerId + " is draining", null);
+        send(e, WorkerEventKind.PARKED, null, "parked: worker " + workerId + " is draining", null, null);
     }
 
     /** Builds the record of a lease, for the poll batch's transaction. */
     public ProducerRecord<byte[], byte[]> leaseRecord(Execution e) {
-        return record(e, WorkerEventKind.LEASED, null, null, null);
+        return record(e.ref(), WorkerEventKind.LEASED, null, null, null, null);
+    }
+
+    /**
+     * Reports on a generation by reference (an async completion, from any thread or process); the
+     * future completes when the broker acknowledged the report, or fails with the send's error.
+     */
+    public CompletableFuture<Void> report(CompletionRef ref, WorkerEventKind kind, EncodedPayload output, String reason,
+                                          ActivityFailure failure, EncodedPayload details) {
+        CompletableFuture<Void> sent = new CompletableFuture<>();
+        if (abandoned) {
+            sent.completeExceptionally(new IllegalStateException("worker " + workerId + " was killed: nothing more is sent"));
+            return sent;
+        }
+        producer.send(record(ref, kind, output, reason, failure, details), (meta, ex) -> {
+            if (ex == null) {
+                sent.complete(null);
+            } else {
+                sent.completeExceptionally(ex);
+            }
+        });
+        return sent;
     }
 
     /** Sends {@code record} (a lease, under plain leases) on this producer, after every report sent before it. */
@@ -90,22 +115,27 @@ public final class EventSender implements AutoCloseable {
         producer.flush();
     }
 
-    private void send(Execution e, WorkerEventKind kind, Payload output, String reason, ByteBuffer details) {
+    private void send(Execution e, WorkerEventKind kind, EncodedPayload output, String reason, ActivityFailure failure,
+                      EncodedPayload details) {
         if (abandoned) {
             return;
         }
-        producer.send(record(e, kind, output, reason, details), (meta, ex) -> {
+        producer.send(record(e.ref(), kind, output, reason, failure, details), (meta, ex) -> {
             if (ex != null && !abandoned) {
                 log.warn("worker {}: {} for {} not sent: {}", workerId, kind, e.site(), ex.toString());
             }
         });
     }
 
-    private ProducerRecord<byte[], byte[]> record(Execution e, WorkerEventKind kind, Payload output, String reason, ByteBuffer details) {
-        WorkerEvent event = WorkerEvent.newBuilder().setKind(kind).setSite(e.task().getSite()).setAttempt(e.attempt())
-                .setGeneration(e.generation()).setToken(e.token()).setWorkerId(workerId).setOutput(output).setReason(reason)
-                .setHeartbeatDetails(details).setAtMillis(clock.millis()).build();
-        return new ProducerRecord<>(BatonTopics.WORKER_EVENTS, e.site().toBytes(), serde.encode(BatonTopics.WORKER_EVENTS, event));
+    private ProducerRecord<byte[], byte[]> record(CompletionRef ref, WorkerEventKind kind, EncodedPayload output, String reason,
+                                                  ActivityFailure failure, EncodedPayload details) {
+        Payload out = kind == WorkerEventKind.COMPLETED ? (output == null ? EncodedPayload.octetStream(null) : output).toPayload() : null;
+        WorkerEvent event = WorkerEvent.newBuilder().setKind(kind).setSite(ref.site().toRef()).setAttempt(ref.attempt())
+                .setGeneration(ref.generation()).setToken(ref.token()).setWorkerId(workerId).setOutput(out).setReason(reason)
+                .setFailure(failure == null ? null : failure.toAvro())
+                .setHeartbeatDetails(details == null ? null : ByteBuffer.wrap(details.data()))
+                .setHeartbeatContentType(details == null ? null : details.contentType()).setAtMillis(clock.millis()).build();
+        return new ProducerRecord<>(BatonTopics.WORKER_EVENTS, ref.site().toBytes(), serde.encode(BatonTopics.WORKER_EVENTS, event));
     }
 
     /** As a crash would: from now on nothing is sent, and whatever is still buffered is dropped. */

@@ -1,35 +1,59 @@
 package dev.baton.worker.internals;
 
-import java.nio.ByteBuffer;
+import java.util.Optional;
 import java.util.concurrent.atomic.AtomicReference;
 
 import dev.baton.events.ActivityTask;
 import dev.baton.schemas.SiteKey;
+import dev.baton.schemas.payload.EncodedPayload;
+import dev.baton.schemas.payload.PayloadConverters;
+import dev.baton.schemas.payload.PayloadLimits;
 import dev.baton.worker.ActivityContext;
+import dev.baton.worker.AsyncCompletion;
+import dev.baton.worker.CompletionRef;
 
 /**
  * One generation of one attempt running on this worker. Its phase moves once from RUNNING to exactly
- * one end — FINISHED (reported), STOPPED (taken away by Baton: report nothing) or PARKED (given back
- * by a drain) — so a completion and a park can never both be sent.
+ * one end — FINISHED (reported), STOPPED (taken away by Baton: report nothing), PARKED (given back
+ * by a drain) or HANDED_OFF (its handler asked to complete later: whoever holds its reference
+ * reports) — so a completion and a park can never both be sent.
  */
 public final class Execution implements ActivityContext {
 
     /** Where an execution is in its life. */
-    public enum Phase { RUNNING, FINISHED, STOPPED, PARKED }
+    public enum Phase { RUNNING, FINISHED, STOPPED, PARKED, HANDED_OFF }
 
     private final ActivityTask task;
     private final SiteKey site;
     private final String workerId;
     private final AtomicReference<Phase> phase = new AtomicReference<>(Phase.RUNNING);
     private volatile Thread thread;
-    private volatile byte[] heartbeatDetails;
+    private volatile EncodedPayload heartbeatDetails;
     private volatile long lastHeartbeatMillis;
+    private volatile PayloadConverters converters = PayloadConverters.defaults();
+    private volatile Completer completer;
+    private volatile boolean completesLater;
 
     public Execution(ActivityTask task, String workerId, long nowMillis) {
         this.task = task;
         this.site = SiteKey.of(task.getSite());
         this.workerId = workerId;
         this.lastHeartbeatMillis = nowMillis;
+    }
+
+    /** The worker's converters (typed heartbeats) and its line for an async completion; set before the handler runs. */
+    void attach(PayloadConverters converters, Completer completer) {
+        this.converters = converters;
+        this.completer = completer;
+    }
+
+    public CompletionRef ref() {
+        return new CompletionRef(site, task.getAttempt(), task.getGeneration(), task.getToken());
+    }
+
+    /** Whether the handler asked to complete later. */
+    boolean completesLater() {
+        return completesLater;
     }
 
     public ActivityTask task() {
@@ -82,9 +106,8 @@ public final class Execution implements ActivityContext {
         lastHeartbeatMillis = nowMillis;
     }
 
-    ByteBuffer heartbeatDetails() {
-        byte[] d = heartbeatDetails;
-        return d == null ? null : ByteBuffer.wrap(d);
+    EncodedPayload heartbeatDetails() {
+        return heartbeatDetails;
     }
 
     @Override
@@ -119,7 +142,41 @@ public final class Execution implements ActivityContext {
 
     @Override
     public void heartbeat(byte[] details) {
-        this.heartbeatDetails = details == null ? null : details.clone();
+        this.heartbeatDetails = details == null ? null : bounded(EncodedPayload.octetStream(details.clone()));
+    }
+
+    @Override
+    public void heartbeat(Object details) {
+        this.heartbeatDetails = details == null ? null : bounded(converters.encode(details));
+    }
+
+    /** Refused here, at the handler's call, rather than dead-lettered by the streams app (which would lose the lease). */
+    private static EncodedPayload bounded(EncodedPayload details) {
+        if (details.data().length > PayloadLimits.MAX_HEARTBEAT_DETAILS_BYTES) {
+            throw new IllegalArgumentException("heartbeat details must be <= " + PayloadLimits.MAX_HEARTBEAT_DETAILS_BYTES
+                    + " bytes, were " + details.data().length);
+        }
+        return details;
+    }
+
+    @Override
+    public Optional<EncodedPayload> lastHeartbeatDetails() {
+        return Optional.ofNullable(task.getLastHeartbeatDetails()).map(EncodedPayload::of);
+    }
+
+    @Override
+    public <T> Optional<T> lastHeartbeatDetails(Class<T> type) {
+        return lastHeartbeatDetails().map(d -> converters.decode(d, type));
+    }
+
+    @Override
+    public AsyncCompletion completeLater() {
+        Completer line = completer;
+        if (line == null) {
+            throw new IllegalStateException("execution of " + site + " attempt " + attempt() + " is not run by a worker: it cannot complete later");
+        }
+        completesLater = true;
+        return new HandedOffCompletion(ref(), line);
     }
 
     @Override

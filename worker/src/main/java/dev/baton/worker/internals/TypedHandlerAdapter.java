@@ -45,6 +45,9 @@ public final class TypedHandlerAdapter<I> implements ActivityHandler {
                     + ") cannot be read as " + inputType.getName() + ": " + e.getMessage(), e);
         }
         Object output = handler.handle(ctx, value);
+        if (ctx instanceof Execution e && e.completesLater()) {
+            return null; // the async completion writes the output
+        }
         try {
             return converters.encode(output);
         } catch (PayloadConversionException e) {

@@ -1,0 +1,43 @@
+package dev.baton.worker.internals;
+
+import java.util.concurrent.CompletableFuture;
+
+import dev.baton.events.WorkerEventKind;
+import dev.baton.schemas.failure.ActivityFailure;
+import dev.baton.schemas.payload.PayloadConverters;
+import dev.baton.schemas.Reasons;
+import dev.baton.worker.CompletionRef;
+
+/**
+ * Reports on a generation by its {@link CompletionRef}, from any thread: what an async completion
+ * and the completion client share. Values are encoded by the converters; the future completes when
+ * the broker has the report (the streams app then accepts it only if the token is still current).
+ */
+public final class Completer {
+
+    private final EventSender events;
+    private final PayloadConverters converters;
+
+    public Completer(EventSender events, PayloadConverters converters) {
+        this.events = events;
+        this.converters = converters;
+    }
+
+    public CompletableFuture<Void> complete(CompletionRef ref, Object result) {
+        return events.report(ref, WorkerEventKind.COMPLETED, converters.encode(result), null, null, null);
+    }
+
+    /** Fails with {@code thrown} read as a handler's exception would be: its reason, type, details, stack and causes. */
+    public CompletableFuture<Void> fail(CompletionRef ref, Throwable thrown) {
+        return fail(ref, Failures.reason(thrown), Failures.failure(thrown, converters));
+    }
+
+    /** Fails with an explicit reason (a vocabulary prefix, else read as {@code retryable:}) and failure. */
+    public CompletableFuture<Void> fail(CompletionRef ref, String reason, ActivityFailure failure) {
+        return events.report(ref, WorkerEventKind.FAILED, null, Reasons.normalize(reason), failure, null);
+    }
+
+    public CompletableFuture<Void> heartbeat(CompletionRef ref, Object details) {
+        return events.report(ref, WorkerEventKind.HEARTBEAT, null, null, null, details == null ? null : converters.encode(details));
+    }
+}
