@@ -19,7 +19,13 @@ public final class ClientOptions {
     @Option(names = "--config", description = "A properties file with Kafka client settings (security, etc.) and Baton keys")
     Path config;
 
-    /** The properties file's entries, with {@code --bootstrap-servers} applied on top. */
+    /** Where {@code BATON_*} overrides are read; tests replace it. */
+    Map<String, String> environment = System.getenv();
+
+    /**
+     * The properties file's entries, then the {@code BATON_*} environment overrides on top
+     * ({@link ConfigAudit#keyOf}), then {@code --bootstrap-servers}.
+     */
     public Map<String, Object> clientConfig() {
         Map<String, Object> out = new HashMap<>();
         if (config != null) {
@@ -31,6 +37,7 @@ public final class ClientOptions {
             }
             p.forEach((k, v) -> out.put(k.toString(), v));
         }
+        out.putAll(ConfigAudit.environmentOverrides(environment));
         if (bootstrapServers != null) {
             out.put("bootstrap.servers", bootstrapServers);
         }

@@ -9,6 +9,6 @@ public final class ProcessOptions {
     @Mixin
     ClientOptions client;
 
-    @Option(names = "--metrics-port", defaultValue = "0", description = "Serve Prometheus metrics on this port at /metrics (0 = off)")
+    @Option(names = "--metrics-port", defaultValue = "0", description = "The process's HTTP port: /metrics (Prometheus), /health, /ready; the streams app's query API too (0 = off)")
     int metricsPort;
 }
