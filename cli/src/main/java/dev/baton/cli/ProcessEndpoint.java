@@ -18,6 +18,7 @@ import io.micrometer.core.instrument.binder.system.ProcessorMetrics;
 import io.micrometer.core.instrument.binder.system.UptimeMetrics;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import io.prometheus.metrics.core.metrics.Info;
 import io.prometheus.metrics.exporter.httpserver.HTTPServer;
 
 /**
@@ -55,10 +56,12 @@ public final class ProcessEndpoint implements AutoCloseable {
         }
     }
 
-    /** {@code baton_build_info}: 1, labelled with Baton's, the Kafka clients' and Java's versions. */
-    static void buildInfo(io.micrometer.core.instrument.MeterRegistry registry) {
-        BatonMetric.BUILD_INFO.gauge(registry, 1, v -> v, "version", BuildVersion.baton(), "kafka_clients", BuildVersion.kafkaClients(),
-                "java", Runtime.version().toString());
+    /** {@code baton_build_info}: 1, labelled with Baton's, the Kafka clients' and Java's versions (a Prometheus info metric). */
+    public static void buildInfo(PrometheusMeterRegistry registry) {
+        BatonMetric info = BatonMetric.BUILD_INFO;
+        Info.builder().name(info.meterName()).help(info.description()).labelNames(info.tagKeys().toArray(String[]::new))
+                .register(registry.getPrometheusRegistry())
+                .setLabelValues(BuildVersion.baton(), BuildVersion.kafkaClients(), Runtime.version().toString());
     }
 
     public PrometheusMeterRegistry registry() {

@@ -33,7 +33,7 @@ public enum BatonMetric {
     HANDLER_DURATION("baton_handler_duration", Type.TIMER, "Time a worker's handler ran, by activity type and how it ended "
             + "(completed, or the reason prefix of its failure)", "activity_type", "result"),
     DISPATCH_LATENCY("baton_dispatch_latency", Type.TIMER, "Time from dispatch to outcome, seen by the dispatcher"),
-    BUILD_INFO("baton_build_info", Type.GAUGE, "Always 1; the labels name the build and runtime of this process", "version", "kafka_clients", "java"),
+    BUILD_INFO("baton_build_info", Type.INFO, "Always 1; the labels name the build and runtime of this process", "version", "kafka_clients", "java"),
     MORSEL_WORKERS_ACTIVE("baton_morsel_workers_active", Type.GAUGE, "Morsel workers running a pipeline now"),
     MORSEL_THROUGHPUT("baton_morsel_throughput_rows_per_second", Type.GAUGE, "Rows per second of the last completed pipeline"),
     MORSEL_MORSELS("baton_morsel_morsels", Type.COUNTER, "Morsels processed"),
@@ -49,8 +49,12 @@ public enum BatonMetric {
         Duration.ofSeconds(10), Duration.ofSeconds(30), Duration.ofMinutes(1), Duration.ofMinutes(5), Duration.ofMinutes(30),
         Duration.ofHours(2)};
 
-    /** Micrometer meter type of a catalog entry. */
-    public enum Type { COUNTER, GAUGE, TIMER }
+    /**
+     * Type of a catalog entry: a Micrometer meter, or {@code INFO}, a Prometheus info metric (constant 1,
+     * its labels are the facts) that each process's exporter registers itself, since Micrometer has no
+     * such meter and its Prometheus naming would strip the {@code _info} suffix of a gauge.
+     */
+    public enum Type { COUNTER, GAUGE, TIMER, INFO }
 
     private final String meterName;
     private final Type type;
