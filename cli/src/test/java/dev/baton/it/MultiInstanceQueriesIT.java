@@ -94,7 +94,7 @@ class MultiInstanceQueriesIT {
     private static JsonNode run(String... args) throws Exception {
         CliRun run = CliRun.of(args);
         assertThat(run.exit()).as(String.join(" ", args) + "\n" + run.output()).isZero();
-        return JSON.readTree(run.output());
+        return JSON.readTree(run.printed());
     }
 
     private static int freePort() throws Exception {

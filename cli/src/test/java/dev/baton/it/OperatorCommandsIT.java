@@ -66,7 +66,7 @@ class OperatorCommandsIT {
     }
 
     private static JsonNode json(CliRun run) throws Exception {
-        return JSON.readTree(run.output());
+        return JSON.readTree(run.printed());
     }
 
     @Test
