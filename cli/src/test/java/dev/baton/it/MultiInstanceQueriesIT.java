@@ -32,7 +32,7 @@ import org.junit.jupiter.api.Test;
 class MultiInstanceQueriesIT {
 
     private static final ObjectMapper JSON = new ObjectMapper();
-    private static final int SITES = 24;
+    private static final int SITES = 12;
 
     @Test
     void shouldAnswerStatusAndSiteLookupsForBothInstancesFromEither() throws Exception {
@@ -72,12 +72,16 @@ class MultiInstanceQueriesIT {
                 }
 
                 Set<String> owners = new HashSet<>();
-                for (String site : sites) {
+                for (int i = 0; i < sites.size(); i++) {
+                    String site = sites.get(i);
+                    // Every site through one instance; a few through both, which must agree on the owner.
                     JsonNode viaA = run("site", "describe", site, "--streams-app=http://127.0.0.1:" + portA, "-o", "json");
-                    JsonNode viaB = run("site", "describe", site, "--streams-app=http://127.0.0.1:" + portB, "-o", "json");
                     assertThat(viaA.get("site").asText()).isEqualTo(site);
-                    assertThat(viaA.get("owner")).isEqualTo(viaB.get("owner"));
                     owners.add(viaA.get("owner").asText());
+                    if (i < 3) {
+                        JsonNode viaB = run("site", "describe", site, "--streams-app=http://127.0.0.1:" + portB, "-o", "json");
+                        assertThat(viaB.get("owner")).isEqualTo(viaA.get("owner"));
+                    }
                 }
                 assertThat(owners).as("each instance owns some of the sites, and answers for the other's")
                         .containsExactlyInAnyOrder("localhost:" + portA, "localhost:" + portB);
