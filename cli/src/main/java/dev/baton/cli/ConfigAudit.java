@@ -3,13 +3,13 @@ package dev.baton.cli;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.regex.Pattern;
 
+import dev.baton.cli.options.ClientOptions;
 import org.apache.kafka.common.config.ConfigDef;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -19,41 +19,17 @@ import org.slf4j.LoggerFactory;
  * environment overrides, logs the effective configuration with secrets masked, and warns about
  * every key the process does not know, naming the closest key it does know.
  *
- * <p>Environment names map to keys by dropping {@code BATON_}, lower-casing, and turning {@code _}
- * into {@code .} ({@code __} into a literal {@code _}): {@code BATON_WORKER_QUEUES} →
- * {@code worker.queues}, {@code BATON_SASL__MECHANISM}... would be {@code sasl_mechanism}. The
- * launcher's own variables ({@link #LAUNCHER_VARIABLES}) are not keys.
+ * <p>The overrides themselves are read by {@link dev.baton.cli.options.ClientOptions} (see
+ * {@link dev.baton.cli.options.EnvironmentOverrides}).
  */
 final class ConfigAudit {
 
     private static final Logger log = LoggerFactory.getLogger(ConfigAudit.class);
 
-    static final String ENV_PREFIX = "BATON_";
-
-    /** Variables read by the baton launcher, the image and the tests, never configuration keys. */
-    static final Set<String> LAUNCHER_VARIABLES = Set.of("BATON_JAVA_OPTS", "BATON_LIB_DIR", "BATON_LOG_LEVEL", "BATON_PROMTOOL",
-            "BATON_REBUILD", "BATON_TAG");
-
     /** Names whose values are secrets even when no ConfigDef says PASSWORD (client security settings passed through). */
     private static final Pattern SECRET = Pattern.compile("(?i).*(password|secret|jaas\\.config|token|credential|api\\.key).*");
 
     private ConfigAudit() {
-    }
-
-    /** The {@code BATON_*} variables of {@code env} as configuration keys and values. */
-    static Map<String, String> environmentOverrides(Map<String, String> env) {
-        Map<String, String> out = new TreeMap<>();
-        env.forEach((name, value) -> {
-            if (name.startsWith(ENV_PREFIX) && name.length() > ENV_PREFIX.length() && !LAUNCHER_VARIABLES.contains(name)) {
-                out.put(keyOf(name), value);
-            }
-        });
-        return out;
-    }
-
-    /** {@code BATON_WORKER_QUEUES} → {@code worker.queues}. */
-    static String keyOf(String envName) {
-        return envName.substring(ENV_PREFIX.length()).toLowerCase(Locale.ROOT).replace("__", "\u0000").replace('_', '.').replace('\u0000', '_');
     }
 
     /** One warning per key of {@code config} that {@code process} does not know, naming the closest known key. */

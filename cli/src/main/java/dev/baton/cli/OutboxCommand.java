@@ -6,9 +6,10 @@ import java.util.concurrent.Callable;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.baton.cli.options.ClientOptions;
+import dev.baton.cli.options.OutputFormat;
 import dev.baton.morsel.history.OutboxEntry;
 import dev.baton.morsel.history.OutboxScan;
-import dev.baton.cli.ops.OutputFormat;
 import dev.baton.topics.BatonTopics;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;

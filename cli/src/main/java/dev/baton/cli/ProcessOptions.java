@@ -1,5 +1,6 @@
 package dev.baton.cli;
 
+import dev.baton.cli.options.ClientOptions;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 

@@ -10,36 +10,6 @@ import org.junit.jupiter.api.Test;
 class ConfigAuditTest {
 
     @Test
-    void shouldMapBatonVariablesToKeys() {
-        assertThat(ConfigAudit.keyOf("BATON_WORKER_QUEUES")).isEqualTo("worker.queues");
-        assertThat(ConfigAudit.keyOf("BATON_SCHEMA_REGISTRY_URL")).isEqualTo("schema.registry.url");
-        assertThat(ConfigAudit.keyOf("BATON_MY__ODD_KEY")).isEqualTo("my_odd.key");
-    }
-
-    @Test
-    void shouldTakeOnlyBatonVariablesThatAreNotTheLaunchers() {
-        Map<String, String> env = Map.of("BATON_WORKER_QUEUES", "a,b", "BATON_LIB_DIR", "/opt/lib", "PATH", "/bin", "BATON_", "x");
-        assertThat(ConfigAudit.environmentOverrides(env)).containsExactly(Map.entry("worker.queues", "a,b"));
-    }
-
-    @Test
-    void shouldApplyEnvironmentOverFileAndUnderCommandLine() throws Exception {
-        java.nio.file.Path file = java.nio.file.Files.createTempFile("baton", ".properties");
-        try {
-            java.nio.file.Files.writeString(file, "worker.queues=from-file\nbootstrap.servers=file:9092\nworker.max.concurrent=4\n");
-            ClientOptions options = new ClientOptions();
-            options.config = file;
-            options.bootstrapServers = "flag:9092";
-            options.environment = Map.of("BATON_WORKER_QUEUES", "payments,emails", "BATON_BOOTSTRAP_SERVERS", "env:9092");
-            Map<String, Object> config = options.clientConfig();
-            assertThat(config).containsEntry("worker.queues", "payments,emails").containsEntry("bootstrap.servers", "flag:9092")
-                    .containsEntry("worker.max.concurrent", "4");
-        } finally {
-            java.nio.file.Files.delete(file);
-        }
-    }
-
-    @Test
     void shouldWarnAboutAMisspeltKeyNamingTheClosestKnownKey() {
         List<String> warnings = ConfigAudit.unknownKeys(Map.of("worker.max.concurent", "4", "bootstrap.servers", "x:9092"), ProcessKeys.WORKER);
         assertThat(warnings).singleElement().satisfies(w -> assertThat(w)

@@ -11,7 +11,9 @@ import java.util.concurrent.TimeUnit;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.baton.cli.ClientOptions;
+import dev.baton.cli.options.ClientOptions;
+import dev.baton.cli.options.OutputFormat;
+import dev.baton.cli.options.StreamsAppAddress;
 import dev.baton.dispatcher.DispatchClient;
 import dev.baton.dispatcher.UnmatchedResultHandler;
 import dev.baton.schemas.Reasons;

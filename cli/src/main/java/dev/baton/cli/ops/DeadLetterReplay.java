@@ -10,7 +10,8 @@ import java.util.concurrent.Callable;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
-import dev.baton.cli.ClientOptions;
+import dev.baton.cli.options.ClientOptions;
+import dev.baton.cli.options.OutputFormat;
 import dev.baton.events.DeadLetter;
 import dev.baton.topics.BatonTopics;
 import dev.baton.topics.ClientConfigs;

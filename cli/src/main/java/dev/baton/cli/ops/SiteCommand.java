@@ -7,6 +7,8 @@ import java.util.Map;
 import java.util.concurrent.Callable;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.baton.cli.options.OutputFormat;
+import dev.baton.cli.options.StreamsAppAddress;
 import dev.baton.schemas.SiteKey;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;

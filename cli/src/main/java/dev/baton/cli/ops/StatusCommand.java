@@ -9,6 +9,8 @@ import java.util.TreeSet;
 import java.util.concurrent.Callable;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.baton.cli.options.OutputFormat;
+import dev.baton.cli.options.StreamsAppAddress;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
@@ -32,7 +34,7 @@ public final class StatusCommand implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         if (statusUrl != null) {
-            streamsApp.base = statusUrl.resolve("/");
+            streamsApp.base(statusUrl);
         }
         StreamsAppAddress.Answer a;
         try {

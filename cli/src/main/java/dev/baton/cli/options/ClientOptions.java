@@ -1,4 +1,4 @@
-package dev.baton.cli;
+package dev.baton.cli.options;
 
 import java.io.IOException;
 import java.io.Reader;
@@ -22,9 +22,15 @@ public final class ClientOptions {
     /** Where {@code BATON_*} overrides are read; tests replace it. */
     Map<String, String> environment = System.getenv();
 
+    /** Replaces where {@code BATON_*} overrides are read (tests); returns this. */
+    public ClientOptions environment(Map<String, String> env) {
+        this.environment = env;
+        return this;
+    }
+
     /**
      * The properties file's entries, then the {@code BATON_*} environment overrides on top
-     * ({@link ConfigAudit#keyOf}), then {@code --bootstrap-servers}.
+     * ({@link EnvironmentOverrides}), then {@code --bootstrap-servers}.
      */
     public Map<String, Object> clientConfig() {
         Map<String, Object> out = new HashMap<>();
@@ -37,7 +43,7 @@ public final class ClientOptions {
             }
             p.forEach((k, v) -> out.put(k.toString(), v));
         }
-        out.putAll(ConfigAudit.environmentOverrides(environment));
+        out.putAll(EnvironmentOverrides.of(environment));
         if (bootstrapServers != null) {
             out.put("bootstrap.servers", bootstrapServers);
         }

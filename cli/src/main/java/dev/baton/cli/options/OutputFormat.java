@@ -1,4 +1,4 @@
-package dev.baton.cli.ops;
+package dev.baton.cli.options;
 
 import picocli.CommandLine.ITypeConverter;
 import picocli.CommandLine.Option;

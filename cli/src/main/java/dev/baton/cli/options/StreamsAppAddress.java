@@ -1,4 +1,4 @@
-package dev.baton.cli.ops;
+package dev.baton.cli.options;
 
 import java.io.IOException;
 import java.net.URI;
@@ -34,6 +34,11 @@ public final class StreamsAppAddress {
     URI base;
 
     private final ObjectMapper json = new ObjectMapper();
+
+    /** Points at another instance's base URL (its path is dropped). */
+    public void base(URI url) {
+        this.base = url.resolve("/");
+    }
 
     /**
      * GETs {@code pathAndQuery} (already URL-encoded).
