@@ -193,8 +193,13 @@ class OperatorCommandsIT {
     private static List<JsonNode> deadLettersOf(SiteKey site) throws Exception {
         CliRun run = CliRun.of("dlq", "list", "--bootstrap-servers", cluster.bootstrapServers(), "-o", "json");
         assertThat(run.exit()).as(run.output()).isZero();
-        return java.util.stream.StreamSupport.stream(json(run).spliterator(), false)
-                .filter(l -> site.asKey().equals(l.path("key").asText())).toList();
+        List<JsonNode> letters = new java.util.ArrayList<>();
+        for (String line : run.printed().split("\n")) {
+            if (!line.isBlank()) {
+                letters.add(JSON.readTree(line));
+            }
+        }
+        return letters.stream().filter(l -> site.asKey().equals(l.path("key").asText())).toList();
     }
 
     /** Records on baton.dispatch that are replays of the dead letter at {@code position}. */

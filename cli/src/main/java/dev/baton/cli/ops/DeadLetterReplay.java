@@ -9,7 +9,6 @@ import java.util.Map;
 import java.util.concurrent.Callable;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.node.ArrayNode;
 import dev.baton.cli.options.ClientOptions;
 import dev.baton.cli.options.OutputFormat;
 import dev.baton.events.DeadLetter;
@@ -203,12 +202,10 @@ final class DeadLetterReplay implements Callable<Integer> {
     private void print(List<Decision> decisions) {
         if (output.json()) {
             ObjectMapper json = new ObjectMapper();
-            ArrayNode out = json.createArrayNode();
-            for (Decision d : decisions) {
-                out.add(DlqCommand.toJson(json, d.entry(), !d.action().startsWith("skipped")).put("action",
-                        dryRun && d.action().equals("replayed") ? "would replay" : d.action()));
+            for (Decision d : decisions) { // one object per line, as dlq list and outbox print
+                System.out.println(DlqCommand.toJson(json, d.entry(), !d.action().startsWith("skipped")).put("action",
+                        dryRun && d.action().equals("replayed") ? "would replay" : d.action()).toString());
             }
-            System.out.println(out.toPrettyString());
             return;
         }
         long replayed = 0;

@@ -6,7 +6,6 @@ import java.util.Map;
 import java.util.concurrent.Callable;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.baton.cli.options.ClientOptions;
 import dev.baton.cli.options.OutputFormat;
@@ -44,10 +43,9 @@ public final class DlqCommand {
                 ledgers = DeadLetterScan.ledgers(admin);
             }
             if (output.json()) {
+                // One object per line, as baton outbox prints its records: a log's records stream into jq.
                 ObjectMapper json = new ObjectMapper();
-                ArrayNode out = json.createArrayNode();
-                entries.forEach(e -> out.add(toJson(json, e, replayed(ledgers, e))));
-                System.out.println(out.toPrettyString());
+                entries.forEach(e -> System.out.println(toJson(json, e, replayed(ledgers, e)).toString()));
                 return 0;
             }
             String row = "%-8s %-24s %-28s %9s %10s %-8s %-24s %s%n";

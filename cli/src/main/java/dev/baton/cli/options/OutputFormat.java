@@ -3,7 +3,11 @@ package dev.baton.cli.options;
 import picocli.CommandLine.ITypeConverter;
 import picocli.CommandLine.Option;
 
-/** The {@code -o} option every operator command shares: {@code table} (for people, the default) or {@code json} (for tools). */
+/**
+ * The {@code -o} option every operator command shares: {@code table} (for people, the default) or
+ * {@code json} (for tools). A command answering a query prints one JSON document; a command listing
+ * a log's records ({@code outbox}, {@code dlq list|replay}) prints one JSON object per line.
+ */
 public final class OutputFormat {
 
     /** How a command prints. */
