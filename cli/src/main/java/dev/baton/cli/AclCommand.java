@@ -5,9 +5,10 @@ import java.util.List;
 import java.util.concurrent.Callable;
 import java.util.concurrent.ExecutionException;
 
+import dev.baton.cli.options.ClientOptions;
 import dev.baton.topics.ClientConfigs;
-import dev.baton.topics.RoleAcls;
 import dev.baton.topics.RoleAcls.Role;
+import dev.baton.topics.RoleAcls;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.common.acl.AclBinding;
 import org.apache.kafka.common.errors.SecurityDisabledException;

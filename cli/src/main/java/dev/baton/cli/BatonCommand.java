@@ -1,5 +1,10 @@
 package dev.baton.cli;
 
+import dev.baton.cli.ops.CancelCommand;
+import dev.baton.cli.ops.DlqCommand;
+import dev.baton.cli.ops.SiteCommand;
+import dev.baton.cli.ops.SitesCommand;
+import dev.baton.cli.ops.StatusCommand;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
@@ -7,7 +12,8 @@ import picocli.CommandLine.Command;
 @Command(name = "baton", mixinStandardHelpOptions = true, versionProvider = BuildVersion.class,
         description = "Kafka-native activity dispatch: demo, processes and operator tools.",
         subcommands = {DemoCommand.class, StreamsAppCommand.class, WorkerCommand.class, DispatchCommand.class, TopicsCommand.class,
-            ConfigCommand.class, StatusCommand.class, AclCommand.class, SoakCommand.class, ReplayCommand.class, HistoryCommand.class, OutboxCommand.class, EngineNodeCommand.class,
+            ConfigCommand.class, StatusCommand.class, SiteCommand.class, SitesCommand.class, CancelCommand.class, DlqCommand.class,
+            AclCommand.class, SoakCommand.class, ReplayCommand.class, HistoryCommand.class, OutboxCommand.class, EngineNodeCommand.class,
             CommandLine.HelpCommand.class})
 public final class BatonCommand implements Runnable {
 

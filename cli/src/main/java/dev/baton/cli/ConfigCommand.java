@@ -37,7 +37,15 @@ public final class ConfigCommand {
                 });
                 out.println();
             });
-            out.println("Every other key passes through to the Kafka clients (security, timeouts) or to Kafka Streams.");
+            out.println("Every other key passes through to the Kafka clients (security, timeouts) or to Kafka Streams; a key no process "
+                    + "knows is warned about at start, naming the closest known key.");
+            out.println();
+            out.println("## Environment overrides");
+            out.println();
+            out.println("A variable BATON_<NAME> sets the key <name> lower-cased with '_' read as '.' and '__' as '_', over --config and under "
+                    + "the command's own options: BATON_WORKER_QUEUES=a,b sets worker.queues, BATON_SCHEMA_REGISTRY_URL sets "
+                    + "schema.registry.url, BATON_STATUS_ADVERTISED_HOST sets status.advertised.host.");
+            out.println("Not keys (read by the launcher, the image or the tests): " + String.join(", ", new java.util.TreeSet<>(dev.baton.cli.options.EnvironmentOverrides.LAUNCHER_VARIABLES)) + ".");
             return 0;
         }
     }

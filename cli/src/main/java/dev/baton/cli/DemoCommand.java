@@ -65,7 +65,7 @@ public final class DemoCommand implements Callable<Integer> {
     @Option(names = "--keep-running", description = "After the summary, keep everything up for the other commands until Ctrl-C")
     boolean keepRunning;
 
-    @Option(names = "--status-port", defaultValue = "9402", description = "With --keep-running: the streams app's GET /status port (default ${DEFAULT-VALUE})")
+    @Option(names = "--status-port", defaultValue = "9402", description = "With --keep-running: the streams app's query port (baton status, site describe, sites list) (default ${DEFAULT-VALUE})")
     int statusPort;
 
     @Option(names = "--registry-port", defaultValue = "8081",
@@ -287,7 +287,7 @@ public final class DemoCommand implements Callable<Integer> {
         String bootstrap = cluster.bootstrapServers();
         out.println();
         out.println("running   everything stays up until Ctrl-C; try, in another terminal:");
-        out.printf("            ./baton status --status-url http://localhost:%d/status%n", statusPort);
+        out.printf("            ./baton status --streams-app http://localhost:%d%n", statusPort);
         out.printf("            echo hi | ./baton dispatch --bootstrap-servers %s --queue mail --type echo --input-file -%n", bootstrap);
         out.printf("            ./baton worker --bootstrap-servers %s --queue payments --demo-handlers%n", bootstrap);
         CountDownLatch stop = new CountDownLatch(1);

@@ -10,6 +10,7 @@ import java.util.UUID;
 import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
 
+import dev.baton.cli.options.ClientOptions;
 import dev.baton.dispatcher.ActivityRequest;
 import dev.baton.dispatcher.DispatchClient;
 import dev.baton.dispatcher.Outcome;
@@ -68,9 +69,11 @@ public final class DispatchCommand implements Callable<Integer> {
         String workflowBase = workflow == null ? UUID.randomUUID().toString() : workflow;
         Map<String, Object> config = new HashMap<>(client.clientConfig());
         config.putIfAbsent("baton.client.id", "cli-" + UUID.randomUUID());
+        ConfigAudit.logAtStart(config, ProcessKeys.DISPATCHER);
         int failed = 0;
-        try (MetricsEndpoint metrics = new MetricsEndpoint(metricsPort);
+        try (ProcessEndpoint metrics = new ProcessEndpoint(metricsPort);
              DispatchClient c = DispatchClient.create(config, UnmatchedResultHandler.IGNORE, metrics.registry())) {
+            metrics.readiness(() -> true); // the client is started: its results listener has its position
             for (long n = 1; count == 0 || n <= count; n++) {
                 ActivityRequest request = ActivityRequest.builder().site(namespace, workflowId(workflowBase, n), activity)
                         .attempt(attempt).queue(queue).activityType(type).input(input, "application/octet-stream").build();

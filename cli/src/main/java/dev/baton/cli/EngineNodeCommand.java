@@ -1,5 +1,6 @@
 package dev.baton.cli;
 
+import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
@@ -27,9 +28,14 @@ public final class EngineNodeCommand implements Callable<Integer> {
     public Integer call() throws InterruptedException {
         String id = nodeId != null ? nodeId : "engine-" + UUID.randomUUID().toString().substring(0, 8);
         CountDownLatch stopped = new CountDownLatch(1);
-        EngineNode node = EngineNode.start(id, process.client.clientConfig(), threads);
+        Map<String, Object> config = process.client.clientConfig();
+        ConfigAudit.logAtStart(config, ProcessKeys.ENGINE_NODE);
+        ProcessEndpoint endpoint = new ProcessEndpoint(process.metricsPort);
+        EngineNode node = EngineNode.start(id, config, threads);
+        endpoint.readiness(() -> true); // start returns once its worker serves the engine queue
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
             node.close();
+            endpoint.close();
             stopped.countDown();
         }, "baton-engine-node-stop"));
         System.out.println("engine node " + id + " serving queue " + EngineNode.QUEUE + " with " + threads + " scan threads");

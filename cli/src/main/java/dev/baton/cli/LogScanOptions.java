@@ -1,5 +1,6 @@
 package dev.baton.cli;
 
+import dev.baton.cli.options.ClientOptions;
 import dev.baton.morsel.history.HistoryLog;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;

@@ -6,6 +6,8 @@ import java.util.concurrent.Callable;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.baton.cli.options.ClientOptions;
+import dev.baton.cli.options.OutputFormat;
 import dev.baton.morsel.history.OutboxEntry;
 import dev.baton.morsel.history.OutboxScan;
 import dev.baton.topics.BatonTopics;
@@ -25,9 +27,6 @@ import picocli.CommandLine.Option;
             "Reads from the beginning to the current end and exits. Completions for unknown sites are not here: they are in baton.dlq."})
 public final class OutboxCommand implements Callable<Integer> {
 
-    /** How entries are printed. */
-    enum Format { TEXT, JSON }
-
     @Mixin
     ClientOptions client;
 
@@ -35,8 +34,9 @@ public final class OutboxCommand implements Callable<Integer> {
             + "keeps the records keyed by it")
     String clientId;
 
-    @Option(names = {"-o", "--output"}, paramLabel = "text|json", defaultValue = "text", description = "text, or json: one JSON object per line (default ${DEFAULT-VALUE})")
-    Format format;
+    /** table, or json: one JSON object per line (as before the shared option; tools read it line by line). */
+    @Mixin
+    OutputFormat output;
 
     @Option(names = "--schema-registry-url", defaultValue = "kafka://", description = "Schema registry (default ${DEFAULT-VALUE})")
     String schemaRegistryUrl;
@@ -47,7 +47,7 @@ public final class OutboxCommand implements Callable<Integer> {
     public Integer call() throws JsonProcessingException {
         PrintStream out = System.out;
         OutboxScan.Result result = OutboxScan.read(client.clientConfig(), schemaRegistryUrl, clientId);
-        if (format == Format.JSON) {
+        if (output.json()) {
             ObjectMapper json = new ObjectMapper();
             for (OutboxEntry e : result.entries()) {
                 out.println(json.writeValueAsString(e.fields()));

@@ -1,5 +1,6 @@
 package dev.baton.cli;
 
+import dev.baton.cli.options.ClientOptions;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
@@ -9,6 +10,6 @@ public final class ProcessOptions {
     @Mixin
     ClientOptions client;
 
-    @Option(names = "--metrics-port", defaultValue = "0", description = "Serve Prometheus metrics on this port at /metrics (0 = off)")
+    @Option(names = "--metrics-port", defaultValue = "0", description = "The process's HTTP port: /metrics (Prometheus), /health, /ready; the streams app's query API too (0 = off)")
     int metricsPort;
 }

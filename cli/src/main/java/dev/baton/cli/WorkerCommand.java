@@ -30,8 +30,8 @@ public final class WorkerCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
 
-    @Option(names = "--queue", required = true, description = "Queue to serve (repeatable)")
-    List<String> queues;
+    @Option(names = "--queue", description = "Queue to serve (repeatable; default: worker.queues, e.g. BATON_WORKER_QUEUES=a,b)")
+    List<String> queues = List.of();
 
     @Option(names = "--handler", description = "activityType=fully.qualified.HandlerClass (repeatable; the class needs a no-arg constructor), "
             + "found on --classpath or in --lib-dir")
@@ -64,8 +64,14 @@ public final class WorkerCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        WorkerOptions.Builder options = new WorkerConfig(process.client.clientConfig()).toOptions().queues(queues)
-                .nodeLabels(labels.toArray(String[]::new));
+        Map<String, Object> config = process.client.clientConfig();
+        ConfigAudit.logAtStart(config, ProcessKeys.WORKER);
+        WorkerConfig workerConfig = new WorkerConfig(config);
+        List<String> served = queues.isEmpty() ? workerConfig.queues() : queues;
+        if (served.isEmpty()) {
+            throw new ParameterException(spec.commandLine(), "no queue to serve: give --queue or worker.queues (BATON_WORKER_QUEUES)");
+        }
+        WorkerOptions.Builder options = workerConfig.toOptions().queues(served).nodeLabels(labels.toArray(String[]::new));
         if (maxConcurrent != null) {
             options.maxConcurrent(maxConcurrent);
         }
@@ -81,16 +87,17 @@ public final class WorkerCommand implements Callable<Integer> {
         HandlerClasspath userClasses = handlerClasspath();
         CountDownLatch stopped = new CountDownLatch(1);
         try (URLClassLoader loader = userClasses.loader(WorkerCommand.class.getClassLoader());
-             MetricsEndpoint metrics = new MetricsEndpoint(process.metricsPort)) {
+             ProcessEndpoint metrics = new ProcessEndpoint(process.metricsPort)) {
             userHandlers(userClasses, loader).forEach(options::handler);
             // The worker's threads inherit this, so a handler's own lookups (ServiceLoader, Jackson, Kafka plugins) see its jars.
             Thread.currentThread().setContextClassLoader(loader);
             Worker worker = Worker.start(options.meters(metrics.registry()).build());
+            metrics.readiness(worker::isReady);
             Runtime.getRuntime().addShutdownHook(new Thread(() -> {
                 worker.close();
                 stopped.countDown();
             }, "baton-worker-drain"));
-            System.out.println("worker " + worker.workerId() + " serving " + queues);
+            System.out.println("worker " + worker.workerId() + " serving " + served);
             stopped.await();
         }
         return 0;

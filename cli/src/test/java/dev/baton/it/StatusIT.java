@@ -22,7 +22,7 @@ import org.junit.jupiter.api.Test;
 class StatusIT {
 
     private static String statusJson(int port) {
-        CliRun run = CliRun.of("status", "--status-url", "http://127.0.0.1:" + port + "/status");
+        CliRun run = CliRun.of("status", "--streams-app", "http://127.0.0.1:" + port, "-o", "json");
         assertThat(run.exit()).as(run.output()).isZero();
         return run.output();
     }

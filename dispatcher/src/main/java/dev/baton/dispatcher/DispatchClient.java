@@ -20,6 +20,7 @@ import dev.baton.events.Payload;
 import dev.baton.events.RetryPolicy;
 import dev.baton.events.Timeouts;
 import dev.baton.metrics.BatonMetric;
+import dev.baton.metrics.ClientMeters;
 import dev.baton.schemas.EventSerde;
 import dev.baton.schemas.SiteKey;
 import dev.baton.schemas.payload.PayloadConverters;
@@ -75,6 +76,8 @@ public final class DispatchClient implements AutoCloseable {
     private volatile boolean closed;
 
     private final Timer latency;
+    /** The Kafka client meters of this client's producer and results consumer. */
+    private final ClientMeters clientMeters;
 
     private DispatchClient(DispatchClientConfig config, UnmatchedResultHandler unmatched, Clock clock,
                            MeterRegistry meters) {
@@ -101,7 +104,8 @@ public final class DispatchClient implements AutoCloseable {
         this.config = config;
         this.clientId = config.clientId();
         this.clock = clock;
-        this.latency = BatonMetric.DISPATCH_LATENCY.timer(meters, "client", config.clientId());
+        this.latency = BatonMetric.DISPATCH_LATENCY.timer(meters);
+        this.clientMeters = new ClientMeters(meters);
         this.registry = SchemaRegistry.forUrl(config.getString(DispatchClientConfig.SCHEMA_REGISTRY_URL_CONFIG), config.kafkaConfig());
         this.commands = EventSerde.of(DispatchCommand.class, registry);
         this.pending = new PendingResults(config.getInt(DispatchClientConfig.MAX_PENDING_CONFIG));
@@ -109,8 +113,8 @@ public final class DispatchClient implements AutoCloseable {
         Producer<byte[], byte[]> startedProducer = null;
         ResultListener startedListener = null;
         try {
-            startedProducer = producers.apply(producerConfig(config));
-            startedListener = new ResultListener(clientId, config.kafkaConfig(), consumers,
+            startedProducer = clientMeters.producer(producers.apply(producerConfig(config)));
+            startedListener = new ResultListener(clientId, config.kafkaConfig(), c -> clientMeters.consumer(consumers.apply(c)),
                     EventSerde.of(dev.baton.events.Outcome.class, registry), pending, unmatched);
             this.listenerThread = new Thread(startedListener, "baton-results-" + clientId);
             listenerThread.setDaemon(true);
@@ -146,6 +150,7 @@ public final class DispatchClient implements AutoCloseable {
         if (startedProducer != null) {
             startedProducer.close(Duration.ZERO);
         }
+        clientMeters.close();
         registry.close();
     }
 
@@ -331,6 +336,7 @@ public final class DispatchClient implements AutoCloseable {
         closed = true;
         producer.close(Duration.ofSeconds(10));
         listener.close();
+        clientMeters.close();
         pending.close(requestId -> new DispatchClientClosedException("client " + clientId
                 + " closed before the outcome arrived; it will reach the UnmatchedResultHandler of the next client with this id",
                 requestId));

@@ -1,5 +1,6 @@
 package dev.baton.metrics;
 
+import java.time.Duration;
 import java.util.List;
 import java.util.function.ToDoubleFunction;
 
@@ -16,7 +17,8 @@ import io.micrometer.core.instrument.Timer;
 public enum BatonMetric {
 
     DISPATCHES("baton_dispatches", Type.COUNTER, "Attempts started by the streams app"),
-    OUTCOMES("baton_outcomes", Type.COUNTER, "Outcomes published, by kind: completed or the reason prefix", "kind"),
+    OUTCOMES("baton_outcomes", Type.COUNTER, "Outcomes published, by kind (completed or the reason prefix), queue and activity type",
+            "kind", "queue", "activity_type"),
     REFUSED_COMPLETIONS("baton_refused_completions", Type.COUNTER, "Worker events refused because their token was not current"),
     UNMATCHED_COMPLETIONS("baton_unmatched_completions", Type.COUNTER, "Late completions of resolved sites, with a token the site issued, relayed to the outbox (baton.results, flagged unmatched)"),
     TRANSPORT_LOSSES("baton_transport_losses", Type.COUNTER, "Leases whose heartbeat deadline passed"),
@@ -24,16 +26,35 @@ public enum BatonMetric {
     REPROCESSED("baton_reprocessed_records", Type.COUNTER, "Input records found already applied to their site (at-least-once restarts); their outputs were re-emitted"),
     DEAD_LETTERS("baton_dead_letters", Type.COUNTER, "Records sent to baton.dlq", "component"),
     UNSERVED_QUEUES("baton_unserved_queues", Type.GAUGE, "Queues with dispatched work and no live worker"),
-    WORKER_IN_FLIGHT("baton_worker_in_flight", Type.GAUGE, "Executions a worker holds (leased, queued or running)", "worker"),
-    WORKER_LEASES("baton_worker_leases", Type.COUNTER, "Tasks a worker leased", "worker"),
-    DISPATCH_LATENCY("baton_dispatch_latency", Type.TIMER, "Time from dispatch to outcome, seen by the dispatcher", "client"),
+    QUEUE_LAG("baton_queue_lag", Type.GAUGE, "Tasks of a queue not yet taken: end offsets of its task topic minus its worker group's committed offsets, "
+            + "sampled by the streams app", "queue"),
+    WORKER_IN_FLIGHT("baton_worker_in_flight", Type.GAUGE, "Executions the workers of this process hold (leased, queued or running)"),
+    WORKER_LEASES("baton_worker_leases", Type.COUNTER, "Tasks leased by the workers of this process", "queue"),
+    HANDLER_DURATION("baton_handler_duration", Type.TIMER, "Time a worker's handler ran, by activity type and how it ended "
+            + "(completed, or the reason prefix of its failure)", "activity_type", "result"),
+    DISPATCH_LATENCY("baton_dispatch_latency", Type.TIMER, "Time from dispatch to outcome, seen by the dispatcher"),
+    BUILD_INFO("baton_build_info", Type.INFO, "Always 1; the labels name the build and runtime of this process", "version", "kafka_clients", "java"),
     MORSEL_WORKERS_ACTIVE("baton_morsel_workers_active", Type.GAUGE, "Morsel workers running a pipeline now"),
     MORSEL_THROUGHPUT("baton_morsel_throughput_rows_per_second", Type.GAUGE, "Rows per second of the last completed pipeline"),
     MORSEL_MORSELS("baton_morsel_morsels", Type.COUNTER, "Morsels processed"),
     MORSEL_ROWS("baton_morsel_rows", Type.COUNTER, "Rows scanned by morsel tasks");
 
-    /** Micrometer meter type of a catalog entry. */
-    public enum Type { COUNTER, GAUGE, TIMER }
+    /**
+     * Bucket bounds of every timer: Prometheus histograms (aggregatable over instances, unlike
+     * summaries' quantiles), from the streams app's commit-bound latencies to hour-long activities.
+     */
+    static final Duration[] TIMER_BUCKETS = {
+        Duration.ofMillis(5), Duration.ofMillis(10), Duration.ofMillis(25), Duration.ofMillis(50), Duration.ofMillis(100),
+        Duration.ofMillis(250), Duration.ofMillis(500), Duration.ofSeconds(1), Duration.ofMillis(2500), Duration.ofSeconds(5),
+        Duration.ofSeconds(10), Duration.ofSeconds(30), Duration.ofMinutes(1), Duration.ofMinutes(5), Duration.ofMinutes(30),
+        Duration.ofHours(2)};
+
+    /**
+     * Type of a catalog entry: a Micrometer meter, or {@code INFO}, a Prometheus info metric (constant 1,
+     * its labels are the facts) that each process's exporter registers itself, since Micrometer has no
+     * such meter and its Prometheus naming would strip the {@code _info} suffix of a gauge.
+     */
+    public enum Type { COUNTER, GAUGE, TIMER, INFO }
 
     private final String meterName;
     private final Type type;
@@ -76,7 +97,9 @@ public enum BatonMetric {
 
     public Timer timer(MeterRegistry registry, String... tags) {
         require(Type.TIMER, tags);
-        return Timer.builder(meterName).description(description).tags(tags).publishPercentiles(0.5, 0.99, 0.999).register(registry);
+        // Buckets only: no client-side percentiles, which Prometheus would get as a summary.
+        return Timer.builder(meterName).description(description).tags(tags).serviceLevelObjectives(TIMER_BUCKETS)
+                .minimumExpectedValue(TIMER_BUCKETS[0]).maximumExpectedValue(TIMER_BUCKETS[TIMER_BUCKETS.length - 1]).register(registry);
     }
 
     public static BatonMetric byMeterName(String name) {

@@ -20,11 +20,14 @@ import dev.baton.streams.processor.SiteMetrics;
 import dev.baton.streams.processor.SiteProcessorSupplier;
 import dev.baton.streams.recovery.HangingTransactionFinder;
 import dev.baton.streams.recovery.HangingTransactionReaper;
-import dev.baton.streams.status.StatusReport;
+import dev.baton.streams.status.QueueLagMeter;
+import dev.baton.streams.status.StatusEndpoints;
 import dev.baton.streams.status.StatusServer;
 import dev.baton.streams.topology.BatonTopology;
 import dev.baton.topics.ClientIds;
+import com.sun.net.httpserver.HttpHandler;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.binder.kafka.KafkaStreamsMetrics;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.common.internals.Topic;
 import org.apache.kafka.streams.CloseOptions;
@@ -51,8 +54,12 @@ public final class BatonStreamsApp implements AutoCloseable {
     private final KafkaStreams streams;
     private final QueueService queueService;
     private final Serdes serdes;
+    private final MeterRegistry meters;
+    private final KafkaStreamsMetrics streamsMetrics;
+    private final HttpHandler queries;
     private StatusServer status;
     private SchemaRegistryRestServer registryRest;
+    private QueueLagMeter lag;
     private HangingTransactionReaper reaper;
     private final Object stateChanged = new Object();
 
@@ -77,6 +84,11 @@ public final class BatonStreamsApp implements AutoCloseable {
                 stateChanged.notifyAll();
             }
         });
+        this.meters = meters;
+        this.streamsMetrics = new KafkaStreamsMetrics(streams);
+        streamsMetrics.bindTo(meters);
+        this.queries = StatusEndpoints.queries(streams, serdes.siteState(), serdes.workerStatus(), config.clientConfig(),
+                queueService::unservedQueues, config.applicationServer().orElse(null));
         streams.setUncaughtExceptionHandler(e -> {
             log.error("stream thread failed; replacing it (its tasks resume from the last commit)", e);
             return StreamThreadExceptionResponse.REPLACE_THREAD;
@@ -96,9 +108,10 @@ public final class BatonStreamsApp implements AutoCloseable {
                     id -> id.startsWith(ClientIds.WORKER_TRANSACTIONAL_PREFIX)).start(Duration.ofMillis(config.hangingTransactionCheckMs()));
         }
         if (config.statusPort() > 0) {
-            status = new StatusServer(config.statusPort(), report());
+            status = new StatusServer(config.statusPort(), queries, this::isRunning);
         }
         registryRest = serveRegistry();
+        lag = new QueueLagMeter(Admin.create(config.clientConfig()), meters).start(Duration.ofMillis(config.queueRefreshMs()));
         return this;
     }
 
@@ -131,16 +144,13 @@ public final class BatonStreamsApp implements AutoCloseable {
         return registryRest == null ? -1 : registryRest.port();
     }
 
-    /** The JSON that {@code GET /status} serves (whether or not the port is on). */
-    public com.fasterxml.jackson.databind.node.ObjectNode status() {
-        try (StatusReport report = report()) {
-            return report.snapshot();
-        }
-    }
-
-    private StatusReport report() {
-        return new StatusReport(streams, serdes.siteState(), serdes.workerStatus(),
-                Admin.create(config.clientConfig()), queueService::unservedQueues);
+    /**
+     * The query API ({@code /status}, {@code /sites}, {@code /sites/<key>}), answered for every
+     * instance of the app through each one's {@code application.server}; served on status.port, or
+     * mounted by {@code baton streams-app} on its process port.
+     */
+    public HttpHandler queries() {
+        return queries;
     }
 
     /**
@@ -156,7 +166,7 @@ public final class BatonStreamsApp implements AutoCloseable {
                 config.hangingTransactionMinAgeMs(), Clock.systemUTC());
     }
 
-    /** The port serving {@code GET /status}, or -1 when status.port is 0. */
+    /** The port serving the query API, /health and /ready, or -1 when status.port is 0. */
     public int statusPort() {
         return status == null ? -1 : status.port();
     }
@@ -202,6 +212,10 @@ public final class BatonStreamsApp implements AutoCloseable {
         if (reaper != null) {
             reaper.close();
         }
+        if (lag != null) {
+            lag.close();
+        }
+        streamsMetrics.close();
         // Leave the group: Streams by default stays in it, so its tasks (and every site on them)
         // would wait out the session timeout before another instance, or this one restarted, took over.
         streams.close(CloseOptions.timeout(Duration.ofSeconds(30)).withGroupMembershipOperation(GroupMembershipOperation.LEAVE_GROUP));

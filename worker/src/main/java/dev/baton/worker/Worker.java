@@ -26,10 +26,11 @@ import dev.baton.worker.internals.EventSender;
 import dev.baton.worker.internals.Execution;
 import dev.baton.worker.internals.Executions;
 import dev.baton.worker.internals.Heartbeater;
+import dev.baton.worker.internals.InFlightMeter;
 import dev.baton.worker.internals.QueueRunner;
 import dev.baton.worker.internals.Registration;
 import dev.baton.worker.internals.Slots;
-import io.micrometer.core.instrument.Counter;
+import dev.baton.worker.internals.TimedHandlers;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -77,17 +78,18 @@ public final class Worker implements AutoCloseable {
                 r -> daemon(r, "baton-activity-" + options.workerId() + "-" + threadCount.incrementAndGet()));
         this.housekeeping = Executors.newSingleThreadScheduledExecutor(r -> daemon(r, "baton-housekeeping-" + options.workerId()));
         this.heartbeater = new Heartbeater(executions, events, clock);
-        BatonMetric.WORKER_IN_FLIGHT.gauge(options.meters(), executions, Executions::size, "worker", options.workerId());
-        Counter leases = BatonMetric.WORKER_LEASES.counter(options.meters(), "worker", options.workerId());
+        InFlightMeter.add(options.meters(), executions);
         Slots slots = new Slots(options.maxConcurrent()); // shared: all queue loops together hold at most maxConcurrent
-        ActivityRunner runner = new ActivityRunner(options.handlers(), pool, executions, slots, events, options.converters());
+        ActivityRunner runner = new ActivityRunner(TimedHandlers.of(options.handlers(), options.meters()), pool, executions, slots, events,
+                options.converters());
         DeadLetters deadLetters = new DeadLetters(EventSerde.of(DeadLetter.class, registry), "worker " + options.workerId(), clock);
         for (String queue : options.queues()) {
             List<String> topics = new ArrayList<>(List.of(BatonTopics.tasks(queue)));
             options.nodeLabels().forEach(label -> topics.add(BatonTopics.tasks(queue, label)));
             runners.add(new QueueRunner(queue, options.workerId(), topics, options.kafkaConfig(), options.leaseMode(),
                     EventSerde.of(ActivityTask.class, registry),
-                    events, deadLetters, runner, slots, clock, leases::increment, this::safePublish));
+                    events, deadLetters, runner, slots, clock, BatonMetric.WORKER_LEASES.counter(options.meters(), "queue", queue)::increment,
+                    this::safePublish));
         }
     }
 
@@ -123,6 +125,11 @@ public final class Worker implements AutoCloseable {
      */
     public List<String> servedQueues() {
         return runners.stream().filter(QueueRunner::serving).map(QueueRunner::queue).toList();
+    }
+
+    /** Ready to take tasks: every queue loop serving and joined to its group ({@code /ready} of {@code baton worker}). */
+    public boolean isReady() {
+        return !closed && runners.stream().allMatch(r -> r.serving() && r.joined());
     }
 
     public String workerId() {
@@ -180,6 +187,7 @@ public final class Worker implements AutoCloseable {
         registration.withdraw();
         registration.close();
         events.close();
+        InFlightMeter.remove(options.meters(), executions);
         registry.close();
     }
 
@@ -201,6 +209,7 @@ public final class Worker implements AutoCloseable {
         pool.shutdownNow();
         control.stop();
         registration.close();
+        InFlightMeter.remove(options.meters(), executions);
         registry.close();
     }
 

@@ -24,6 +24,7 @@ public final class WorkerConfig extends AbstractConfig {
     public static final String DRAIN_TIMEOUT_MS_CONFIG = "worker.drain.timeout.ms";
     public static final String REGISTRATION_INTERVAL_MS_CONFIG = "worker.registration.interval.ms";
     public static final String LEASE_MODE_CONFIG = "worker.lease.mode";
+    public static final String QUEUES_CONFIG = "worker.queues";
 
     public static final ConfigDef CONFIG = new ConfigDef()
             .define(BOOTSTRAP_SERVERS_CONFIG, Type.STRING, "localhost:9092", Importance.HIGH, "Kafka bootstrap servers.")
@@ -36,12 +37,19 @@ public final class WorkerConfig extends AbstractConfig {
                     "On SIGTERM/close, how long running activities may finish before the rest are parked.")
             .define(REGISTRATION_INTERVAL_MS_CONFIG, Type.LONG, 5_000L, Range.atLeast(10), Importance.LOW,
                     "How often the worker refreshes its baton.workers registration (the census drops it after worker.stale.ms).")
+            .define(QUEUES_CONFIG, Type.LIST, "", Importance.HIGH,
+                    "Queues baton worker serves when no --queue is given (e.g. from BATON_WORKER_QUEUES=payments,emails).")
             .define(LEASE_MODE_CONFIG, Type.STRING, "transactional", ConfigDef.ValidString.in("transactional", "plain"), Importance.MEDIUM,
                     "transactional: a poll batch's leases and offsets commit in one transaction, handlers start after it. plain: for a "
                     + "streams app running at-least-once; handlers start as tasks are read, offsets follow the acknowledged leases.");
 
     public WorkerConfig(Map<String, ?> originals) {
         super(CONFIG, originals, false);
+    }
+
+    /** The queues named by worker.queues (empty when unset). */
+    public java.util.List<String> queues() {
+        return getList(QUEUES_CONFIG);
     }
 
     /** Options pre-filled from this file; the caller adds queues and handlers. */

@@ -3,6 +3,7 @@ package dev.baton.streams.config;
 import java.util.Base64;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Properties;
 
 import dev.baton.events.RetryPolicy;
@@ -16,6 +17,7 @@ import org.apache.kafka.common.config.ConfigDef.Type;
 import org.apache.kafka.common.config.ConfigException;
 import org.apache.kafka.common.config.types.Password;
 import org.apache.kafka.streams.StreamsConfig;
+import org.apache.kafka.streams.state.HostInfo;
 
 /**
  * Configuration of the streams app. Baton's own keys are defined here; every other key (Kafka
@@ -89,7 +91,13 @@ public final class StreamsAppConfig extends AbstractConfig {
     public static final String RETRY_NON_RETRYABLE_PREFIXES_CONFIG = "retry.non.retryable.prefixes";
 
     public static final String STATUS_PORT_CONFIG = "status.port";
-    private static final String STATUS_PORT_DOC = "Serve GET /status (JSON: sites by state and queue, unserved queues, workers, lag) on this port; 0 = off.";
+    private static final String STATUS_PORT_DOC = "Serve the query API (GET /status, /sites, /sites/<site key>, answered for every instance), /health "
+            + "and /ready on this port; 0 = off. baton streams-app serves them on its --metrics-port instead.";
+
+    public static final String STATUS_ADVERTISED_HOST_CONFIG = "status.advertised.host";
+    private static final String STATUS_ADVERTISED_HOST_DOC = "The host other instances reach this one's status.port at: with it, "
+            + "application.server defaults to status.advertised.host:status.port, so every instance answers site lookups and "
+            + "status for all (Kafka Streams interactive queries). Set it to a name the other instances resolve.";
 
     public static final String SCHEMA_REGISTRY_REST_PORT_CONFIG = "schema.registry.rest.port";
     private static final String SCHEMA_REGISTRY_REST_PORT_DOC = "With a kafka:// schema.registry.url: serve the Confluent Schema Registry "
@@ -97,7 +105,7 @@ public final class StreamsAppConfig extends AbstractConfig {
             + "A port already taken is logged and skipped: every instance serves the same ids.";
 
     public static final String QUEUE_REFRESH_MS_CONFIG = "queue.refresh.ms";
-    private static final String QUEUE_REFRESH_MS_DOC = "How often the list of declared queues (task topics) is refreshed.";
+    private static final String QUEUE_REFRESH_MS_DOC = "How often the list of declared queues (task topics) and their lag (baton_queue_lag) are refreshed.";
 
     public static final String ROCKSDB_BLOCK_CACHE_BYTES_CONFIG = "rocksdb.block.cache.bytes";
     private static final String ROCKSDB_BLOCK_CACHE_BYTES_DOC = "Block cache shared by every RocksDB store of the instance.";
@@ -156,6 +164,7 @@ public final class StreamsAppConfig extends AbstractConfig {
                     "Default retry policy: failure reasons (after 'retryable: ') starting with any of these are not retried.")
             .define(STATUS_PORT_CONFIG, Type.INT, 0, Range.between(0, 65535), Importance.LOW, STATUS_PORT_DOC)
             .define(SCHEMA_REGISTRY_REST_PORT_CONFIG, Type.INT, 0, Range.between(0, 65535), Importance.LOW, SCHEMA_REGISTRY_REST_PORT_DOC)
+            .define(STATUS_ADVERTISED_HOST_CONFIG, Type.STRING, "localhost", Importance.LOW, STATUS_ADVERTISED_HOST_DOC)
             .define(QUEUE_REFRESH_MS_CONFIG, Type.LONG, 5_000L, Range.atLeast(100), Importance.LOW, QUEUE_REFRESH_MS_DOC)
             .define(ROCKSDB_BLOCK_CACHE_BYTES_CONFIG, Type.LONG, 64L * 1024 * 1024, Range.atLeast(1024 * 1024), Importance.LOW, ROCKSDB_BLOCK_CACHE_BYTES_DOC)
             .define(ROCKSDB_WRITE_BUFFER_BYTES_CONFIG, Type.LONG, 32L * 1024 * 1024, Range.atLeast(1024 * 1024), Importance.LOW, ROCKSDB_WRITE_BUFFER_BYTES_DOC)
@@ -210,6 +219,7 @@ public final class StreamsAppConfig extends AbstractConfig {
         p.put(APPLICATION_ID_CONFIG, getString(APPLICATION_ID_CONFIG));
         p.put(BOOTSTRAP_SERVERS_CONFIG, getString(BOOTSTRAP_SERVERS_CONFIG));
         p.put(STATE_DIR_CONFIG, getString(STATE_DIR_CONFIG));
+        applicationServer().ifPresent(h -> p.put(StreamsConfig.APPLICATION_SERVER_CONFIG, h.host() + ":" + h.port()));
         p.put(NUM_STREAM_THREADS_CONFIG, streamThreads());
         p.put(COMMIT_INTERVAL_MS_CONFIG, commitPacing() == CommitPacing.RETURNS
                 ? Math.max(PACED_SAFETY_NET_MS, 10 * commitIntervalMs()) : commitIntervalMs());
@@ -303,6 +313,24 @@ public final class StreamsAppConfig extends AbstractConfig {
 
     public int schemaRegistryRestPort() {
         return getInt(SCHEMA_REGISTRY_REST_PORT_CONFIG);
+    }
+
+    /**
+     * Where other instances reach this one's query API: {@code application.server} when set, else
+     * status.advertised.host:status.port when status.port is on, else none.
+     *
+     * @throws ConfigException if application.server is not host:port
+     */
+    public Optional<HostInfo> applicationServer() {
+        Object set = originals().get(StreamsConfig.APPLICATION_SERVER_CONFIG);
+        if (set != null && !set.toString().isBlank()) {
+            try {
+                return Optional.of(HostInfo.buildFromEndpoint(set.toString().strip()));
+            } catch (org.apache.kafka.common.config.ConfigException e) {
+                throw new ConfigException(StreamsConfig.APPLICATION_SERVER_CONFIG, set, "must be host:port");
+            }
+        }
+        return statusPort() > 0 ? Optional.of(new HostInfo(getString(STATUS_ADVERTISED_HOST_CONFIG), statusPort())) : Optional.empty();
     }
 
     public long workerStaleMs() {

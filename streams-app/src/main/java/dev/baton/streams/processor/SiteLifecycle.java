@@ -190,7 +190,7 @@ final class SiteLifecycle {
         HistoryEvent.Builder h = history(site, state, kind, reason).setOutput(output).setFailure(failure).setWorkerId(worker)
                 .setGeneration(reportedGeneration);
         emit.history(site, h.build());
-        metrics.resolved(status, reason);
+        metrics.resolved(state, status, reason);
     }
 
     /**
@@ -261,7 +261,7 @@ final class SiteLifecycle {
         }
         held.setSuperseded(new Superseded(held.getAttempt(), byAttempt, superseded));
         emit.history(site, history(site, held, HistoryKind.SUPERSEDED, reason).setWorkerId(held.getWorkerId()).build());
-        metrics.resolved(OutcomeStatus.FAILED, reason);
+        metrics.resolved(held, OutcomeStatus.FAILED, reason);
     }
 
     /** The answer a superseded caller got, for {@code caller}. */

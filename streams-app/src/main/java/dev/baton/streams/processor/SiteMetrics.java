@@ -1,6 +1,10 @@
 package dev.baton.streams.processor;
 
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+
 import dev.baton.events.OutcomeStatus;
+import dev.baton.events.store.SiteState;
 import dev.baton.metrics.BatonMetric;
 import dev.baton.schemas.Reasons;
 import io.micrometer.core.instrument.Counter;
@@ -17,6 +21,8 @@ public final class SiteMetrics {
     private final Counter transportLosses;
     private final Counter parks;
     private final Counter reprocessed;
+    /** One counter per label set, found without building a meter id on every outcome. */
+    private final Map<OutcomeLabels, Counter> outcomes = new ConcurrentHashMap<>();
 
     public SiteMetrics(MeterRegistry registry) {
         this.registry = registry;
@@ -33,10 +39,15 @@ public final class SiteMetrics {
         dispatched.increment();
     }
 
-    void resolved(OutcomeStatus status, String reason) {
+    /** Counts an outcome of {@code site}'s run, labelled with its queue and activity type. */
+    void resolved(SiteState site, OutcomeStatus status, String reason) {
         String prefix = status == OutcomeStatus.COMPLETED ? "completed" : Reasons.prefixOf(reason).replace(":", "");
-        BatonMetric.OUTCOMES.counter(registry, "kind", prefix.isEmpty() ? "other" : prefix).increment();
+        OutcomeLabels labels = new OutcomeLabels(prefix.isEmpty() ? "other" : prefix, site.getQueue(), site.getActivityType());
+        outcomes.computeIfAbsent(labels, l -> BatonMetric.OUTCOMES.counter(registry, "kind", l.kind(), "queue", l.queue(),
+                "activity_type", l.activityType())).increment();
     }
+
+    private record OutcomeLabels(String kind, String queue, String activityType) { }
 
     void refused() {
         refused.increment();

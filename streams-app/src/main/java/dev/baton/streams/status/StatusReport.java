@@ -1,11 +1,9 @@
 package dev.baton.streams.status;
 
 import java.time.Duration;
-import java.util.HashMap;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
-import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -16,11 +14,7 @@ import dev.baton.events.store.SiteState;
 import dev.baton.schemas.EventSerde;
 import dev.baton.streams.topology.TopologyNames;
 import dev.baton.topics.BatonTopics;
-import dev.baton.topics.ClientIds;
 import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.admin.OffsetSpec;
-import org.apache.kafka.clients.consumer.OffsetAndMetadata;
-import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.utils.Bytes;
 import org.apache.kafka.streams.KafkaStreams;
 import org.apache.kafka.streams.KeyValue;
@@ -30,8 +24,9 @@ import org.apache.kafka.streams.state.QueryableStoreTypes;
 import org.apache.kafka.streams.state.ReadOnlyKeyValueStore;
 
 /**
- * The streams app's status as JSON: live sites by state and queue (this instance's tasks), unserved
- * queues, registered workers and consumer lag per queue. Served by {@link StatusServer}.
+ * One streams app instance's status as JSON: its live sites by state and queue (its own tasks only;
+ * {@link StatusHandler} adds up every instance's), unserved queues, registered workers (a global
+ * store: the same on every instance) and consumer lag per queue.
  */
 public final class StatusReport implements AutoCloseable {
 
@@ -40,6 +35,7 @@ public final class StatusReport implements AutoCloseable {
     private final EventSerde<SiteState> sites;
     private final EventSerde<WorkerStatus> workers;
     private final Admin admin;
+    private final QueueLag lag;
     private final Supplier<Set<String>> unserved;
 
     public StatusReport(KafkaStreams streams, EventSerde<SiteState> sites, EventSerde<WorkerStatus> workers, Admin admin,
@@ -48,19 +44,18 @@ public final class StatusReport implements AutoCloseable {
         this.sites = sites;
         this.workers = workers;
         this.admin = admin;
+        this.lag = new QueueLag(admin);
         this.unserved = unserved;
     }
 
-    /** The JSON document. */
+    /** The JSON document of this instance. */
     public ObjectNode snapshot() {
         ObjectNode root = json.createObjectNode();
         root.put("state", streams.state().toString());
         Map<String, Long> byState = new TreeMap<>();
         Map<String, Map<String, Long>> byQueue = new TreeMap<>();
         if (streams.state() == KafkaStreams.State.RUNNING) {
-            ReadOnlyKeyValueStore<Bytes, byte[]> store = streams.store(
-                    StoreQueryParameters.fromNameAndType(TopologyNames.SITES_STORE, QueryableStoreTypes.<Bytes, byte[]>keyValueStore()));
-            try (KeyValueIterator<Bytes, byte[]> it = store.all()) {
+            try (KeyValueIterator<Bytes, byte[]> it = new LocalSites(streams, sites).store().all()) {
                 while (it.hasNext()) {
                     SiteState s = sites.decode(TopologyNames.SITES_SUBJECT_TOPIC, it.next().value);
                     byState.merge(s.getState().toString(), 1L, Long::sum);
@@ -72,7 +67,7 @@ public final class StatusReport implements AutoCloseable {
         root.set("sitesByQueue", json.valueToTree(byQueue));
         root.set("unservedQueues", json.valueToTree(unserved.get()));
         root.set("workers", workersNode());
-        root.set("lagByQueue", json.valueToTree(lagByQueue()));
+        root.set("lagByQueue", json.valueToTree(lag.read()));
         return root;
     }
 
@@ -93,39 +88,6 @@ public final class StatusReport implements AutoCloseable {
             }
         }
         return out;
-    }
-
-    /**
-     * Per declared queue: end offsets of its task topic minus the worker group's committed offsets.
-     * Like {@code kafka-consumer-groups}, this counts offsets, so a transaction's commit marker shows
-     * as one unit of lag per partition until the next task arrives.
-     */
-    private Map<String, Long> lagByQueue() {
-        Map<String, Long> lag = new TreeMap<>();
-        try {
-            for (String topic : admin.listTopics().names().get(5, TimeUnit.SECONDS)) {
-                if (!topic.startsWith(BatonTopics.TASKS_PREFIX)) {
-                    continue;
-                }
-                String queue = topic.substring(BatonTopics.TASKS_PREFIX.length());
-                Map<TopicPartition, OffsetAndMetadata> committed = admin.listConsumerGroupOffsets(ClientIds.workerGroup(queue))
-                        .partitionsToOffsetAndMetadata().get(5, TimeUnit.SECONDS);
-                int partitions = admin.describeTopics(Set.of(topic)).allTopicNames().get(5, TimeUnit.SECONDS).get(topic).partitions().size();
-                Map<TopicPartition, OffsetSpec> latest = new HashMap<>();
-                for (int p = 0; p < partitions; p++) {
-                    latest.put(new TopicPartition(topic, p), OffsetSpec.latest());
-                }
-                long total = 0;
-                for (var e : admin.listOffsets(latest).all().get(5, TimeUnit.SECONDS).entrySet()) {
-                    OffsetAndMetadata c = committed.get(e.getKey());
-                    total += e.getValue().offset() - (c == null ? 0 : c.offset());
-                }
-                lag.put(queue, total);
-            }
-        } catch (Exception e) {
-            throw new IllegalStateException("cannot read consumer lag: " + e.getMessage(), e);
-        }
-        return lag;
     }
 
     @Override

@@ -5,26 +5,33 @@ import java.io.OutputStream;
 import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
+import java.util.function.BooleanSupplier;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
 import com.sun.net.httpserver.HttpExchange;
+import com.sun.net.httpserver.HttpHandler;
 import com.sun.net.httpserver.HttpServer;
 
-/** Serves {@link StatusReport} as {@code GET /status}; read by {@code baton status}. */
+/**
+ * The streams app's own port ({@code status.port}) when it runs without {@code baton streams-app}'s
+ * process port (in-process: the testkit, the demo): the query API of {@link StatusHandler} and
+ * {@code /health} (200 while the process is up) and {@code /ready} (200 once RUNNING, else 503).
+ */
 public final class StatusServer implements AutoCloseable {
 
-    private final ObjectMapper json = new ObjectMapper();
     private final HttpServer server;
-    private final StatusReport report;
 
-    public StatusServer(int port, StatusReport report) {
-        this.report = report;
+    public StatusServer(int port, HttpHandler queries, BooleanSupplier ready) {
         try {
             server = HttpServer.create(new InetSocketAddress(port), 0);
         } catch (IOException e) {
             throw new UncheckedIOException("cannot serve status on port " + port + ": " + e.getMessage(), e);
         }
-        server.createContext("/status", this::answer);
+        server.createContext("/", queries);
+        server.createContext("/health", exchange -> plain(exchange, 200, "UP"));
+        server.createContext("/ready", exchange -> {
+            boolean up = ready.getAsBoolean();
+            plain(exchange, up ? 200 : 503, up ? "READY" : "NOT READY");
+        });
         server.start();
     }
 
@@ -32,16 +39,9 @@ public final class StatusServer implements AutoCloseable {
         return server.getAddress().getPort();
     }
 
-    private void answer(HttpExchange exchange) throws IOException {
-        byte[] body;
-        int code = 200;
-        try {
-            body = json.writerWithDefaultPrettyPrinter().writeValueAsBytes(report.snapshot());
-        } catch (RuntimeException e) {
-            code = 503;
-            body = json.createObjectNode().put("error", "status unavailable: " + e.getMessage()).toString().getBytes(StandardCharsets.UTF_8);
-        }
-        exchange.getResponseHeaders().add("Content-Type", "application/json");
+    private static void plain(HttpExchange exchange, int code, String text) throws IOException {
+        byte[] body = (text + "\n").getBytes(StandardCharsets.UTF_8);
+        exchange.getResponseHeaders().add("Content-Type", "text/plain; charset=utf-8");
         exchange.sendResponseHeaders(code, body.length);
         try (OutputStream out = exchange.getResponseBody()) {
             out.write(body);
@@ -51,6 +51,5 @@ public final class StatusServer implements AutoCloseable {
     @Override
     public void close() {
         server.stop(0);
-        report.close();
     }
 }

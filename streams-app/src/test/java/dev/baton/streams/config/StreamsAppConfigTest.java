@@ -76,4 +76,25 @@ class StreamsAppConfigTest {
                 .hasMessageContaining("latency")
                 .hasMessageContaining("throughput");
     }
+
+    @Test
+    void shouldAdvertiseTheStatusPortAsApplicationServer() {
+        Properties p = new StreamsAppConfig(Map.of("status.port", 9402, "status.advertised.host", "streams-app-1")).streamsProperties();
+        assertThat(p).containsEntry(StreamsConfig.APPLICATION_SERVER_CONFIG, "streams-app-1:9402");
+        assertThat(new StreamsAppConfig(Map.of()).streamsProperties()).as("no port, nothing to advertise")
+                .doesNotContainKey(StreamsConfig.APPLICATION_SERVER_CONFIG);
+    }
+
+    @Test
+    void shouldKeepAnApplicationServerSetExplicitly() {
+        StreamsAppConfig config = new StreamsAppConfig(Map.of("status.port", 9402, "application.server", "10.0.0.7:9400"));
+        assertThat(config.applicationServer()).hasValueSatisfying(h -> assertThat(h.host() + ":" + h.port()).isEqualTo("10.0.0.7:9400"));
+    }
+
+    @Test
+    void shouldRefuseAnApplicationServerThatIsNotHostAndPort() {
+        assertThatThrownBy(() -> new StreamsAppConfig(Map.of("application.server", "no-port")).applicationServer())
+                .isInstanceOf(ConfigException.class).hasMessageContaining("application.server").hasMessageContaining("no-port")
+                .hasMessageContaining("host:port");
+    }
 }

@@ -64,6 +64,7 @@ public final class QueueRunner implements Runnable {
     private final CountDownLatch stopped = new CountDownLatch(1);
     private volatile boolean running = true;
     private volatile boolean serving = true;
+    private volatile boolean joined;
 
     public QueueRunner(String queue, String workerId, List<String> topics, Map<String, Object> kafkaConfig, LeaseMode mode,
                        EventSerde<ActivityTask> tasks, EventSender events, DeadLetters deadLetters, ActivityRunner runner, Slots slots,
@@ -139,7 +140,7 @@ public final class QueueRunner implements Runnable {
     public void run() {
         try {
             initTransactions();
-            consumer.subscribe(topics);
+            consumer.subscribe(topics, new JoinListener());
             while (running) {
                 ConsumerRecords<byte[], byte[]> records = consumer.poll(applyBackpressure() ? Duration.ZERO : Duration.ofMillis(50));
                 if (!records.isEmpty()) {
@@ -185,6 +186,23 @@ public final class QueueRunner implements Runnable {
 
     public String queue() {
         return queue;
+    }
+
+    /** Whether this loop's consumer has joined its group and received an assignment (possibly empty): the worker's /ready. */
+    public boolean joined() {
+        return joined;
+    }
+
+    /** Notes the first assignment; the loop's own handling of partitions is unchanged. */
+    private final class JoinListener implements org.apache.kafka.clients.consumer.ConsumerRebalanceListener {
+        @Override
+        public void onPartitionsAssigned(java.util.Collection<TopicPartition> partitions) {
+            joined = true;
+        }
+
+        @Override
+        public void onPartitionsRevoked(java.util.Collection<TopicPartition> partitions) {
+        }
     }
 
     /** False once the loop has ended unasked: fenced by a twin or failed. Its worker stops registering the queue. */

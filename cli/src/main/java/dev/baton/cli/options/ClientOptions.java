@@ -1,4 +1,4 @@
-package dev.baton.cli;
+package dev.baton.cli.options;
 
 import java.io.IOException;
 import java.io.Reader;
@@ -19,7 +19,19 @@ public final class ClientOptions {
     @Option(names = "--config", description = "A properties file with Kafka client settings (security, etc.) and Baton keys")
     Path config;
 
-    /** The properties file's entries, with {@code --bootstrap-servers} applied on top. */
+    /** Where {@code BATON_*} overrides are read; tests replace it. */
+    Map<String, String> environment = System.getenv();
+
+    /** Replaces where {@code BATON_*} overrides are read (tests); returns this. */
+    public ClientOptions environment(Map<String, String> env) {
+        this.environment = env;
+        return this;
+    }
+
+    /**
+     * The properties file's entries, then the {@code BATON_*} environment overrides on top
+     * ({@link EnvironmentOverrides}), then {@code --bootstrap-servers}.
+     */
     public Map<String, Object> clientConfig() {
         Map<String, Object> out = new HashMap<>();
         if (config != null) {
@@ -31,6 +43,7 @@ public final class ClientOptions {
             }
             p.forEach((k, v) -> out.put(k.toString(), v));
         }
+        out.putAll(EnvironmentOverrides.of(environment));
         if (bootstrapServers != null) {
             out.put("bootstrap.servers", bootstrapServers);
         }

@@ -1,0 +1,221 @@
+package dev.baton.cli.ops;
+
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Callable;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.baton.cli.options.ClientOptions;
+import dev.baton.cli.options.OutputFormat;
+import dev.baton.events.DeadLetter;
+import dev.baton.topics.BatonTopics;
+import dev.baton.topics.ClientConfigs;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.consumer.ConsumerGroupMetadata;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Spec;
+
+/**
+ * {@code baton dlq replay}: re-publishes the selected dead letters' raw key and value to their
+ * source topic and partition, once. Idempotent: the replayed records and the ledger of what was
+ * replayed ({@link ReplayLedger}, the replay group's offset metadata) commit in one transaction of a
+ * fixed transactional id, and the ledger is read after that id's previous transactions are settled,
+ * so a repeated or concurrent replay never publishes a dead letter twice.
+ */
+@Command(name = "replay", mixinStandardHelpOptions = true,
+        description = {"Re-publish selected dead letters to their source topic and partition (raw key and value, header baton.dlq.origin).",
+            "Each dead letter is replayed at most once, however often this runs. A dead letter whose bytes were truncated is not replayed."})
+final class DeadLetterReplay implements Callable<Integer> {
+
+    static final String TRANSACTIONAL_ID = "baton-dlq-replay";
+    static final String ORIGIN_HEADER = "baton.dlq.origin";
+
+    @Option(names = "--all", description = "Every dead letter not yet replayed")
+    boolean all;
+
+    @Option(names = "--source-topic", description = "Only dead letters from this topic")
+    String sourceTopic;
+
+    @Option(names = "--reason-prefix", description = "Only dead letters whose reason starts with this")
+    String reasonPrefix;
+
+    @Option(names = "--dlq-offset", paramLabel = "PARTITION:OFFSET", description = "Only these dead letters (repeatable), as dlq list shows them")
+    List<String> positions;
+
+    @Spec
+    CommandSpec spec;
+
+    @Option(names = "--dry-run", description = "Show what would be replayed; publish nothing")
+    boolean dryRun;
+
+    @Option(names = "--schema-registry-url", defaultValue = "kafka://", description = "Schema registry (default ${DEFAULT-VALUE})")
+    String schemaRegistryUrl;
+
+    @Mixin
+    ClientOptions client;
+
+    @Mixin
+    OutputFormat output;
+
+    /** What became of one dead letter. */
+    record Decision(DeadLetterScan.Entry entry, String action) { }
+
+    @Override
+    public Integer call() {
+        boolean filtered = sourceTopic != null || reasonPrefix != null || positions != null;
+        if (all == filtered) {
+            throw new ParameterException(spec.commandLine(), all ? "--all selects every dead letter: give it without filters"
+                    : "select dead letters: --all, or any of --source-topic, --reason-prefix, --dlq-offset");
+        }
+        Map<String, Object> config = client.clientConfig();
+        List<DeadLetterScan.Entry> entries = DeadLetterScan.read(config, schemaRegistryUrl);
+        List<Decision> decisions;
+        try (Admin admin = Admin.create(ClientConfigs.admin(config));
+             KafkaProducer<byte[], byte[]> producer = producer(config)) {
+            // After initTransactions: an earlier replay's transaction is settled, so its ledger is the one read.
+            producer.initTransactions();
+            Map<Integer, ReplayLedger> ledgers = DeadLetterScan.ledgers(admin);
+            decisions = decide(entries, ledgers, partitionCounts(producer, entries));
+            List<Decision> toReplay = decisions.stream().filter(d -> d.action().equals("replayed")).toList();
+            if (!dryRun && !toReplay.isEmpty()) {
+                publish(producer, toReplay, ledgers);
+            }
+        }
+        print(decisions);
+        return 0;
+    }
+
+    private static KafkaProducer<byte[], byte[]> producer(Map<String, Object> config) {
+        Map<String, Object> p = new HashMap<>(ClientConfigs.durableProducer(config));
+        p.put(ProducerConfig.TRANSACTIONAL_ID_CONFIG, TRANSACTIONAL_ID);
+        return new KafkaProducer<>(p, new ByteArraySerializer(), new ByteArraySerializer());
+    }
+
+    private static Map<String, Integer> partitionCounts(KafkaProducer<byte[], byte[]> producer, List<DeadLetterScan.Entry> entries) {
+        Map<String, Integer> out = new HashMap<>();
+        for (DeadLetterScan.Entry e : entries) {
+            if (e.letter() != null) {
+                out.computeIfAbsent(e.letter().getSourceTopic(), t -> {
+                    try {
+                        return producer.partitionsFor(t).size();
+                    } catch (RuntimeException ex) {
+                        return 0; // the topic is gone: nothing to put the record back into
+                    }
+                });
+            }
+        }
+        return out;
+    }
+
+    List<Decision> decide(List<DeadLetterScan.Entry> entries, Map<Integer, ReplayLedger> ledgers, Map<String, Integer> partitions) {
+        List<Decision> out = new ArrayList<>();
+        for (DeadLetterScan.Entry e : entries) {
+            if (!selected(e)) {
+                continue;
+            }
+            DeadLetter d = e.letter();
+            String action;
+            if (d == null) {
+                action = "skipped: undecodable dead letter (" + e.undecodable() + ")";
+            } else if (DlqCommand.replayed(ledgers, e)) {
+                action = "already replayed";
+            } else if (d.getReason().contains("truncated to its first")) {
+                action = "skipped: its bytes were truncated; the whole record is at " + d.getSourceTopic() + "/" + d.getSourcePartition()
+                        + "@" + d.getSourceOffset();
+            } else if (partitions.getOrDefault(d.getSourceTopic(), 0) <= d.getSourcePartition()) {
+                action = "skipped: " + d.getSourceTopic() + " has no partition " + d.getSourcePartition();
+            } else {
+                action = "replayed";
+            }
+            out.add(new Decision(e, action));
+        }
+        return out;
+    }
+
+    boolean selected(DeadLetterScan.Entry e) {
+        if (all) {
+            return true;
+        }
+        DeadLetter d = e.letter();
+        if (positions != null && !positions.contains(e.position())) {
+            return false;
+        }
+        if (sourceTopic != null && (d == null || !sourceTopic.equals(d.getSourceTopic()))) {
+            return false;
+        }
+        return reasonPrefix == null || d != null && d.getReason().startsWith(reasonPrefix);
+    }
+
+    private static void publish(KafkaProducer<byte[], byte[]> producer, List<Decision> toReplay, Map<Integer, ReplayLedger> ledgers) {
+        Map<Integer, List<Long>> replayedByPartition = new HashMap<>();
+        producer.beginTransaction();
+        try {
+            for (Decision decision : toReplay) {
+                DeadLetterScan.Entry e = decision.entry();
+                DeadLetter d = e.letter();
+                ProducerRecord<byte[], byte[]> r = new ProducerRecord<>(d.getSourceTopic(), d.getSourcePartition(), bytes(d.getKey()),
+                        bytes(d.getValue()));
+                r.headers().add(ORIGIN_HEADER, (BatonTopics.DLQ + "/" + e.partition() + "@" + e.offset()).getBytes(StandardCharsets.UTF_8));
+                producer.send(r);
+                replayedByPartition.computeIfAbsent(e.partition(), p -> new ArrayList<>()).add(e.offset());
+            }
+            Map<TopicPartition, OffsetAndMetadata> ledger = new HashMap<>();
+            replayedByPartition.forEach((p, offsets) -> {
+                ReplayLedger updated = ledgers.getOrDefault(p, ReplayLedger.empty()).with(offsets);
+                ledger.put(new TopicPartition(BatonTopics.DLQ, p), new OffsetAndMetadata(updated.next(), updated.encode()));
+            });
+            producer.sendOffsetsToTransaction(ledger, new ConsumerGroupMetadata(DeadLetterScan.REPLAY_GROUP));
+            producer.commitTransaction();
+        } catch (RuntimeException e) {
+            try {
+                producer.abortTransaction();
+            } catch (RuntimeException abort) {
+                e.addSuppressed(abort);
+            }
+            throw new IllegalStateException("replay failed and was rolled back, nothing was published: " + e.getMessage(), e);
+        }
+    }
+
+    private static byte[] bytes(ByteBuffer b) {
+        if (b == null) {
+            return null;
+        }
+        byte[] out = new byte[b.remaining()];
+        b.duplicate().get(out);
+        return out;
+    }
+
+    private void print(List<Decision> decisions) {
+        if (output.json()) {
+            ObjectMapper json = new ObjectMapper();
+            for (Decision d : decisions) { // one object per line, as dlq list and outbox print
+                System.out.println(DlqCommand.toJson(json, d.entry(), !d.action().startsWith("skipped")).put("action",
+                        dryRun && d.action().equals("replayed") ? "would replay" : d.action()).toString());
+            }
+            return;
+        }
+        long replayed = 0;
+        for (Decision d : decisions) {
+            DeadLetter l = d.entry().letter();
+            String target = l == null ? "-" : l.getSourceTopic() + "/" + l.getSourcePartition();
+            boolean replaying = d.action().equals("replayed");
+            replayed += replaying ? 1 : 0;
+            System.out.printf("%-8s -> %-32s %s%n", d.entry().position(), target, dryRun && replaying ? "would replay" : d.action());
+        }
+        System.out.printf("%d dead letter(s) selected, %d %s%n", decisions.size(), replayed, dryRun ? "would be replayed (dry run)" : "replayed");
+    }
+}
