@@ -15,7 +15,7 @@ import dev.baton.streams.processor.AdminQueueDirectory;
 import dev.baton.streams.processor.InputPartitions;
 import dev.baton.streams.processor.CommitPacingClientSupplier;
 import dev.baton.streams.processor.QueueService;
-import dev.baton.streams.processor.Serdes;
+import dev.baton.streams.processor.EventSerdes;
 import dev.baton.streams.processor.SiteMetrics;
 import dev.baton.streams.processor.SiteProcessorSupplier;
 import dev.baton.streams.recovery.HangingTransactionFinder;
@@ -53,7 +53,7 @@ public final class BatonStreamsApp implements AutoCloseable {
     private final Admin partitionsAdmin;
     private final KafkaStreams streams;
     private final QueueService queueService;
-    private final Serdes serdes;
+    private final EventSerdes serdes;
     private final MeterRegistry meters;
     private final KafkaStreamsMetrics streamsMetrics;
     private final HttpHandler queries;
@@ -68,7 +68,7 @@ public final class BatonStreamsApp implements AutoCloseable {
         this.registry = SchemaRegistry.forUrl(config.schemaRegistryUrl(), config.clientConfig());
         this.queues = new AdminQueueDirectory(Admin.create(config.clientConfig()), config.queueRefreshMs());
         this.partitionsAdmin = Admin.create(config.clientConfig());
-        this.serdes = Serdes.of(registry);
+        this.serdes = EventSerdes.of(registry);
         this.queueService = new QueueService(meters);
         boolean paced = config.commitPacing() == CommitPacing.RETURNS;
         SiteProcessorSupplier supplier = new SiteProcessorSupplier(new SiteProcessorSupplier.Settings(serdes,

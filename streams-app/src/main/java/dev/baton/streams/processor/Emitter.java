@@ -33,12 +33,12 @@ final class Emitter {
     }
 
     private final ProcessorContext<byte[], byte[]> context;
-    private final Serdes serdes;
+    private final EventSerdes serdes;
     private final DeadLetters deadLetters;
     private final boolean paced;
     private final List<Staged> staged = new ArrayList<>();
 
-    Emitter(ProcessorContext<byte[], byte[]> context, Serdes serdes, DeadLetters deadLetters, boolean paced) {
+    Emitter(ProcessorContext<byte[], byte[]> context, EventSerdes serdes, DeadLetters deadLetters, boolean paced) {
         this.context = context;
         this.serdes = serdes;
         this.deadLetters = deadLetters;

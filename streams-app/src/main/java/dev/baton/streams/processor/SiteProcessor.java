@@ -75,7 +75,7 @@ public final class SiteProcessor implements Processor<byte[], byte[], byte[], by
     @Override
     public void init(ProcessorContext<byte[], byte[]> context) {
         this.context = context;
-        Serdes serdes = settings.serdes();
+        EventSerdes serdes = settings.serdes();
         KeyValueStore<Bytes, byte[]> sitesStore = context.getStateStore(TopologyNames.SITES_STORE);
         sites = new SiteStore(sitesStore, serdes.siteState());
         deadlines = new DeadlineIndex(context.getStateStore(TopologyNames.DEADLINES_STORE));

@@ -26,7 +26,7 @@ public final class SiteProcessorSupplier implements ProcessorSupplier<byte[], by
      * its committed input and deadlines fire through deadline records ({@link DeadlineRecords}).
      * {@code tokenKey}: the key new sites' token secrets are derived from, or null for random secrets.
      */
-    public record Settings(Serdes serdes, SiteMetrics metrics, QueueDirectory queues, QueueService queueService,
+    public record Settings(EventSerdes serdes, SiteMetrics metrics, QueueDirectory queues, QueueService queueService,
                            long workerStaleMs, RetryPolicy defaultRetryPolicy, long heartbeatWindowMs, long dedupeWindowMs, long timerResolutionMs,
                            int maxPayloadBytes, int transportLossBudget, QueueTimeouts queueTimeouts, long pacedCommitMs,
                            InputPartitions inputPartitions, boolean atLeastOnce, byte[] tokenKey) {

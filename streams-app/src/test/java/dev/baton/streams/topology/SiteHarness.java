@@ -42,7 +42,7 @@ import dev.baton.streams.config.QueueTimeouts;
 import dev.baton.streams.processor.QueueDirectory;
 import dev.baton.streams.processor.InputPartitions;
 import dev.baton.streams.processor.QueueService;
-import dev.baton.streams.processor.Serdes;
+import dev.baton.streams.processor.EventSerdes;
 import dev.baton.streams.processor.SiteMetrics;
 import dev.baton.streams.processor.SiteProcessorSupplier;
 import dev.baton.topics.BatonTopics;
@@ -65,7 +65,7 @@ public final class SiteHarness implements AutoCloseable {
     public static final String CLIENT = "client-a";
 
     public final SimpleMeterRegistry meters = new SimpleMeterRegistry();
-    public final Serdes serdes;
+    public final EventSerdes serdes;
     private final TopologyTestDriver driver;
     private final Path stateDir;
     private final TestInputTopic<byte[], byte[]> dispatch;
@@ -104,7 +104,7 @@ public final class SiteHarness implements AutoCloseable {
     }
 
     private SiteHarness(int transportLossBudget, SchemaRegistry registry, InputPartitions inputPartitions) {
-        serdes = Serdes.of(registry);
+        serdes = EventSerdes.of(registry);
         SiteProcessorSupplier supplier = new SiteProcessorSupplier(new SiteProcessorSupplier.Settings(serdes, new SiteMetrics(meters),
                 SiteHarness::declared, new QueueService(meters), 15_000L, new RetryPolicy(1_000L, 2.0, 10_000L, 3, List.of()),
                 30_000L, 60_000L, TIMER_RESOLUTION_MS, 1024, transportLossBudget,

@@ -34,7 +34,7 @@ import dev.baton.streams.config.DeadLetterProcessingHandler;
 import dev.baton.streams.config.QueueTimeouts;
 import dev.baton.streams.processor.InputPartitions;
 import dev.baton.streams.processor.QueueService;
-import dev.baton.streams.processor.Serdes;
+import dev.baton.streams.processor.EventSerdes;
 import dev.baton.streams.processor.SiteMetrics;
 import dev.baton.streams.processor.SiteProcessorSupplier;
 import dev.baton.topics.BatonTopics;
@@ -109,7 +109,7 @@ final class SiteMachineDriver implements AutoCloseable {
     /** The token key of the at-least-once driver (a fixed test key: the tests are not about its secrecy). */
     static final byte[] TOKEN_KEY = "baton-model-check-token-key".getBytes(StandardCharsets.UTF_8);
 
-    final Serdes serdes;
+    final EventSerdes serdes;
     final boolean atLeastOnce;
     private final FailingMeters meters = new FailingMeters();
     private final Path stateDir;
@@ -143,7 +143,7 @@ final class SiteMachineDriver implements AutoCloseable {
 
     SiteMachineDriver(boolean atLeastOnce) {
         this.atLeastOnce = atLeastOnce;
-        serdes = Serdes.of(SchemaRegistry.forUrl(REGISTRY, Map.of()));
+        serdes = EventSerdes.of(SchemaRegistry.forUrl(REGISTRY, Map.of()));
         try {
             stateDir = Files.createTempDirectory("baton-model");
         } catch (IOException e) {

@@ -13,7 +13,7 @@ import dev.baton.schemas.EventSerde;
 import dev.baton.schemas.registry.SchemaRegistry;
 
 /** The value serdes of the streams app, sharing one registry. */
-public record Serdes(
+public record EventSerdes(
         EventSerde<DispatchCommand> dispatch,
         EventSerde<WorkerEvent> workerEvent,
         EventSerde<ActivityTask> task,
@@ -24,8 +24,8 @@ public record Serdes(
         EventSerde<SiteState> siteState,
         EventSerde<WorkerStatus> workerStatus) {
 
-    public static Serdes of(SchemaRegistry registry) {
-        return new Serdes(EventSerde.of(DispatchCommand.class, registry), EventSerde.of(WorkerEvent.class, registry),
+    public static EventSerdes of(SchemaRegistry registry) {
+        return new EventSerdes(EventSerde.of(DispatchCommand.class, registry), EventSerde.of(WorkerEvent.class, registry),
                 EventSerde.of(ActivityTask.class, registry), EventSerde.of(WorkerControl.class, registry),
                 EventSerde.of(Outcome.class, registry), EventSerde.of(HistoryEvent.class, registry),
                 EventSerde.of(DeadLetter.class, registry), EventSerde.of(SiteState.class, registry),
