@@ -7,7 +7,7 @@ import picocli.CommandLine.Command;
 @Command(name = "baton", mixinStandardHelpOptions = true, versionProvider = BuildVersion.class,
         description = "Kafka-native activity dispatch: demo, processes and operator tools.",
         subcommands = {DemoCommand.class, StreamsAppCommand.class, WorkerCommand.class, DispatchCommand.class, TopicsCommand.class,
-            ConfigCommand.class, StatusCommand.class, AclCommand.class, SoakCommand.class, ReplayCommand.class, HistoryCommand.class, OutboxCommand.class, EngineNodeCommand.class,
+            ConfigCommand.class, StatusCommand.class, AclCommand.class, SoakCommand.class, ReplayCommand.class, HistoryCommand.class, OutboxCommand.class, EngineNodeCommand.class, EngineGroupByCommand.class,
             CommandLine.HelpCommand.class})
 public final class BatonCommand implements Runnable {
 

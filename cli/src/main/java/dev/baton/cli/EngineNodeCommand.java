@@ -27,12 +27,16 @@ public final class EngineNodeCommand implements Callable<Integer> {
     public Integer call() throws InterruptedException {
         String id = nodeId != null ? nodeId : "engine-" + UUID.randomUUID().toString().substring(0, 8);
         CountDownLatch stopped = new CountDownLatch(1);
-        EngineNode node = EngineNode.start(id, process.client.clientConfig(), threads);
+        MetricsEndpoint metrics = new MetricsEndpoint(process.metricsPort);
+        // The served registry: the node's morsel gauges and its worker's meters are scraped from /metrics.
+        EngineNode node = EngineNode.start(id, process.client.clientConfig(), threads, (n, s, e) -> { }, metrics.registry());
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
             node.close();
+            metrics.close();
             stopped.countDown();
         }, "baton-engine-node-stop"));
-        System.out.println("engine node " + id + " serving queue " + EngineNode.QUEUE + " with " + threads + " scan threads");
+        System.out.println("engine node " + id + " serving queue " + EngineNode.QUEUE + " with " + threads + " scan threads"
+                + (process.metricsPort > 0 ? ", metrics on :" + process.metricsPort + "/metrics" : ""));
         stopped.await();
         return 0;
     }

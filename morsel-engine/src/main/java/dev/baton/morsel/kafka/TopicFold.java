@@ -39,10 +39,12 @@ public final class TopicFold implements AutoCloseable {
 
     private final ScanConsumers consumers;
     private final MorselScheduler scheduler;
+    private final MorselMetrics metrics;
     private final int threads;
 
     public TopicFold(Map<String, Object> clientConfig, int threads, MorselMetrics metrics) {
         this.threads = threads;
+        this.metrics = metrics;
         this.consumers = new ScanConsumers(clientConfig, threads);
         // One node per worker: a morsel's preferred node is the worker TopicMorsels dealt it to.
         this.scheduler = new MorselScheduler(threads, threads, metrics);
@@ -110,7 +112,10 @@ public final class TopicFold implements AutoCloseable {
         for (int w = 1; w < threads; w++) {
             merged = merge.apply(merged, partials.get(w));
         }
-        return new Result<>(merged, records.get(), bytes.get(), plan.morsels().size(), perMorsel, System.nanoTime() - start);
+        long nanos = System.nanoTime() - start;
+        metrics.rowsScanned(records.get());
+        metrics.queryDone(records.get(), nanos);
+        return new Result<>(merged, records.get(), bytes.get(), plan.morsels().size(), perMorsel, nanos);
     }
 
     /** One range per partition of {@code topic}, from its beginning to its end offset of the moment. */
