@@ -37,7 +37,7 @@ class TopicMorselsTest {
             assertThat(workerOfPartition.computeIfAbsent(r.partition(), p -> m.preferredNumaNode())).isEqualTo(m.preferredNumaNode());
             byWorker.get(m.preferredNumaNode()).add(r);
         }
-        assertThat(covered).containsExactlyEntriesOf(Map.of(0, 10_000L, 1, 2_995L, 2, 7_000L));
+        assertThat(covered).isEqualTo(Map.of(0, 10_000L, 1, 2_995L, 2, 7_000L));
         assertThat(workerOfPartition.get(0)).as("the largest partition alone on one worker").isNotEqualTo(workerOfPartition.get(2));
         for (List<OffsetRange> mine : byWorker) {
             for (int i = 1; i < mine.size(); i++) {
