@@ -1,7 +1,12 @@
 package dev.baton.morsel.kafka;
 
 import java.time.Duration;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CancellationException;
 import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
@@ -27,6 +32,8 @@ final class PartitionCursor implements AutoCloseable {
     private static final long STALL_NANOS = Duration.ofSeconds(30).toNanos();
 
     private final KafkaConsumer<byte[], byte[]> consumer;
+    /** Partitions assigned and positioned ahead of time ({@link #prepare}), paused, keyed to the offset they stand at. */
+    private final Map<TopicPartition, Long> readyAt = new HashMap<>();
     private TopicPartition assigned;
     /** The next offset to hand out on {@link #assigned}. */
     private long next = -1;
@@ -56,7 +63,6 @@ final class PartitionCursor implements AutoCloseable {
         while (next < range.to()) {
             if (pendingIndex >= pending.size()) {
                 if (cancelled.getAsBoolean()) {
-                    assigned = null;
                     throw new CancellationException("scan of " + range + " cancelled at offset " + next);
                 }
                 pending = consumer.poll(POLL).records(assigned);
@@ -98,13 +104,45 @@ final class PartitionCursor implements AutoCloseable {
         return pending.subList(pendingIndex, pending.size());
     }
 
+    /**
+     * Assigns every partition of the ranges this worker was dealt, positioned at each one's first
+     * range and paused: one round of offset validation for all of them, where assigning them one by
+     * one costs a round trip each. A partition is then resumed when its first range is scanned.
+     */
+    void prepare(List<OffsetRange> mine) {
+        readyAt.clear();
+        assigned = null;
+        pending = List.of();
+        pendingIndex = 0;
+        Map<TopicPartition, Long> first = new LinkedHashMap<>();
+        for (OffsetRange r : mine) {
+            first.putIfAbsent(new TopicPartition(r.topic(), r.partition()), r.from());
+        }
+        consumer.assign(first.keySet());
+        first.forEach(consumer::seek);
+        consumer.pause(first.keySet());
+        readyAt.putAll(first);
+    }
+
     private void position(OffsetRange range) {
         TopicPartition tp = new TopicPartition(range.topic(), range.partition());
         if (tp.equals(assigned) && next == range.from()) {
             return;
         }
-        consumer.assign(List.of(tp));
-        consumer.seek(tp, range.from());
+        if (assigned != null) {
+            consumer.pause(List.of(assigned)); // its position is past what it handed out: it seeks if scanned again
+        }
+        Long ready = readyAt.remove(tp);
+        if (ready == null || ready != range.from()) {
+            if (!consumer.assignment().contains(tp)) {
+                Set<TopicPartition> more = new HashSet<>(consumer.assignment());
+                more.add(tp);
+                consumer.assign(more);
+                consumer.pause(more);
+            }
+            consumer.seek(tp, range.from());
+        }
+        consumer.resume(List.of(tp));
         assigned = tp;
         next = range.from();
         pending = List.of();

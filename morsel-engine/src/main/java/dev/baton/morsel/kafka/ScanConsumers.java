@@ -44,6 +44,10 @@ public final class ScanConsumers implements AutoCloseable {
         c.putIfAbsent(ConsumerConfig.MAX_PARTITION_FETCH_BYTES_CONFIG, PARTITION_FETCH_BYTES);
         c.putIfAbsent(ConsumerConfig.FETCH_MAX_BYTES_CONFIG, 64 * 1024 * 1024);
         c.putIfAbsent(ConsumerConfig.RECEIVE_BUFFER_CONFIG, 4 * 1024 * 1024);
+        // A scan stops at the end offsets of the moment, so the broker must not hold a fetch waiting for
+        // more: the consumer prefetches past a partition's end, and while the broker parks that fetch
+        // (500 ms by default) no fetch for the next partition can go to it.
+        c.putIfAbsent(ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG, 10);
         return c;
     }
 

@@ -85,6 +85,10 @@ public final class TopicFold implements AutoCloseable {
         AtomicLong bytes = new AtomicLong();
         if (!plan.morsels().isEmpty()) {
             TopicPageSource source = TopicPageSource.raw(consumers, plan.ranges());
+            for (int w = 0; w < threads; w++) {
+                int worker = w;
+                source.prepare(w, plan.morsels().stream().filter(m -> m.preferredNumaNode() == worker).map(m -> m.startPage()).toList());
+            }
             String topic = plan.ranges().get(0).topic();
             try {
                 scheduler.run(new Pipeline("fold " + topic, plan.morsels(), (worker, morsel, ctx) -> {

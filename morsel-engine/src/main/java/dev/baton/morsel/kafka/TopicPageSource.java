@@ -91,6 +91,11 @@ public final class TopicPageSource implements PageSource, AutoCloseable {
         return consumers.cursor(worker).scan(ranges.get(page), visitor, cancelled);
     }
 
+    /** Positions worker {@code worker}'s consumer for the pages it was dealt, in the order it will scan them. */
+    public void prepare(int worker, List<Integer> pages) {
+        consumers.cursor(worker).prepare(pages.stream().map(ranges::get).toList());
+    }
+
     /** The records of the first fetch of page {@code page} by worker {@code worker}, kept for its scan (no extra fetch). */
     public List<ConsumerRecord<byte[], byte[]>> peek(int worker, int page) {
         return consumers.cursor(worker).peek(ranges.get(page));
