@@ -66,7 +66,10 @@ public final class ReplayBench implements Callable<Integer> {
             Map<ScanKind, Map<Integer, ScanProbe.Run>> warm = new EnumMap<>(ScanKind.class);
             for (int t : threads) {
                 for (ScanKind kind : ScanKind.values()) {
-                    cold.computeIfAbsent(kind, k -> new java.util.TreeMap<>()).put(t, coldRun(kind.name(), t, broker.bootstrapServers()).run());
+                    ColdRun c = coldRun(kind.name(), t, broker.bootstrapServers());
+                    cold.computeIfAbsent(kind, k -> new java.util.TreeMap<>()).put(t, c.run());
+                    out.printf("cold      %-14s %d threads: %.2f s in main (%.2f s of it making consumers and threads), %.2f s process wall%n",
+                            kind.label, t, c.run().nanos() / 1e9, c.setUpNanos() / 1e9, c.wallNanos() / 1e9);
                 }
             }
             for (int t : threads) {
@@ -130,8 +133,8 @@ public final class ReplayBench implements Callable<Integer> {
         out.println("(stats: records/s over history records; it also reads baton.results)");
     }
 
-    /** A run in a fresh JVM, and the process's wall time from start to exit. */
-    record ColdRun(ScanProbe.Run run, long wallNanos) {
+    /** A run in a fresh JVM, the process's wall time from start to exit, and the part of the run spent making consumers and threads. */
+    record ColdRun(ScanProbe.Run run, long wallNanos, long setUpNanos) {
     }
 
     private ColdRun coldRun(String kind, int t, String bootstrap) throws IOException, InterruptedException {
@@ -148,7 +151,8 @@ public final class ReplayBench implements Callable<Integer> {
         for (String line : output.split("\n")) {
             if (line.startsWith(ScanProbe.LINE + " ")) {
                 String[] f = line.trim().split(" ");
-                return new ColdRun(new ScanProbe.Run(Long.parseLong(f[1]), Long.parseLong(f[2]), Long.parseLong(f[3])), wall);
+                long setUp = f.length > 4 && f[4].matches("\\d+") ? Long.parseLong(f[4]) : 0;
+                return new ColdRun(new ScanProbe.Run(Long.parseLong(f[1]), Long.parseLong(f[2]), Long.parseLong(f[3])), wall, setUp);
             }
         }
         throw new IllegalStateException("the cold " + kind + " run printed no '" + ScanProbe.LINE + "' line:\n" + output);

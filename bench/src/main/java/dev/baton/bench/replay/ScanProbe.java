@@ -80,8 +80,9 @@ final class ScanProbe implements AutoCloseable {
         }
         ScanKind kind = ScanKind.valueOf(args[0]);
         try (ScanProbe probe = new ScanProbe(kind, Map.of("bootstrap.servers", args[2]), threads)) {
+            long setUp = System.nanoTime() - start;
             Run r = probe.run();
-            System.out.println(LINE + " " + r.records() + " " + r.bytes() + " " + (System.nanoTime() - start));
+            System.out.println(LINE + " " + r.records() + " " + r.bytes() + " " + (System.nanoTime() - start) + " " + setUp);
         }
         System.exit(0);
     }
