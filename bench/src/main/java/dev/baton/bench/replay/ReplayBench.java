@@ -13,7 +13,8 @@ import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
 
-import dev.baton.embedded.EmbeddedKafka;
+import dev.baton.testkit.LocalCluster;
+import dev.baton.topics.BatonTopics;
 import dev.baton.morsel.morsel.Morsels;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -48,14 +49,13 @@ public final class ReplayBench implements Callable<Integer> {
     @Option(names = "--child-heap", defaultValue = "3g", description = "-Xmx of the cold runs' JVMs (default ${DEFAULT-VALUE})")
     String childHeap;
 
-    /** The broker's cluster id: fixed, so a kept data dir is formatted once and found again. */
-    private static final String CLUSTER_ID = "YmF0b24tYmVuY2gtcmVwbA";
     private final PrintStream out = System.out;
 
     @Override
     public Integer call() throws Exception {
         Files.createDirectories(dataDir);
-        try (EmbeddedKafka broker = EmbeddedKafka.builder().dataDir(dataDir).clusterId(CLUSTER_ID).build().start()) {
+        // The testkit's cluster (broker and streams app) on a kept data dir: replay reads the streams app's changelog as in production.
+        try (LocalCluster broker = LocalCluster.start(BatonTopics.DEFAULT_PARTITIONS, List.of("demo"), Map.of(), dataDir)) {
             Map<String, Object> config = Map.of("bootstrap.servers", broker.bootstrapServers());
             SyntheticHistory.Written w = SyntheticHistory.ensure(config, records);
             out.printf("history   %,d records, %,d results (%s in %.1f s), data in %s%n", w.history(), w.results(),

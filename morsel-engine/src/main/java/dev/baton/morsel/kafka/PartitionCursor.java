@@ -1,6 +1,7 @@
 package dev.baton.morsel.kafka;
 
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
@@ -12,6 +13,7 @@ import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
 
 import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.common.TopicPartition;
 
@@ -20,6 +22,9 @@ import org.apache.kafka.common.TopicPartition;
  * previous one ended, on the same partition, continues the stream: the records the last poll
  * fetched beyond that morsel's end are handed out first and nothing is sought or fetched again.
  * Any other morsel (another partition, or one stolen from a peer) assigns and seeks.
+ *
+ * <p>A worker's partitions are assigned together and fetched together ({@link #prepare}); records
+ * that arrive for a partition other than the one being scanned are kept for its turn.
  *
  * <p>Reads are {@code read_committed}: aborted records and transaction markers take offsets but
  * yield no records, so a range may hand out fewer records than it has offsets.
@@ -30,10 +35,14 @@ final class PartitionCursor implements AutoCloseable {
 
     private static final Duration POLL = Duration.ofMillis(200);
     private static final long STALL_NANOS = Duration.ofSeconds(30).toNanos();
+    /** Records kept per partition waiting its turn: a few fetches' worth, so prefetching never holds a whole partition. */
+    static final int STASH_RECORDS = 20_000;
 
     private final KafkaConsumer<byte[], byte[]> consumer;
     /** Partitions assigned and positioned ahead of time ({@link #prepare}), paused, keyed to the offset they stand at. */
     private final Map<TopicPartition, Long> readyAt = new HashMap<>();
+    /** What fetches brought for ready partitions while another was scanned, in offset order. */
+    private final Map<TopicPartition, List<ConsumerRecord<byte[], byte[]>>> stash = new HashMap<>();
     private TopicPartition assigned;
     /** The next offset to hand out on {@link #assigned}. */
     private long next = -1;
@@ -65,8 +74,7 @@ final class PartitionCursor implements AutoCloseable {
                 if (cancelled.getAsBoolean()) {
                     throw new CancellationException("scan of " + range + " cancelled at offset " + next);
                 }
-                pending = consumer.poll(POLL).records(assigned);
-                pendingIndex = 0;
+                poll();
                 if (!pending.isEmpty()) {
                     lastProgress = System.nanoTime();
                 } else if (consumer.position(assigned) >= range.to()) {
@@ -95,22 +103,26 @@ final class PartitionCursor implements AutoCloseable {
      * morsel size is tuned on, at the cost of no extra fetch.
      */
     List<ConsumerRecord<byte[], byte[]>> peek(OffsetRange range) {
+        prepare(List.of(range));
         position(range);
         long deadline = System.nanoTime() + STALL_NANOS;
         while (pendingIndex >= pending.size() && consumer.position(assigned) < range.to() && System.nanoTime() < deadline) {
-            pending = consumer.poll(POLL).records(assigned);
-            pendingIndex = 0;
+            poll();
         }
         return pending.subList(pendingIndex, pending.size());
     }
 
     /**
-     * Assigns every partition of the ranges this worker was dealt, positioned at each one's first
-     * range and paused: one round of offset validation for all of them, where assigning them one by
-     * one costs a round trip each. A partition is then resumed when its first range is scanned.
+     * Assigns every partition of the ranges this worker was dealt, each positioned at its first
+     * range: one round of offset validation for all of them, where assigning them one by one costs a
+     * round trip each. All of them fetch at once, as a plain consumer's would: what arrives for a
+     * partition other than the one being scanned is kept for it (up to {@value #STASH_RECORDS}
+     * records, then that partition pauses), so the next partition's first records are already here
+     * when its turn comes.
      */
     void prepare(List<OffsetRange> mine) {
         readyAt.clear();
+        stash.clear();
         assigned = null;
         pending = List.of();
         pendingIndex = 0;
@@ -120,8 +132,26 @@ final class PartitionCursor implements AutoCloseable {
         }
         consumer.assign(first.keySet());
         first.forEach(consumer::seek);
-        consumer.pause(first.keySet());
+        consumer.resume(first.keySet());
         readyAt.putAll(first);
+    }
+
+    private void poll() {
+        ConsumerRecords<byte[], byte[]> polled = consumer.poll(POLL);
+        pending = List.of();
+        pendingIndex = 0;
+        for (TopicPartition p : polled.partitions()) {
+            if (p.equals(assigned)) {
+                pending = polled.records(p);
+            } else if (readyAt.containsKey(p)) {
+                List<ConsumerRecord<byte[], byte[]>> kept = stash.computeIfAbsent(p, k -> new ArrayList<>());
+                kept.addAll(polled.records(p));
+                if (kept.size() >= STASH_RECORDS) {
+                    consumer.pause(List.of(p));
+                }
+            }
+            // else: a partition this worker left (its last fetch was in flight); it seeks if scanned again
+        }
     }
 
     private void position(OffsetRange range) {
@@ -133,19 +163,20 @@ final class PartitionCursor implements AutoCloseable {
             consumer.pause(List.of(assigned)); // its position is past what it handed out: it seeks if scanned again
         }
         Long ready = readyAt.remove(tp);
+        List<ConsumerRecord<byte[], byte[]>> kept = stash.remove(tp);
         if (ready == null || ready != range.from()) {
             if (!consumer.assignment().contains(tp)) {
                 Set<TopicPartition> more = new HashSet<>(consumer.assignment());
                 more.add(tp);
-                consumer.assign(more);
-                consumer.pause(more);
+                consumer.assign(more); // the partitions already assigned keep their positions and pauses
             }
             consumer.seek(tp, range.from());
+            kept = null;
         }
         consumer.resume(List.of(tp));
         assigned = tp;
         next = range.from();
-        pending = List.of();
+        pending = kept == null ? List.of() : kept;
         pendingIndex = 0;
     }
 
