@@ -14,6 +14,7 @@ import picocli.CommandLine.Command;
         subcommands = {DemoCommand.class, StreamsAppCommand.class, WorkerCommand.class, DispatchCommand.class, TopicsCommand.class,
             ConfigCommand.class, StatusCommand.class, SiteCommand.class, SitesCommand.class, CancelCommand.class, DlqCommand.class,
             AclCommand.class, SoakCommand.class, ReplayCommand.class, HistoryCommand.class, OutboxCommand.class, EngineNodeCommand.class,
+            EngineGroupByCommand.class,
             CommandLine.HelpCommand.class})
 public final class BatonCommand implements Runnable {
 

@@ -31,14 +31,16 @@ public final class EngineNodeCommand implements Callable<Integer> {
         Map<String, Object> config = process.client.clientConfig();
         ConfigAudit.logAtStart(config, ProcessKeys.ENGINE_NODE);
         ProcessEndpoint endpoint = new ProcessEndpoint(process.metricsPort);
-        EngineNode node = EngineNode.start(id, config, threads);
+        // The served registry: the node's morsel gauges and its worker's meters are scraped from /metrics.
+        EngineNode node = EngineNode.start(id, config, threads, (n, s, e) -> { }, endpoint.registry());
         endpoint.readiness(() -> true); // start returns once its worker serves the engine queue
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
             node.close();
             endpoint.close();
             stopped.countDown();
         }, "baton-engine-node-stop"));
-        System.out.println("engine node " + id + " serving queue " + EngineNode.QUEUE + " with " + threads + " scan threads");
+        System.out.println("engine node " + id + " serving queue " + EngineNode.QUEUE + " with " + threads + " scan threads"
+                + (process.metricsPort > 0 ? ", metrics on :" + process.metricsPort + "/metrics" : ""));
         stopped.await();
         return 0;
     }

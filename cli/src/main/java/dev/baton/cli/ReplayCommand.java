@@ -36,8 +36,10 @@ public final class ReplayCommand implements Callable<Integer> {
         try (HistoryLog log = logs.open()) {
             Replay.Report r = Replay.analyse(log, scope, applicationId);
             var scan = log.lastScan();
-            System.out.printf("scan      %,d history records in %d morsels on %d threads: %.2f s, %,.0f records/s%n", scan.records(),
-                    scan.morsels(), logs.threads, scan.nanos() / 1e9, scan.recordsPerSecond());
+            System.out.printf("scan      %,d history records in %d morsels of %,d offsets on %d threads: %.2f s, %,.0f records/s, %.1f MB/s%s%n",
+                    scan.records(), scan.morsels(), scan.offsetsPerMorsel(), logs.threads, scan.nanos() / 1e9, scan.recordsPerSecond(),
+                    scan.bytes() / 1e6 / Math.max(1e-9, scan.nanos() / 1e9),
+                    log.lastUndecodable() == 0 ? "" : ", " + log.lastUndecodable() + " undecodable (skipped)");
             System.out.printf("sites     %d dispatched: %d resolved, %d live in the streams app, %d dangling, %d parked and not resumed%n",
                     r.sites(), r.resolved(), r.live(), r.dangling().size(), r.parked());
             r.byOutcome().forEach((k, n) -> System.out.printf("outcome   %-28s %7d%n", k, n));

@@ -1,9 +1,12 @@
 package dev.baton.it;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import java.nio.ByteBuffer;
+import java.net.URI;
 import java.nio.LongBuffer;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -11,12 +14,25 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.BooleanSupplier;
 
+import dev.baton.cli.CliRun;
+import dev.baton.cli.ProcessEndpoint;
+import dev.baton.dispatcher.ActivityRequest;
 import dev.baton.dispatcher.DispatchClient;
+import dev.baton.dispatcher.Outcome;
+import dev.baton.embedded.EmbeddedKafka;
+import dev.baton.morsel.kafka.TopicMorsels;
+import dev.baton.morsel.node.protocol.ScanStep;
+import dev.baton.morsel.node.protocol.Split;
+import dev.baton.schemas.SiteKey;
+import dev.baton.topics.BatonTopics;
 import dev.baton.morsel.MorselMetrics;
 import dev.baton.morsel.kafka.OffsetRange;
 import dev.baton.morsel.kafka.TopicPageSource;
@@ -41,7 +57,9 @@ import org.junit.jupiter.api.Test;
 /**
  * GROUP BY over a 100,000-record topic by engine nodes that split the work through Baton activities
  * and a Kafka exchange: one node, two nodes, and two nodes of which one dies after writing partials
- * all give the answer of a plain Java loop over the same records.
+ * all give the answer of a plain Java loop over the same records; so does {@code baton engine-group-by}
+ * over two nodes. A cancelled scan stops within the morsel it is reading, and a step of another
+ * protocol version is refused by name.
  */
 class DistributedGroupByIT {
 
@@ -55,8 +73,15 @@ class DistributedGroupByIT {
     @BeforeAll
     static void start() throws Exception {
         cluster = LocalCluster.start(6, List.of(EngineNode.QUEUE));
+        Map<Long, long[]> sums = produce(SOURCE, 4, RECORDS);
+        sums.forEach((k, v) -> reference.put(k, List.of(v[0], v[1])));
+        client = cluster.client("engine-jobs", o -> { });
+    }
+
+    /** Creates {@code topic} and writes {@code records} rows to it; returns their GROUP BY key answer. */
+    private static Map<Long, long[]> produce(String topic, int partitions, int records) throws Exception {
         try (Admin admin = Admin.create(cluster.clientConfig())) {
-            admin.createTopics(Set.of(new NewTopic(SOURCE, 4, (short) 1))).all().get(30, TimeUnit.SECONDS);
+            admin.createTopics(Set.of(new NewTopic(topic, partitions, (short) 1))).all().get(30, TimeUnit.SECONDS);
         }
         Map<Long, long[]> sums = new HashMap<>();
         // One request in flight and every send checked: pipelined batches sent right after the topic's
@@ -66,10 +91,10 @@ class DistributedGroupByIT {
         producerConfig.put("max.in.flight.requests.per.connection", 1);
         List<Future<?>> sends = new ArrayList<>();
         try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(producerConfig, new ByteArraySerializer(), new ByteArraySerializer())) {
-            for (long i = 0; i < RECORDS; i++) {
+            for (long i = 0; i < records; i++) {
                 long key = (i * 7919) % GROUPS;
                 long value = i % 1000 - 300;
-                sends.add(producer.send(new ProducerRecord<>(SOURCE, bytes(key), bytes(value))));
+                sends.add(producer.send(new ProducerRecord<>(topic, bytes(key), bytes(value))));
                 long[] acc = sums.computeIfAbsent(key, k -> new long[2]);
                 acc[0] += value;
                 acc[1]++;
@@ -78,8 +103,7 @@ class DistributedGroupByIT {
         for (Future<?> f : sends) {
             f.get(60, TimeUnit.SECONDS);
         }
-        sums.forEach((k, v) -> reference.put(k, List.of(v[0], v[1])));
-        client = cluster.client("engine-jobs", o -> { });
+        return sums;
     }
 
     @AfterAll
@@ -159,6 +183,92 @@ class DistributedGroupByIT {
         }
         assertThat(ranges).hasSizeGreaterThan(20);
         assertThat(merged).isEqualTo(reference);
+    }
+
+    @Test
+    void shouldAnswerTheGroupByCommandOverTwoNodesAndServeTheirMorselMeters() throws Exception {
+        int port = EmbeddedKafka.freePort();
+        try (ProcessEndpoint served = new ProcessEndpoint(port);
+             EngineNode a = EngineNode.start("cmd-node-a", cluster.clientConfig(), 2, (n, s, e) -> { }, served.registry());
+             EngineNode b = EngineNode.start("cmd-node-b", cluster.clientConfig(), 2)) {
+            CliRun run = CliRun.of("engine-group-by", "--bootstrap-servers", cluster.bootstrapServers(), "--topic", SOURCE, "--job", "cmd",
+                    "--offsets-per-split", "5000", "--exchange-partitions", "3", "--limit", "100000");
+
+            assertThat(run.exit()).as(run.output()).isZero();
+            Map<Long, List<Long>> printed = new TreeMap<>();
+            for (String line : run.output().split("\n")) {
+                String[] f = line.trim().split("\\s+");
+                if (f.length == 3 && f[0].matches("-?\\d+")) {
+                    printed.put(Long.parseLong(f[0]), List.of(Long.parseLong(f[1]), Long.parseLong(f[2])));
+                }
+            }
+            assertThat(printed).isEqualTo(reference);
+            assertThat(run.output()).containsPattern(GROUPS + " groups, 100,000 records, \\d+ splits, 3 exchange partitions");
+            String scraped = new String(URI.create("http://localhost:" + port + "/metrics").toURL().openStream().readAllBytes(), StandardCharsets.UTF_8);
+            assertThat(scraped).contains("baton_morsel_workers_active").containsPattern("baton_morsel_morsels_total [1-9]");
+        }
+    }
+
+    @Test
+    void shouldStopARunningScanWithinOneMorselWhenItsActivityIsCancelled() throws Exception {
+        String topic = "engine-stop-input";
+        int records = 200_000;
+        produce(topic, 1, records);
+        String job = "stopped";
+        try (Admin admin = Admin.create(cluster.clientConfig())) {
+            admin.createTopics(Set.of(new NewTopic(BatonTopics.EXCHANGE_PREFIX + job, 1, (short) 1))).all().get(30, TimeUnit.SECONDS);
+        }
+        CountDownLatch firstMorsel = new CountDownLatch(1);
+        AtomicInteger morsels = new AtomicInteger();
+        AtomicInteger partialsWritten = new AtomicInteger();
+        EngineNode.ScanListener holdUntilStopped = new EngineNode.ScanListener() {
+            @Override
+            public void partialsWritten(String nodeId, OffsetRange split, String execution) {
+                partialsWritten.incrementAndGet();
+            }
+
+            @Override
+            public void morselScanned(String nodeId, OffsetRange split, BooleanSupplier cancelled) {
+                morsels.incrementAndGet();
+                firstMorsel.countDown();
+                await().atMost(Duration.ofSeconds(60)).until(cancelled::getAsBoolean); // the STOP reached the node
+            }
+        };
+        try (EngineNode node = EngineNode.start("stop-node", cluster.clientConfig(), 1, holdUntilStopped)) {
+            ScanStep step = ScanStep.newBuilder().setVersion(1).setJob(job).setExchangePartitions(1)
+                    .setSplit(new Split(topic, 0, 0L, (long) records)).build();
+            CompletableFuture<Outcome> scan = client.dispatch(scanActivity(job, step.toByteBuffer()));
+            assertThat(firstMorsel.await(60, TimeUnit.SECONDS)).as("the scan started").isTrue();
+
+            client.cancel(new SiteKey("engine", job, "scan-0")).get(30, TimeUnit.SECONDS);
+
+            assertThat(scan.get(60, TimeUnit.SECONDS).reasonPrefix()).isEqualTo("cancelled:");
+            long perMorsel = TopicMorsels.offsetsPerMorsel(Morsels.l2Bytes(), 8 + 8 + 8);
+            assertThat((long) records).as("the split spans several morsels").isGreaterThan(2 * perMorsel);
+            await().during(Duration.ofSeconds(2)).atMost(Duration.ofSeconds(10))
+                    .untilAsserted(() -> assertThat(morsels).as("morsels scanned after the STOP").hasValue(1));
+            assertThat(partialsWritten).hasValue(0);
+        }
+    }
+
+    @Test
+    void shouldRefuseAScanStepOfAnotherProtocolVersionTerminallyNamingIt() throws Exception {
+        try (EngineNode node = EngineNode.start("version-node", cluster.clientConfig(), 1)) {
+            ScanStep step = ScanStep.newBuilder().setVersion(99).setJob("future").setExchangePartitions(1)
+                    .setSplit(new Split(SOURCE, 0, 0L, 10L)).build();
+
+            Outcome o = client.dispatch(scanActivity("future", step.toByteBuffer())).get(60, TimeUnit.SECONDS);
+
+            assertThat(o.completed()).isFalse();
+            assertThat(o.reason()).startsWith("terminal:").contains("job protocol version 99", "speaks version 1");
+        }
+    }
+
+    private static ActivityRequest scanActivity(String job, ByteBuffer input) {
+        byte[] bytes = new byte[input.remaining()];
+        input.get(bytes);
+        return ActivityRequest.builder().site("engine", job, "scan-0").queue(EngineNode.QUEUE).activityType(EngineNode.SCAN)
+                .input(bytes, "application/vnd.baton.engine-step+avro").heartbeat(Duration.ofSeconds(2)).build();
     }
 
     private static DistributedGroupBy job() {

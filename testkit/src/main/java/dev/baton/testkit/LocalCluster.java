@@ -1,6 +1,7 @@
 package dev.baton.testkit;
 
 import java.io.IOException;
+import java.io.Reader;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -10,6 +11,8 @@ import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
+import java.util.Properties;
 import java.util.Set;
 
 import dev.baton.dispatcher.DispatchClient;
@@ -91,8 +94,24 @@ public final class LocalCluster implements AutoCloseable {
         EmbeddedKafka.Builder broker = EmbeddedKafka.builder();
         if (dataDir != null) {
             broker.dataDir(dataDir);
+            keptClusterId(dataDir).ifPresent(broker::clusterId); // a kept log dir starts only under the id it was formatted with
         }
         return new LocalCluster(broker.build().start(), partitions, queues, streamsOverrides, new SimpleMeterRegistry());
+    }
+
+    /** The cluster id a kept data dir was formatted with, if it was. */
+    static Optional<String> keptClusterId(Path dataDir) {
+        Path meta = dataDir.resolve("logs").resolve("meta.properties");
+        if (!Files.isRegularFile(meta)) {
+            return Optional.empty();
+        }
+        Properties p = new Properties();
+        try (Reader r = Files.newBufferedReader(meta)) {
+            p.load(r);
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot read " + meta + ": " + e.getMessage(), e);
+        }
+        return Optional.ofNullable(p.getProperty("cluster.id"));
     }
 
     /**

@@ -1,29 +1,46 @@
 package dev.baton.morsel.history;
 
+import static dev.baton.morsel.history.LogProjections.C_ATTEMPT;
+import static dev.baton.morsel.history.LogProjections.C_KIND;
+import static dev.baton.morsel.history.LogProjections.C_REQUEST;
+import static dev.baton.morsel.history.LogProjections.H_AT;
+import static dev.baton.morsel.history.LogProjections.H_NAMESPACE;
+import static dev.baton.morsel.history.LogProjections.H_WORKFLOW;
+import static dev.baton.morsel.history.LogProjections.O_AT;
+import static dev.baton.morsel.history.LogProjections.O_REASON;
+import static dev.baton.morsel.history.LogProjections.O_REQUEST;
+import static dev.baton.morsel.history.LogProjections.O_STATUS;
+import static dev.baton.morsel.history.LogProjections.O_UNMATCHED;
+
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.function.BiConsumer;
+import java.util.function.BinaryOperator;
+import java.util.function.Supplier;
 
-import dev.baton.events.DispatchCommand;
 import dev.baton.events.DispatchKind;
 import dev.baton.events.HistoryEvent;
-import dev.baton.events.Outcome;
 import dev.baton.events.OutcomeStatus;
+import dev.baton.morsel.MorselMetrics;
+import dev.baton.morsel.kafka.ProjectedReader;
+import dev.baton.morsel.kafka.ProjectedRow;
 import dev.baton.morsel.kafka.TopicFold;
 import dev.baton.schemas.EventSerde;
 import dev.baton.schemas.UndecodableRecordException;
 import dev.baton.schemas.registry.SchemaRegistry;
 import dev.baton.topics.BatonTopics;
-import org.apache.avro.specific.SpecificRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 
 /**
  * Baton's logs read by the morsel engine: history folded per site, results per request, the
  * streams app's live sites from its changelog, and dispatch commands by request. Every scan is a
- * parallel {@link TopicFold} over {@code threads} workers; undecodable records are counted, not fatal.
+ * parallel {@link TopicFold} over {@code threads} workers whose consumers live as long as this
+ * log; values are read through projections ({@link LogProjections}), never decoded whole except
+ * for the events a workflow's timeline prints. Undecodable records are counted, not fatal.
  */
 public final class HistoryLog implements AutoCloseable {
 
@@ -31,8 +48,8 @@ public final class HistoryLog implements AutoCloseable {
     public record Scope(long fromMillis, String namespace) {
         public static final Scope ALL = new Scope(Long.MIN_VALUE, null);
 
-        boolean includes(HistoryEvent e) {
-            return e.getAtMillis() >= fromMillis && (namespace == null || namespace.equals(e.getSite().getNamespace()));
+        boolean includes(ProjectedRow e, byte[] namespaceUtf8) {
+            return e.getLong(H_AT) >= fromMillis && (namespaceUtf8 == null || e.stringEquals(H_NAMESPACE, namespaceUtf8));
         }
     }
 
@@ -43,61 +60,84 @@ public final class HistoryLog implements AutoCloseable {
         }
     }
 
-    private static final long OFFSETS_PER_MORSEL = 50_000;
+    /** A worker's share of a fold: its partial value, its decode buffer, its count of undecodable records. */
+    private static final class Partial<V> {
+        final V value;
+        final ProjectedRow row;
+        long undecodable;
 
-    private final Map<String, Object> clientConfig;
-    private final int threads;
-    private final SchemaRegistry registry;
-    private final EventSerde<HistoryEvent> history;
-    private final EventSerde<Outcome> outcomes;
-    private final EventSerde<DispatchCommand> commands;
-    private TopicFold.Result<?> lastScan;
-
-    public HistoryLog(Map<String, Object> clientConfig, String schemaRegistryUrl, int threads) {
-        this.clientConfig = clientConfig;
-        this.threads = threads;
-        this.registry = SchemaRegistry.forUrl(schemaRegistryUrl, clientConfig);
-        this.history = EventSerde.of(HistoryEvent.class, registry);
-        this.outcomes = EventSerde.of(Outcome.class, registry);
-        this.commands = EventSerde.of(DispatchCommand.class, registry);
+        Partial(V value, ProjectedRow row) {
+            this.value = value;
+            this.row = row;
+        }
     }
 
-    /** The last history scan's figures: records, morsels, time. */
+    private final SchemaRegistry registry;
+    private final TopicFold fold;
+    private final ProjectedReader history;
+    private final ProjectedReader outcomes;
+    private final ProjectedReader commands;
+    private final EventSerde<HistoryEvent> fullHistory;
+    private TopicFold.Result<?> lastScan;
+    private long lastUndecodable;
+
+    public HistoryLog(Map<String, Object> clientConfig, String schemaRegistryUrl, int threads) {
+        this(clientConfig, schemaRegistryUrl, threads, MorselMetrics.noop());
+    }
+
+    public HistoryLog(Map<String, Object> clientConfig, String schemaRegistryUrl, int threads, MorselMetrics metrics) {
+        this.registry = SchemaRegistry.forUrl(schemaRegistryUrl, clientConfig);
+        this.fold = new TopicFold(clientConfig, threads, metrics);
+        this.history = new ProjectedReader(registry, LogProjections.HISTORY);
+        this.outcomes = new ProjectedReader(registry, LogProjections.OUTCOME);
+        this.commands = new ProjectedReader(registry, LogProjections.COMMAND);
+        this.fullHistory = EventSerde.of(HistoryEvent.class, registry);
+    }
+
+    /** The last history scan's figures: records, bytes, morsels, time. */
     public TopicFold.Result<?> lastScan() {
         return lastScan;
     }
 
+    /** Records of the last history scan that could not be decoded (they were dead letters when written). */
+    public long lastUndecodable() {
+        return lastUndecodable;
+    }
+
     /** Every dispatched site in scope, folded from {@code baton.history}. */
     public Map<String, SiteTrail> sites(Scope scope) {
-        TopicFold.Result<Map<String, SiteTrail>> r = TopicFold.fold(clientConfig, BatonTopics.HISTORY, threads, OFFSETS_PER_MORSEL,
-                HashMap::new, (map, rec) -> {
-                    HistoryEvent e = decode(history, rec);
-                    if (e != null && scope.includes(e)) {
-                        String key = new String(rec.key(), StandardCharsets.UTF_8);
-                        map.computeIfAbsent(key, k -> new SiteTrail(k, e.getSite().getNamespace(), e.getSite().getWorkflowId()))
-                                .add(rec.offset(), e);
-                    }
-                }, (a, b) -> {
-                    b.forEach((k, t) -> a.merge(k, t, SiteTrail::merge));
-                    return a;
-                });
+        byte[] namespace = ProjectedRow.utf8Of(scope.namespace());
+        TopicFold.Result<Partial<Map<String, SiteTrail>>> r = scan(BatonTopics.HISTORY, history, HashMap::new, (map, rec, e) -> {
+            if (scope.includes(e, namespace)) {
+                String key = new String(rec.key(), StandardCharsets.UTF_8);
+                SiteTrail t = map.get(key);
+                if (t == null) {
+                    t = new SiteTrail(key, e.string(H_NAMESPACE), e.string(H_WORKFLOW));
+                    map.put(key, t);
+                }
+                t.add(rec.offset(), e);
+            }
+        }, (a, b) -> {
+            b.forEach((k, t) -> a.merge(k, t, SiteTrail::merge));
+            return a;
+        });
         lastScan = r;
-        return r.value();
+        lastUndecodable = r.value().undecodable;
+        return r.value().value;
     }
 
     /** Every answered request in {@code baton.results} (unmatched copies excluded). */
     public Map<String, Answer> answers() {
-        return TopicFold.fold(clientConfig, BatonTopics.RESULTS, threads, OFFSETS_PER_MORSEL, HashMap<String, Answer>::new, (map, rec) -> {
-            Outcome o = decode(outcomes, rec);
-            if (o != null && !o.getUnmatched()) {
-                String reason = o.getReason();
+        return scan(BatonTopics.RESULTS, outcomes, HashMap<String, Answer>::new, (map, rec, o) -> {
+            if (!o.getBoolean(O_UNMATCHED)) {
+                String reason = o.string(O_REASON);
                 String prefix = reason == null ? null : reason.contains(":") ? reason.substring(0, reason.indexOf(':') + 1) : reason;
-                map.putIfAbsent(o.getRequestId(), new Answer(o.getStatus() == OutcomeStatus.COMPLETED, prefix, o.getAtMillis()));
+                map.putIfAbsent(o.string(O_REQUEST), new Answer(o.getInt(O_STATUS) == OutcomeStatus.COMPLETED.ordinal(), prefix, o.getLong(O_AT)));
             }
         }, (a, b) -> {
             b.forEach(a::putIfAbsent);
             return a;
-        }).value();
+        }).value().value;
     }
 
     /**
@@ -108,12 +148,12 @@ public final class HistoryLog implements AutoCloseable {
         String changelog = applicationId + "-sites-changelog";
         record Latest(long offset, boolean live) {
         }
+        BinaryOperator<Latest> later = (x, y) -> x.offset() >= y.offset() ? x : y;
         try {
-            Map<String, Latest> latest = TopicFold.fold(clientConfig, changelog, threads, OFFSETS_PER_MORSEL, HashMap<String, Latest>::new,
-                    (map, rec) -> map.merge(new String(rec.key(), StandardCharsets.UTF_8), new Latest(rec.offset(), rec.value() != null),
-                            (x, y) -> x.offset() >= y.offset() ? x : y),
+            Map<String, Latest> latest = fold.fold(changelog, HashMap<String, Latest>::new,
+                    (map, rec) -> map.merge(new String(rec.key(), StandardCharsets.UTF_8), new Latest(rec.offset(), rec.value() != null), later),
                     (a, b) -> {
-                        b.forEach((k, v) -> a.merge(k, v, (x, y) -> x.offset() >= y.offset() ? x : y));
+                        b.forEach((k, v) -> a.merge(k, v, later));
                         return a;
                     }).value();
             Map<String, Boolean> live = new HashMap<>();
@@ -128,49 +168,73 @@ public final class HistoryLog implements AutoCloseable {
     public Map<String, ConsumerRecord<byte[], byte[]>> commands(Set<String> requestIds) {
         record Found(int attempt, ConsumerRecord<byte[], byte[]> rec) {
         }
-        Map<String, Found> found = TopicFold.fold(clientConfig, BatonTopics.DISPATCH, threads, OFFSETS_PER_MORSEL, HashMap<String, Found>::new,
-                (map, rec) -> {
-                    DispatchCommand c = decode(commands, rec);
-                    if (c != null && requestIds.contains(c.getRequestId()) && c.getKind() == DispatchKind.REQUESTED) {
-                        map.merge(c.getRequestId(), new Found(c.getAttempt(), rec), (x, y) -> x.attempt() >= y.attempt() ? x : y);
-                    }
-                }, (a, b) -> {
-                    b.forEach((k, v) -> a.merge(k, v, (x, y) -> x.attempt() >= y.attempt() ? x : y));
-                    return a;
-                }).value();
+        BinaryOperator<Found> higher = (x, y) -> x.attempt() >= y.attempt() ? x : y;
+        Map<String, Found> found = scan(BatonTopics.DISPATCH, commands, HashMap<String, Found>::new, (map, rec, c) -> {
+            if (c.getInt(C_KIND) == DispatchKind.REQUESTED.ordinal()) {
+                String requestId = c.string(C_REQUEST);
+                if (requestIds.contains(requestId)) {
+                    map.merge(requestId, new Found(c.getInt(C_ATTEMPT), rec), higher);
+                }
+            }
+        }, (a, b) -> {
+            b.forEach((k, v) -> a.merge(k, v, higher));
+            return a;
+        }).value().value;
         Map<String, ConsumerRecord<byte[], byte[]>> out = new HashMap<>();
         found.forEach((k, v) -> out.put(k, v.rec()));
         return out;
     }
 
-    /** Every history event of one workflow (any namespace unless given), with its partition offset. */
+    /**
+     * Every history event of one workflow (any namespace unless given): the workflow id and
+     * namespace are read by projection, and only the matching events are decoded whole.
+     */
     public List<HistoryEvent> workflow(String workflowId, String namespace) {
-        return TopicFold.fold(clientConfig, BatonTopics.HISTORY, threads, OFFSETS_PER_MORSEL, ArrayList<HistoryEvent>::new,
-                (list, rec) -> {
-                    HistoryEvent e = decode(history, rec);
-                    if (e != null && e.getSite().getWorkflowId().equals(workflowId)
-                            && (namespace == null || namespace.equals(e.getSite().getNamespace()))) {
-                        list.add(e);
-                    }
-                }, (a, b) -> {
-                    a.addAll(b);
-                    return a;
-                }).value();
+        byte[] workflow = ProjectedRow.utf8Of(workflowId);
+        byte[] ns = ProjectedRow.utf8Of(namespace);
+        return scan(BatonTopics.HISTORY, history, ArrayList<HistoryEvent>::new, (list, rec, e) -> {
+            if (e.stringEquals(H_WORKFLOW, workflow) && (ns == null || e.stringEquals(H_NAMESPACE, ns))) {
+                try {
+                    list.add(fullHistory.decode(rec));
+                } catch (UndecodableRecordException damagedOutsideTheProjection) {
+                    // the projected fields read, another did not: left out, like any undecodable record
+                }
+            }
+        }, (a, b) -> {
+            a.addAll(b);
+            return a;
+        }).value().value;
     }
 
-    private static <T extends SpecificRecord> T decode(EventSerde<T> serde, ConsumerRecord<byte[], byte[]> rec) {
-        if (rec.value() == null) {
-            return null;
-        }
-        try {
-            return serde.decode(rec.topic(), rec.value());
-        } catch (UndecodableRecordException e) {
-            return null; // already a dead letter when it was produced; a scan reports, it does not repair
-        }
+    /** What a fold does with one decoded record. */
+    @FunctionalInterface
+    private interface Step<V> {
+        void accept(V partial, ConsumerRecord<byte[], byte[]> record, ProjectedRow row);
+    }
+
+    private <V> TopicFold.Result<Partial<V>> scan(String topic, ProjectedReader reader, Supplier<V> partial, Step<V> step, BinaryOperator<V> merge) {
+        BiConsumer<Partial<V>, ConsumerRecord<byte[], byte[]>> decodeThenStep = (p, rec) -> {
+            if (rec.value() == null) {
+                return;
+            }
+            try {
+                reader.decode(topic, rec.value(), p.row);
+            } catch (UndecodableRecordException e) {
+                p.undecodable++; // a dead letter when it was written; a scan reports, it does not repair
+                return;
+            }
+            step.accept(p.value, rec, p.row);
+        };
+        return fold.fold(topic, () -> new Partial<>(partial.get(), reader.newRow()), decodeThenStep, (a, b) -> {
+            Partial<V> m = new Partial<>(merge.apply(a.value, b.value), a.row);
+            m.undecodable = a.undecodable + b.undecodable;
+            return m;
+        });
     }
 
     @Override
     public void close() {
+        fold.close();
         registry.close();
     }
 }

@@ -1,7 +1,7 @@
 package dev.baton.morsel.history;
 
-import dev.baton.events.HistoryEvent;
 import dev.baton.events.HistoryKind;
+import dev.baton.morsel.kafka.ProjectedRow;
 
 /**
  * What history says about one site, folded from its events in any order: all events of a site sit
@@ -9,6 +9,8 @@ import dev.baton.events.HistoryKind;
  * part and combine.
  */
 public final class SiteTrail {
+
+    private static final HistoryKind[] KINDS = HistoryKind.values();
 
     final String siteKey;
     final String namespace;
@@ -28,20 +30,22 @@ public final class SiteTrail {
         this.workflowId = workflowId;
     }
 
-    void add(long offset, HistoryEvent e) {
-        if (e.getKind() == HistoryKind.DISPATCHED) {
-            firstDispatchAt = Math.min(firstDispatchAt, e.getAtMillis());
+    /** Adds one event, read through {@link LogProjections#HISTORY}. */
+    void add(long offset, ProjectedRow e) {
+        HistoryKind kind = KINDS[e.getInt(LogProjections.H_KIND)];
+        if (kind == HistoryKind.DISPATCHED) {
+            firstDispatchAt = Math.min(firstDispatchAt, e.getLong(LogProjections.H_AT));
             if (offset > dispatchOffset) {
                 dispatchOffset = offset;
-                requestId = e.getRequestId();
-                attempt = e.getAttempt();
-                queue = e.getQueue();
-                activityType = e.getActivityType();
+                requestId = e.string(LogProjections.H_REQUEST);
+                attempt = e.getInt(LogProjections.H_ATTEMPT);
+                queue = e.string(LogProjections.H_QUEUE);
+                activityType = e.string(LogProjections.H_TYPE);
             }
         }
         if (offset > lastOffset) {
             lastOffset = offset;
-            lastKind = e.getKind();
+            lastKind = kind;
         }
     }
 

@@ -1,71 +1,157 @@
 package dev.baton.morsel.kafka;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CancellationException;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BiConsumer;
 import java.util.function.BinaryOperator;
+import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
 
 import dev.baton.morsel.MorselMetrics;
 import dev.baton.morsel.morsel.Morsels;
 import dev.baton.morsel.scheduler.MorselScheduler;
 import dev.baton.morsel.scheduler.Pipeline;
-import dev.baton.topics.ClientConfigs;
+import dev.baton.morsel.scheduler.PipelineFailedException;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.clients.consumer.KafkaConsumer;
-import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.PartitionInfo;
 
 /**
- * A parallel fold over every committed record of a topic: the topic is split into offset ranges
- * ({@link TopicSplits}), each range is one morsel run by the {@link MorselScheduler}, every worker
- * folds into its own partial, and the partials are merged at the barrier. The fold must not depend
- * on the order of ranges (records of one partition range are visited in offset order).
+ * A parallel fold over every committed record of a topic: the topic is cut into offset-range
+ * morsels sized to its records ({@link TopicMorsels}), run by a {@link MorselScheduler}; every
+ * worker folds into its own partial, and the partials are merged at the barrier. The fold must not
+ * depend on the order of ranges (records of one range are visited in offset order).
+ *
+ * <p>An instance keeps its consumers ({@link ScanConsumers}) and its scheduler for every fold it
+ * runs: open one per command or per engine node, not per scan. One fold at a time per instance.
  */
-public final class TopicFold {
+public final class TopicFold implements AutoCloseable {
 
     /** The merged result and how the scan went. */
-    public record Result<P>(P value, long records, int morsels, long nanos) {
+    public record Result<P>(P value, long records, long bytes, int morsels, long offsetsPerMorsel, long nanos) {
         public double recordsPerSecond() {
             return records / Math.max(1e-9, nanos / 1e9);
         }
     }
 
-    private TopicFold() {
+    private final ScanConsumers consumers;
+    private final MorselScheduler scheduler;
+    private final MorselMetrics metrics;
+    private final int threads;
+
+    public TopicFold(Map<String, Object> clientConfig, int threads, MorselMetrics metrics) {
+        this.threads = threads;
+        this.metrics = metrics;
+        this.consumers = new ScanConsumers(clientConfig, threads);
+        // One node per worker: a morsel's preferred node is the worker TopicMorsels dealt it to.
+        this.scheduler = new MorselScheduler(threads, threads, metrics);
     }
 
-    public static <P> Result<P> fold(Map<String, Object> clientConfig, String topic, int threads, long offsetsPerMorsel,
-                                     Supplier<P> partial, BiConsumer<P, ConsumerRecord<byte[], byte[]>> step, BinaryOperator<P> merge) {
-        List<OffsetRange> ranges;
-        try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(ClientConfigs.assignedReader(clientConfig), new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
-            ranges = TopicSplits.of(consumer, topic, offsetsPerMorsel);
-        }
-        return fold(clientConfig, ranges, threads, partial, step, merge);
+    public int threads() {
+        return threads;
     }
 
-    /** As {@link #fold(Map, String, int, long, Supplier, BiConsumer, BinaryOperator)} over given ranges, one morsel each. */
-    public static <P> Result<P> fold(Map<String, Object> clientConfig, List<OffsetRange> ranges, int threads,
-                                     Supplier<P> partial, BiConsumer<P, ConsumerRecord<byte[], byte[]>> step, BinaryOperator<P> merge) {
+    /** Folds the whole topic as it is now (end offsets of the moment). */
+    public <P> Result<P> fold(String topic, Supplier<P> partial, BiConsumer<P, ConsumerRecord<byte[], byte[]>> step, BinaryOperator<P> merge) {
+        return fold(partitions(topic), partial, step, merge, () -> false, () -> { });
+    }
+
+    /** Told after each morsel a worker folded, on that worker's thread. */
+    @FunctionalInterface
+    public interface MorselListener {
+        void morselDone() throws InterruptedException;
+    }
+
+    /**
+     * Folds these ranges, each cut into morsels sized to the records of the first fetch.
+     *
+     * @param cancelled checked before each morsel and after each poll; once true the fold stops
+     *     within the morsel each worker is reading and throws {@link CancellationException}
+     * @param afterMorsel told after each morsel, on the worker's thread
+     */
+    public <P> Result<P> fold(List<OffsetRange> ranges, Supplier<P> partial, BiConsumer<P, ConsumerRecord<byte[], byte[]>> step,
+                              BinaryOperator<P> merge, BooleanSupplier cancelled, MorselListener afterMorsel) {
+        long start = System.nanoTime();
         List<P> partials = new ArrayList<>();
         for (int w = 0; w < threads; w++) {
             partials.add(partial.get());
         }
+        long perMorsel = offsetsPerMorsel(ranges);
+        TopicMorsels.Plan plan = TopicMorsels.plan(ranges, perMorsel, threads);
         AtomicLong records = new AtomicLong();
-        long start = System.nanoTime();
-        try (TopicPageSource source = TopicPageSource.raw(clientConfig, ranges, threads);
-             MorselScheduler scheduler = new MorselScheduler(threads, 1, MorselMetrics.noop())) {
-            if (!ranges.isEmpty()) {
-                scheduler.run(new Pipeline("fold " + ranges.get(0).topic(), Morsels.partition(0, ranges.size(), 1, 1), (worker, morsel, ctx) -> {
+        AtomicLong bytes = new AtomicLong();
+        if (!plan.morsels().isEmpty()) {
+            TopicPageSource source = TopicPageSource.raw(consumers, plan.ranges());
+            for (int w = 0; w < threads; w++) {
+                int worker = w;
+                source.prepare(w, plan.morsels().stream().filter(m -> m.preferredNumaNode() == worker).map(m -> m.startPage()).toList());
+            }
+            String topic = plan.ranges().get(0).topic();
+            try {
+                scheduler.run(new Pipeline("fold " + topic, plan.morsels(), (worker, morsel, ctx) -> {
+                    BooleanSupplier stop = () -> cancelled.getAsBoolean() || ctx.isCancelled();
+                    if (stop.getAsBoolean()) {
+                        throw new CancellationException("fold of " + topic + " cancelled before morsel " + morsel.id());
+                    }
                     P mine = partials.get(worker);
-                    records.addAndGet(source.scan(worker, morsel.startPage(), r -> step.accept(mine, r)));
+                    long[] size = new long[1];
+                    records.addAndGet(source.scan(worker, morsel.startPage(), r -> {
+                        size[0] += Math.max(0, r.serializedKeySize()) + Math.max(0, r.serializedValueSize());
+                        step.accept(mine, r);
+                    }, stop));
+                    bytes.addAndGet(size[0]);
+                    afterMorsel.morselDone();
                 }));
+            } catch (PipelineFailedException e) {
+                if (e.getCause() instanceof CancellationException c) {
+                    throw c;
+                }
+                throw e;
             }
         }
         P merged = partials.get(0);
         for (int w = 1; w < threads; w++) {
             merged = merge.apply(merged, partials.get(w));
         }
-        return new Result<>(merged, records.get(), ranges.size(), System.nanoTime() - start);
+        long nanos = System.nanoTime() - start;
+        metrics.rowsScanned(records.get());
+        metrics.queryDone(records.get(), nanos);
+        return new Result<>(merged, records.get(), bytes.get(), plan.morsels().size(), perMorsel, nanos);
+    }
+
+    /** One range per partition of {@code topic}, from its beginning to its end offset of the moment. */
+    public List<OffsetRange> partitions(String topic) {
+        return TopicSplits.of(consumers.consumer(0), topic, Long.MAX_VALUE);
+    }
+
+    /** Sized on the records of the first fetch of the largest range, which stay pending for its scan. */
+    private long offsetsPerMorsel(List<OffsetRange> ranges) {
+        OffsetRange largest = null;
+        for (OffsetRange r : ranges) {
+            largest = largest == null || r.offsets() > largest.offsets() ? r : largest;
+        }
+        if (largest == null || largest.offsets() == 0) {
+            return TopicMorsels.MIN_OFFSETS;
+        }
+        TopicPageSource probe = TopicPageSource.raw(consumers, List.of(largest));
+        return TopicMorsels.offsetsPerMorsel(Morsels.l2Bytes(), TopicMorsels.recordBytes(probe.peek(0, 0)));
+    }
+
+    /** Partition count of {@code topic}, or throws if it does not exist. */
+    public int partitionCount(String topic) {
+        List<PartitionInfo> infos = consumers.consumer(0).partitionsFor(topic, Duration.ofSeconds(30));
+        if (infos == null || infos.isEmpty()) {
+            throw new IllegalArgumentException("topic " + topic + " does not exist or has no partitions");
+        }
+        return infos.size();
+    }
+
+    @Override
+    public void close() {
+        scheduler.close();
+        consumers.close();
     }
 }

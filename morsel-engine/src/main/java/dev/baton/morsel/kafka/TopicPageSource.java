@@ -1,26 +1,21 @@
 package dev.baton.morsel.kafka;
 
 import java.nio.LongBuffer;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
 
 import dev.baton.morsel.data.PageSource;
-import dev.baton.topics.ClientConfigs;
-import org.apache.kafka.clients.consumer.CloseOptions;
-import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.clients.consumer.KafkaConsumer;
-import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 
 /**
  * A topic read as pages: page {@code i} is the offset range {@code ranges.get(i)} of one partition,
- * fetched with {@code assign} + {@code seek} by a consumer owned by the scanning worker, so the
- * morsel scheduler scans a topic's partitions in parallel like a page file.
+ * read by the scanning worker's own consumer ({@link ScanConsumers}), so the morsel scheduler scans
+ * a topic's partitions in parallel like a page file. A worker whose next page continues the one it
+ * just read streams on without seeking.
  *
  * <p>Two ways in: {@link #scan} hands each raw record of a page to a visitor (for folds over
  * decoded events), and the {@link PageSource} view decodes each record into {@code long} columns
@@ -39,13 +34,11 @@ public final class TopicPageSource implements PageSource, AutoCloseable {
         boolean decode(ConsumerRecord<byte[], byte[]> record, long[] row);
     }
 
-    private static final Duration POLL = Duration.ofMillis(200);
-    private static final long STALL_MILLIS = 30_000;
-
     private final List<OffsetRange> ranges;
     private final List<String> columns;
     private final RowDecoder decoder;
-    private final KafkaConsumer<byte[], byte[]>[] consumers;
+    private final ScanConsumers consumers;
+    private final boolean ownsConsumers;
     private final ThreadLocal<DecodedPage> decoded = new ThreadLocal<>();
     /** The column view: each scanning thread claims one consumer for its lifetime. */
     private final ThreadLocal<Integer> claimed = new ThreadLocal<>();
@@ -58,24 +51,26 @@ public final class TopicPageSource implements PageSource, AutoCloseable {
      * @param clientConfig Kafka client settings (bootstrap servers, security); no group is used
      * @param workers      how many workers scan at once (one consumer each)
      */
-    @SuppressWarnings("unchecked")
     public TopicPageSource(Map<String, Object> clientConfig, List<OffsetRange> ranges, int workers, List<String> columns, RowDecoder decoder) {
+        this(new ScanConsumers(clientConfig, workers), true, ranges, columns, decoder);
+    }
+
+    private TopicPageSource(ScanConsumers consumers, boolean owns, List<OffsetRange> ranges, List<String> columns, RowDecoder decoder) {
         this.ranges = List.copyOf(ranges);
         this.columns = List.copyOf(columns);
         this.decoder = decoder;
-        this.consumers = new KafkaConsumer[workers];
-        Map<String, Object> c = ClientConfigs.assignedReader(clientConfig);
-        c.putIfAbsent(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, 5_000);
-        c.putIfAbsent(ConsumerConfig.FETCH_MAX_BYTES_CONFIG, 16 * 1024 * 1024);
-        c.putIfAbsent(ConsumerConfig.MAX_PARTITION_FETCH_BYTES_CONFIG, 8 * 1024 * 1024);
-        for (int w = 0; w < workers; w++) {
-            consumers[w] = new KafkaConsumer<>(c, new ByteArrayDeserializer(), new ByteArrayDeserializer());
-        }
+        this.consumers = consumers;
+        this.ownsConsumers = owns;
     }
 
     /** A raw view without columns, for {@link #scan}. */
     public static TopicPageSource raw(Map<String, Object> clientConfig, List<OffsetRange> ranges, int workers) {
         return new TopicPageSource(clientConfig, ranges, workers, List.of(), (r, row) -> true);
+    }
+
+    /** A raw view on consumers the caller owns and reuses across scans; closing the view leaves them open. */
+    public static TopicPageSource raw(ScanConsumers consumers, List<OffsetRange> ranges) {
+        return new TopicPageSource(consumers, false, ranges, List.of(), (r, row) -> true);
     }
 
     public List<OffsetRange> ranges() {
@@ -84,31 +79,26 @@ public final class TopicPageSource implements PageSource, AutoCloseable {
 
     /** Reads page {@code page} with worker {@code worker}'s consumer, handing every committed record to {@code visitor}. */
     public long scan(int worker, int page, Consumer<ConsumerRecord<byte[], byte[]>> visitor) {
-        OffsetRange range = ranges.get(page);
-        KafkaConsumer<byte[], byte[]> consumer = consumers[worker];
-        TopicPartition tp = new TopicPartition(range.topic(), range.partition());
-        consumer.assign(List.of(tp));
-        consumer.seek(tp, range.from());
-        long seen = 0;
-        long lastProgress = System.nanoTime();
-        while (consumer.position(tp) < range.to()) {
-            boolean progressed = false;
-            for (ConsumerRecord<byte[], byte[]> r : consumer.poll(POLL).records(tp)) {
-                progressed = true;
-                if (r.offset() >= range.to()) {
-                    break;
-                }
-                visitor.accept(r);
-                seen++;
-            }
-            if (progressed) {
-                lastProgress = System.nanoTime();
-            } else if (System.nanoTime() - lastProgress > STALL_MILLIS * 1_000_000) {
-                throw new IllegalStateException("no progress reading " + range + " for " + STALL_MILLIS + " ms (at offset "
-                        + consumer.position(tp) + "); is an open transaction holding the last stable offset?");
-            }
-        }
-        return seen;
+        return scan(worker, page, visitor, () -> false);
+    }
+
+    /**
+     * As {@link #scan(int, int, Consumer)}, checking {@code cancelled} after every poll.
+     *
+     * @throws java.util.concurrent.CancellationException once {@code cancelled} is true
+     */
+    public long scan(int worker, int page, Consumer<ConsumerRecord<byte[], byte[]>> visitor, BooleanSupplier cancelled) {
+        return consumers.cursor(worker).scan(ranges.get(page), visitor, cancelled);
+    }
+
+    /** Positions worker {@code worker}'s consumer for the pages it was dealt, in the order it will scan them. */
+    public void prepare(int worker, List<Integer> pages) {
+        consumers.cursor(worker).prepare(pages.stream().map(ranges::get).toList());
+    }
+
+    /** The records of the first fetch of page {@code page} by worker {@code worker}, kept for its scan (no extra fetch). */
+    public List<ConsumerRecord<byte[], byte[]>> peek(int worker, int page) {
+        return consumers.cursor(worker).peek(ranges.get(page));
     }
 
     @Override
@@ -171,8 +161,8 @@ public final class TopicPageSource implements PageSource, AutoCloseable {
         Integer w = claimed.get();
         if (w == null) {
             w = nextWorker.getAndIncrement();
-            if (w >= consumers.length) {
-                throw new IllegalStateException("more scanning threads than the " + consumers.length + " workers this source was built for");
+            if (w >= consumers.workers()) {
+                throw new IllegalStateException("more scanning threads than the " + consumers.workers() + " workers this source was built for");
             }
             claimed.set(w);
         }
@@ -181,8 +171,8 @@ public final class TopicPageSource implements PageSource, AutoCloseable {
 
     @Override
     public void close() {
-        for (KafkaConsumer<byte[], byte[]> c : consumers) {
-            c.close(CloseOptions.timeout(Duration.ofSeconds(5)));
+        if (ownsConsumers) {
+            consumers.close();
         }
     }
 }

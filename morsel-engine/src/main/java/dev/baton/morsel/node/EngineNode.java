@@ -7,26 +7,32 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.Future;
+import java.util.function.BooleanSupplier;
+import java.util.function.Function;
+import java.util.function.Supplier;
 
+import dev.baton.morsel.MorselMetrics;
 import dev.baton.morsel.exchange.HashExchange;
 import dev.baton.morsel.kafka.OffsetRange;
 import dev.baton.morsel.kafka.TopicFold;
-import dev.baton.morsel.kafka.TopicSplits;
 import dev.baton.topics.BatonTopics;
 import dev.baton.topics.ClientConfigs;
 import dev.baton.worker.ActivityContext;
+import dev.baton.worker.TerminalActivityException;
 import dev.baton.worker.Worker;
 import dev.baton.worker.WorkerOptions;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.common.header.Header;
 import org.apache.kafka.common.header.internals.RecordHeaders;
-import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 
 /**
@@ -50,36 +56,57 @@ public final class EngineNode implements AutoCloseable {
     public static final String MERGE = "engine.merge";
     static final String SPLIT_HEADER = "baton.split";
     static final String EXECUTION_HEADER = "baton.execution";
-    private static final long OFFSETS_PER_MORSEL = 20_000;
+    /** Scans and merges a node runs at once (the worker's concurrency); each has its own {@link TopicFold}. */
+    private static final int CONCURRENT_STEPS = 2;
 
     /** Called after a split's partials are durable in the exchange and before its outcome is reported. */
     @FunctionalInterface
     public interface ScanListener {
         void partialsWritten(String nodeId, OffsetRange split, String execution) throws InterruptedException;
+
+        /**
+         * Called on a scan thread after each morsel of a split is folded; {@code cancelled} says whether
+         * Baton took the scan away (a STOP). For tests that hold a scan mid-way.
+         */
+        default void morselScanned(String nodeId, OffsetRange split, BooleanSupplier cancelled) throws InterruptedException {
+        }
     }
 
     private final String nodeId;
-    private final Map<String, Object> clientConfig;
-    private final int threads;
     private final ScanListener listener;
     private final KafkaProducer<byte[], byte[]> producer;
+    /** Folds with their consumers and scan threads, reused by every step: a step borrows one for its run. */
+    private final BlockingQueue<TopicFold> folds = new ArrayBlockingQueue<>(CONCURRENT_STEPS);
     private final Worker worker;
 
-    private EngineNode(String nodeId, Map<String, Object> clientConfig, int threads, ScanListener listener) {
+    private EngineNode(String nodeId, Map<String, Object> clientConfig, int threads, ScanListener listener, MeterRegistry meters) {
         this.nodeId = nodeId;
-        this.clientConfig = Map.copyOf(clientConfig);
-        this.threads = threads;
         this.listener = listener;
+        MorselMetrics metrics = new MorselMetrics(meters);
+        for (int i = 0; i < CONCURRENT_STEPS; i++) {
+            folds.add(new TopicFold(clientConfig, threads, metrics));
+        }
         Map<String, Object> p = ClientConfigs.durableProducer(clientConfig);
         p.putIfAbsent(ProducerConfig.LINGER_MS_CONFIG, 5);
         this.producer = new KafkaProducer<>(p, new ByteArraySerializer(), new ByteArraySerializer());
-        this.worker = Worker.start(WorkerOptions.builder().kafkaConfig(clientConfig).workerId(nodeId).queues(QUEUE).maxConcurrent(2)
-                .handler(SCAN, this::scan).handler(MERGE, this::merge).build());
+        this.worker = Worker.start(WorkerOptions.builder().kafkaConfig(clientConfig).workerId(nodeId).queues(QUEUE).maxConcurrent(CONCURRENT_STEPS)
+                .meters(meters).handler(SCAN, this::scan).handler(MERGE, this::merge).build());
     }
 
-    /** Starts a node serving {@value #QUEUE} with {@code threads} scan threads. */
+    /**
+     * Starts a node serving {@value #QUEUE} with {@code threads} scan threads per step.
+     *
+     * @param meters where the node's morsel and worker meters are registered (the process's served registry)
+     */
+    public static EngineNode start(String nodeId, Map<String, Object> clientConfig, int threads, ScanListener listener, MeterRegistry meters) {
+        if (threads < 1) {
+            throw new IllegalArgumentException("threads must be >= 1, was " + threads);
+        }
+        return new EngineNode(nodeId, clientConfig, threads, listener, meters);
+    }
+
     public static EngineNode start(String nodeId, Map<String, Object> clientConfig, int threads, ScanListener listener) {
-        return new EngineNode(nodeId, clientConfig, threads, listener);
+        return start(nodeId, clientConfig, threads, listener, new SimpleMeterRegistry());
     }
 
     public static EngineNode start(String nodeId, Map<String, Object> clientConfig, int threads) {
@@ -95,13 +122,15 @@ public final class EngineNode implements AutoCloseable {
     }
 
     private byte[] scan(ActivityContext ctx, byte[] input) throws Exception {
-        JobSteps.Scan step = JobSteps.decodeScan(input);
+        JobSteps.Scan step = readable(() -> JobSteps.decodeScan(input));
         String job = step.job();
         int partitions = step.exchangePartitions();
         OffsetRange split = step.split();
         String execution = ctx.attempt() + "." + ctx.generation();
-        Map<Long, long[]> rows = TopicFold.fold(clientConfig, split.split(OFFSETS_PER_MORSEL), threads, HashMap<Long, long[]>::new,
-                (acc, r) -> SumRows.add(acc, SumRows.longOf(r.key()), SumRows.longOf(r.value()), 1), SumRows::merge).value();
+        BooleanSupplier stopped = ctx::isCancelled;
+        Map<Long, long[]> rows = withFold(fold -> fold.fold(List.of(split), HashMap<Long, long[]>::new,
+                (acc, r) -> SumRows.add(acc, SumRows.longOf(r.key()), SumRows.longOf(r.value()), 1), SumRows::merge,
+                stopped, () -> listener.morselScanned(nodeId, split, stopped)).value()); // a STOP ends it within the morsel being read
         RecordHeaders headers = new RecordHeaders();
         headers.add(SPLIT_HEADER, split.toString().getBytes(StandardCharsets.UTF_8));
         headers.add(EXECUTION_HEADER, execution.getBytes(StandardCharsets.UTF_8));
@@ -119,22 +148,36 @@ public final class EngineNode implements AutoCloseable {
         return JobSteps.encodeScanDone(execution);
     }
 
-    private byte[] merge(ActivityContext ctx, byte[] input) {
-        JobSteps.Merge step = JobSteps.decodeMerge(input);
+    private byte[] merge(ActivityContext ctx, byte[] input) throws Exception {
+        JobSteps.Merge step = readable(() -> JobSteps.decodeMerge(input));
         String topic = exchangeTopic(step.job());
         int partition = step.exchangePartition();
         Map<String, String> manifest = step.acceptedBySplit();
-        List<OffsetRange> range;
-        try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(ClientConfigs.assignedReader(clientConfig), new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
-            range = TopicSplits.of(consumer, topic, Long.MAX_VALUE).stream().filter(r -> r.partition() == partition).toList();
-        }
-        Map<Long, long[]> rows = TopicFold.fold(clientConfig, range, 1, HashMap<Long, long[]>::new, (acc, r) -> {
+        Map<Long, long[]> rows = withFold(fold -> fold.fold(fold.partitions(topic).stream().filter(r -> r.partition() == partition).toList(), HashMap<Long, long[]>::new, (acc, r) -> {
             if (accepted(r, manifest)) {
                 ByteBuffer v = ByteBuffer.wrap(r.value());
                 SumRows.add(acc, SumRows.longOf(r.key()), v.getLong(), v.getLong());
             }
-        }, SumRows::merge).value();
+        }, SumRows::merge, ctx::isCancelled, () -> { }).value());
         return JobSteps.encodeRows(rows);
+    }
+
+    /** A step this node cannot read never will: it fails terminally, naming why. */
+    private static <T> T readable(Supplier<T> decode) throws TerminalActivityException {
+        try {
+            return decode.get();
+        } catch (JobProtocolException e) {
+            throw new TerminalActivityException(e.getMessage(), e);
+        }
+    }
+
+    private <T> T withFold(Function<TopicFold, T> work) throws InterruptedException {
+        TopicFold fold = folds.take();
+        try {
+            return work.apply(fold);
+        } finally {
+            folds.add(fold);
+        }
     }
 
     private static boolean accepted(ConsumerRecord<byte[], byte[]> r, Map<String, String> manifest) {
@@ -148,11 +191,13 @@ public final class EngineNode implements AutoCloseable {
     public void kill() {
         worker.kill();
         producer.close(Duration.ZERO);
+        folds.forEach(TopicFold::close);
     }
 
     @Override
     public void close() {
         worker.close();
         producer.close(Duration.ofSeconds(5));
+        folds.forEach(TopicFold::close);
     }
 }

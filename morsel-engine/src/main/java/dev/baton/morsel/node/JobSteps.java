@@ -18,19 +18,27 @@ import dev.baton.morsel.node.protocol.ScanDone;
 import dev.baton.morsel.node.protocol.ScanStep;
 import dev.baton.morsel.node.protocol.Split;
 import dev.baton.schemas.AvroTrust;
+import org.apache.avro.io.DecoderFactory;
 
 /**
  * The engine's job protocol: the inputs and outputs of its scan and merge activities, as Avro
  * records in Avro's single-object encoding (a marker, the schema's fingerprint, the binary body).
  * The generated classes stay here: the node and the job see only the records below.
  *
- * <p>Both ends must know the writer's schema: a node decodes only steps written with the schemas it
- * was built with, and refuses any other with an {@link IllegalArgumentException} (the activity
- * fails, its reason names the step). Nodes and the dispatching job are upgraded together.
+ * <p>Steps carry the protocol's version as their first field ({@link #PROTOCOL_VERSION}). A node
+ * decodes only steps of its own version written with the schemas it was built with; a step of
+ * another version is refused with a {@link JobProtocolException} naming both versions (read from
+ * the first field even when the step's schema is unknown here), anything else unreadable with one
+ * naming the step. Either way the activity fails terminally: nodes and the dispatching job are
+ * upgraded together.
  */
 final class JobSteps {
 
     static final String CONTENT_TYPE = "application/vnd.baton.engine-step+avro";
+    /** Version 1 is the first with a version field; the unversioned steps before it are refused as unreadable. */
+    static final int PROTOCOL_VERSION = 1;
+    /** Avro single-object encoding: 2 marker bytes and the 8-byte schema fingerprint before the body. */
+    private static final int SINGLE_OBJECT_HEADER = 10;
 
     static {
         // Avro decodes only classes it was told to trust; these are the protocol's, by class.
@@ -50,16 +58,28 @@ final class JobSteps {
     }
 
     static byte[] encodeScan(Scan scan) {
-        ScanStep step = ScanStep.newBuilder().setJob(scan.job()).setExchangePartitions(scan.exchangePartitions())
+        return encodeScan(scan, PROTOCOL_VERSION);
+    }
+
+    /** As a job of protocol {@code version} would write it. */
+    static byte[] encodeScan(Scan scan, int version) {
+        ScanStep step = ScanStep.newBuilder().setVersion(version).setJob(scan.job()).setExchangePartitions(scan.exchangePartitions())
                 .setSplit(split(scan.split())).build();
         return bytes(step::toByteBuffer);
     }
 
     static Scan decodeScan(byte[] input) {
+        ScanStep s;
         try {
-            ScanStep s = ScanStep.fromByteBuffer(ByteBuffer.wrap(input));
-            return new Scan(s.getJob(), s.getExchangePartitions(), range(s.getSplit()));
+            s = ScanStep.fromByteBuffer(ByteBuffer.wrap(input));
         } catch (IOException | RuntimeException e) {
+            refuseOtherVersion("scan step", input);
+            throw unreadable("scan step", input, e);
+        }
+        refuseOtherVersion("scan step", s.getVersion());
+        try {
+            return new Scan(s.getJob(), s.getExchangePartitions(), range(s.getSplit()));
+        } catch (RuntimeException e) {
             throw unreadable("scan step", input, e);
         }
     }
@@ -68,17 +88,24 @@ final class JobSteps {
     static byte[] encodeMerge(String job, int exchangePartition, Map<OffsetRange, String> acceptedBySplit) {
         List<AcceptedExecution> accepted = new ArrayList<>(acceptedBySplit.size());
         acceptedBySplit.forEach((split, execution) -> accepted.add(new AcceptedExecution(split(split), execution)));
-        MergeStep step = MergeStep.newBuilder().setJob(job).setExchangePartition(exchangePartition).setAccepted(accepted).build();
+        MergeStep step = MergeStep.newBuilder().setVersion(PROTOCOL_VERSION).setJob(job).setExchangePartition(exchangePartition).setAccepted(accepted).build();
         return bytes(step::toByteBuffer);
     }
 
     static Merge decodeMerge(byte[] input) {
+        MergeStep m;
         try {
-            MergeStep m = MergeStep.fromByteBuffer(ByteBuffer.wrap(input));
+            m = MergeStep.fromByteBuffer(ByteBuffer.wrap(input));
+        } catch (IOException | RuntimeException e) {
+            refuseOtherVersion("merge step", input);
+            throw unreadable("merge step", input, e);
+        }
+        refuseOtherVersion("merge step", m.getVersion());
+        try {
             Map<String, String> accepted = new LinkedHashMap<>();
             m.getAccepted().forEach(a -> accepted.put(range(a.getSplit()).toString(), a.getExecution()));
             return new Merge(m.getJob(), m.getExchangePartition(), accepted);
-        } catch (IOException | RuntimeException e) {
+        } catch (RuntimeException e) {
             throw unreadable("merge step", input, e);
         }
     }
@@ -136,8 +163,28 @@ final class JobSteps {
         }
     }
 
-    private static IllegalArgumentException unreadable(String what, byte[] bytes, Exception cause) {
-        return new IllegalArgumentException("not an engine " + what + " in this node's protocol (" + bytes.length + " bytes, "
+    /** Refuses a step of another protocol version, read from its first field, if the bytes are single-object encoded. */
+    private static void refuseOtherVersion(String what, byte[] input) {
+        if (input.length > SINGLE_OBJECT_HEADER && input[0] == (byte) 0xC3 && input[1] == 0x01) {
+            int version;
+            try {
+                version = DecoderFactory.get().binaryDecoder(input, SINGLE_OBJECT_HEADER, input.length - SINGLE_OBJECT_HEADER, null).readInt();
+            } catch (IOException | RuntimeException e) {
+                return; // not even a version: unreadable, said by the caller
+            }
+            refuseOtherVersion(what, version);
+        }
+    }
+
+    private static void refuseOtherVersion(String what, int version) {
+        if (version != PROTOCOL_VERSION) {
+            throw new JobProtocolException("an engine " + what + " of job protocol version " + version
+                    + " reached a node that speaks version " + PROTOCOL_VERSION + "; run the job with a client of the nodes' version, or upgrade the nodes");
+        }
+    }
+
+    private static JobProtocolException unreadable(String what, byte[] bytes, Exception cause) {
+        return new JobProtocolException("not an engine " + what + " in this node's protocol (" + bytes.length + " bytes, "
                 + CONTENT_TYPE + " expected): " + cause.getMessage(), cause);
     }
 }

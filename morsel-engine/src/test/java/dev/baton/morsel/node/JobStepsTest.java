@@ -62,4 +62,22 @@ class JobStepsTest {
         assertThatThrownBy(() -> JobSteps.decodeScan(merge)).isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("not an engine scan step");
     }
+
+    @Test
+    void shouldRefuseAScanStepOfAnotherProtocolVersionNamingBothVersions() {
+        byte[] newer = JobSteps.encodeScan(new JobSteps.Scan("job-1", 6, SPLIT), JobSteps.PROTOCOL_VERSION + 1);
+
+        assertThatThrownBy(() -> JobSteps.decodeScan(newer)).isInstanceOf(JobProtocolException.class)
+                .hasMessageContaining("job protocol version " + (JobSteps.PROTOCOL_VERSION + 1))
+                .hasMessageContaining("speaks version " + JobSteps.PROTOCOL_VERSION);
+    }
+
+    @Test
+    void shouldReadTheVersionOfAStepWhoseSchemaThisNodeDoesNotKnow() {
+        byte[] step = JobSteps.encodeScan(new JobSteps.Scan("job-1", 6, SPLIT), 7);
+        step[2] ^= 0x55; // another fingerprint: a schema this node was not built with
+
+        assertThatThrownBy(() -> JobSteps.decodeScan(step)).isInstanceOf(JobProtocolException.class)
+                .hasMessageContaining("job protocol version 7");
+    }
 }

@@ -1,0 +1,168 @@
+package dev.baton.bench.replay;
+
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.EnumMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import java.util.concurrent.TimeUnit;
+
+import dev.baton.testkit.LocalCluster;
+import dev.baton.topics.BatonTopics;
+import dev.baton.morsel.morsel.Morsels;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/**
+ * {@code baton bench replay}: on one synthetic {@code baton.history} of N records on the embedded
+ * broker (written once, kept in {@code --data-dir} and reused), times the raw consumer that polls and
+ * drops (the limit), replay's scan and {@code history stats}, each cold (the first run in a fresh
+ * JVM, from its {@code main}) and warm (median of runs after warm-ups, resources reused), at each
+ * thread count; prints records/s per core, MB/s of keys and values, and the ratio to the raw
+ * consumer at the same temperature and thread count. Last, the whole replay (history, results and
+ * changelog) in a fresh JVM, timed from process start.
+ */
+@Command(name = "replay", mixinStandardHelpOptions = true, description = "Replay's scan and history stats vs a raw consumer, cold and warm.")
+public final class ReplayBench implements Callable<Integer> {
+
+    @Option(names = "--records", defaultValue = "10000000", description = "History records (default ${DEFAULT-VALUE})")
+    long records;
+
+    @Option(names = "--threads", defaultValue = "1,2", split = ",", description = "Thread counts (default ${DEFAULT-VALUE})")
+    int[] threads;
+
+    @Option(names = "--runs", defaultValue = "3", description = "Warm runs per kind, median reported (default ${DEFAULT-VALUE})")
+    int runs;
+
+    @Option(names = "--warmups", defaultValue = "2", description = "Unmeasured warm runs first (default ${DEFAULT-VALUE})")
+    int warmups;
+
+    @Option(names = "--data-dir", defaultValue = ".baton/bench-replay", description = "The broker's data, kept between runs (default ${DEFAULT-VALUE})")
+    Path dataDir;
+
+    @Option(names = "--child-heap", defaultValue = "3g", description = "-Xmx of the cold runs' JVMs (default ${DEFAULT-VALUE})")
+    String childHeap;
+
+    private final PrintStream out = System.out;
+
+    @Override
+    public Integer call() throws Exception {
+        Files.createDirectories(dataDir);
+        // The testkit's cluster (broker and streams app) on a kept data dir: replay reads the streams app's changelog as in production.
+        try (LocalCluster broker = LocalCluster.start(BatonTopics.DEFAULT_PARTITIONS, List.of("demo"), Map.of(), dataDir)) {
+            Map<String, Object> config = Map.of("bootstrap.servers", broker.bootstrapServers());
+            SyntheticHistory.Written w = SyntheticHistory.ensure(config, records);
+            out.printf("history   %,d records, %,d results (%s in %.1f s), data in %s%n", w.history(), w.results(),
+                    w.reused() ? "reused" : "written", w.nanos() / 1e9, dataDir.toAbsolutePath());
+            out.printf("machine   %d cores, L2 %d KiB (half per morsel), load %s%n", Runtime.getRuntime().availableProcessors(),
+                    Morsels.l2Bytes() / 1024, loadAverage());
+            Map<ScanKind, Map<Integer, ScanProbe.Run>> cold = new EnumMap<>(ScanKind.class);
+            Map<ScanKind, Map<Integer, ScanProbe.Run>> warm = new EnumMap<>(ScanKind.class);
+            for (int t : threads) {
+                for (ScanKind kind : ScanKind.values()) {
+                    ColdRun c = coldRun(kind.name(), t, broker.bootstrapServers());
+                    cold.computeIfAbsent(kind, k -> new java.util.TreeMap<>()).put(t, c.run());
+                    out.printf("cold      %-14s %d threads: %.2f s in main (%.2f s of it making consumers and threads), %.2f s process wall%n",
+                            kind.label, t, c.run().nanos() / 1e9, c.setUpNanos() / 1e9, c.wallNanos() / 1e9);
+                }
+            }
+            for (int t : threads) {
+                Map<ScanKind, ScanProbe.Run> medians = warm(config, t);
+                medians.forEach((kind, run) -> warm.computeIfAbsent(kind, k -> new java.util.TreeMap<>()).put(t, run));
+            }
+            print(cold, warm);
+            ColdRun command = coldRun("COMMAND", threads[threads.length - 1], broker.bootstrapServers());
+            out.printf("%nreplay    whole (history, results, changelog) in a fresh JVM at %d threads: %.2f s wall from process start, %.2f s from main%n",
+                    threads[threads.length - 1], command.wallNanos() / 1e9, command.run().nanos() / 1e9);
+            out.printf("load      %s at the end%n", loadAverage());
+            return 0;
+        }
+    }
+
+    private Map<ScanKind, ScanProbe.Run> warm(Map<String, Object> config, int t) throws Exception {
+        Map<ScanKind, ScanProbe> probes = new EnumMap<>(ScanKind.class);
+        Map<ScanKind, List<ScanProbe.Run>> runsByKind = new EnumMap<>(ScanKind.class);
+        try {
+            for (ScanKind kind : ScanKind.values()) {
+                probes.put(kind, new ScanProbe(kind, config, t));
+                runsByKind.put(kind, new ArrayList<>());
+            }
+            // Kinds alternate run by run, so drift on this shared machine hits all alike.
+            for (int i = -warmups; i < runs; i++) {
+                for (ScanKind kind : ScanKind.values()) {
+                    ScanProbe.Run r = probes.get(kind).run();
+                    if (i >= 0) {
+                        runsByKind.get(kind).add(r);
+                    }
+                }
+            }
+        } finally {
+            probes.values().forEach(ScanProbe::close);
+        }
+        Map<ScanKind, ScanProbe.Run> medians = new EnumMap<>(ScanKind.class);
+        runsByKind.forEach((kind, list) -> medians.put(kind, median(list)));
+        return medians;
+    }
+
+    private static ScanProbe.Run median(List<ScanProbe.Run> runs) {
+        ScanProbe.Run[] sorted = runs.toArray(ScanProbe.Run[]::new);
+        Arrays.sort(sorted, (a, b) -> Long.compare(a.nanos(), b.nanos()));
+        return sorted[sorted.length / 2];
+    }
+
+    private void print(Map<ScanKind, Map<Integer, ScanProbe.Run>> cold, Map<ScanKind, Map<Integer, ScanProbe.Run>> warm) {
+        out.printf("%n%-14s %7s %5s %14s %16s %9s %12s %10s%n", "scan", "threads", "temp", "records/s", "records/s/core", "MB/s", "time s",
+                "vs raw");
+        for (ScanKind kind : ScanKind.values()) {
+            for (int t : threads) {
+                for (boolean isCold : new boolean[] {true, false}) {
+                    ScanProbe.Run r = (isCold ? cold : warm).get(kind).get(t);
+                    ScanProbe.Run rawRun = (isCold ? cold : warm).get(ScanKind.RAW).get(t);
+                    out.printf("%-14s %7d %5s %,14.0f %,16.0f %9.1f %12.2f %10.2f%n", kind.label, t, isCold ? "cold" : "warm", r.recordsPerSecond(),
+                            r.recordsPerSecond() / t, r.megabytesPerSecond(), r.nanos() / 1e9, r.recordsPerSecond() / rawRun.recordsPerSecond());
+                }
+                out.printf("%-14s %7d cold/warm time: %.2fx%n", "", t, cold.get(kind).get(t).nanos() / (double) warm.get(kind).get(t).nanos());
+            }
+        }
+        out.println("(stats: records/s over history records; it also reads baton.results)");
+    }
+
+    /** A run in a fresh JVM, the process's wall time from start to exit, and the part of the run spent making consumers and threads. */
+    record ColdRun(ScanProbe.Run run, long wallNanos, long setUpNanos) {
+    }
+
+    private ColdRun coldRun(String kind, int t, String bootstrap) throws IOException, InterruptedException {
+        String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+        List<String> command = List.of(java, "-Xmx" + childHeap, "-cp", System.getProperty("java.class.path"), ScanProbe.class.getName(),
+                kind, Integer.toString(t), bootstrap);
+        long start = System.nanoTime();
+        Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
+        String output = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        if (!p.waitFor(30, TimeUnit.MINUTES) || p.exitValue() != 0) {
+            throw new IllegalStateException("the cold " + kind + " run at " + t + " threads failed:\n" + output);
+        }
+        long wall = System.nanoTime() - start;
+        for (String line : output.split("\n")) {
+            if (line.startsWith(ScanProbe.LINE + " ")) {
+                String[] f = line.trim().split(" ");
+                long setUp = f.length > 4 && f[4].matches("\\d+") ? Long.parseLong(f[4]) : 0;
+                return new ColdRun(new ScanProbe.Run(Long.parseLong(f[1]), Long.parseLong(f[2]), Long.parseLong(f[3])), wall, setUp);
+            }
+        }
+        throw new IllegalStateException("the cold " + kind + " run printed no '" + ScanProbe.LINE + "' line:\n" + output);
+    }
+
+    private static String loadAverage() {
+        try {
+            return Files.readString(Path.of("/proc/loadavg")).trim();
+        } catch (IOException e) {
+            return "n/a";
+        }
+    }
+}

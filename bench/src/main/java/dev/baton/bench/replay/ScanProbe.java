@@ -1,0 +1,89 @@
+package dev.baton.bench.replay;
+
+import java.util.Map;
+
+import dev.baton.morsel.history.HistoryLog;
+import dev.baton.morsel.history.HistoryStats;
+import dev.baton.morsel.history.Replay;
+import dev.baton.topics.BatonTopics;
+
+/**
+ * One kind of scan at one thread count, with its resources (consumers, scan threads) made once and
+ * reused by every {@link #run}: the warm measurements repeat runs on one probe; a cold one is the
+ * first run of a probe made in a fresh JVM ({@link #main}).
+ */
+final class ScanProbe implements AutoCloseable {
+
+    /** One run: records and bytes read (of the history; stats also reads results), and how long it took. */
+    record Run(long records, long bytes, long nanos) {
+        double recordsPerSecond() {
+            return records / (nanos / 1e9);
+        }
+
+        double megabytesPerSecond() {
+            return bytes / 1e6 / (nanos / 1e9);
+        }
+    }
+
+    /** What a child JVM prints: its one run, for the parent to parse. */
+    static final String LINE = "probe-run";
+
+    private final ScanKind kind;
+    private final RawScan raw;
+    private final HistoryLog log;
+
+    ScanProbe(ScanKind kind, Map<String, Object> clientConfig, int threads) {
+        this.kind = kind;
+        this.raw = kind == ScanKind.RAW ? new RawScan(clientConfig, threads) : null;
+        this.log = kind == ScanKind.RAW ? null : new HistoryLog(clientConfig, "kafka://", threads);
+    }
+
+    Run run() throws InterruptedException {
+        long start = System.nanoTime();
+        switch (kind) {
+            case RAW -> {
+                long[] r = raw.run(BatonTopics.HISTORY);
+                return new Run(r[0], r[1], System.nanoTime() - start);
+            }
+            case REPLAY -> log.sites(HistoryLog.Scope.ALL);
+            case STATS -> HistoryStats.compute(log, HistoryLog.Scope.ALL, HistoryStats.GroupBy.OUTCOME);
+            default -> throw new IllegalStateException(kind.name());
+        }
+        long nanos = System.nanoTime() - start;
+        return new Run(log.lastScan().records(), log.lastScan().bytes(), nanos);
+    }
+
+    @Override
+    public void close() {
+        if (raw != null) {
+            raw.close();
+        }
+        if (log != null) {
+            log.close();
+        }
+    }
+
+    /**
+     * A cold run: {@code kind threads bootstrap}; prints {@value #LINE} records bytes nanos (from main's
+     * start). Kind {@code COMMAND} is what {@code baton replay} runs: history, results and the changelog.
+     */
+    public static void main(String[] args) throws Exception {
+        long start = System.nanoTime();
+        int threads = Integer.parseInt(args[1]);
+        if (args[0].equals("COMMAND")) {
+            try (HistoryLog log = new HistoryLog(Map.of("bootstrap.servers", args[2]), "kafka://", threads)) {
+                Replay.Report report = Replay.analyse(log, HistoryLog.Scope.ALL, "baton-streams");
+                System.out.println(LINE + " " + log.lastScan().records() + " " + log.lastScan().bytes() + " " + (System.nanoTime() - start)
+                        + " sites=" + report.sites());
+            }
+            System.exit(0);
+        }
+        ScanKind kind = ScanKind.valueOf(args[0]);
+        try (ScanProbe probe = new ScanProbe(kind, Map.of("bootstrap.servers", args[2]), threads)) {
+            long setUp = System.nanoTime() - start;
+            Run r = probe.run();
+            System.out.println(LINE + " " + r.records() + " " + r.bytes() + " " + (System.nanoTime() - start) + " " + setUp);
+        }
+        System.exit(0);
+    }
+}

@@ -1,0 +1,71 @@
+package dev.baton.cli;
+
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.UUID;
+import java.util.concurrent.Callable;
+
+import dev.baton.cli.options.ClientOptions;
+import dev.baton.dispatcher.DispatchClient;
+import dev.baton.dispatcher.DispatchClientConfig;
+import dev.baton.dispatcher.UnmatchedResultHandler;
+import dev.baton.morsel.node.DistributedGroupBy;
+import dev.baton.morsel.node.EngineNode;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+
+/**
+ * {@code baton engine-group-by}: {@code SELECT key, sum(value), count(*) FROM topic GROUP BY key} run
+ * by the engine nodes serving queue {@value EngineNode#QUEUE} ({@code baton engine-node}), through
+ * {@link DistributedGroupBy}: one scan activity per split, partials exchanged through
+ * {@code baton.exchange.<job>}, one merge activity per exchange partition.
+ */
+@Command(name = "engine-group-by", mixinStandardHelpOptions = true,
+        description = "Run a GROUP BY key (sum, count) of a topic of 8-byte long keys and values over the running engine nodes.")
+public final class EngineGroupByCommand implements Callable<Integer> {
+
+    @Mixin
+    ClientOptions client;
+
+    @Option(names = "--topic", required = true, description = "Source topic: 8-byte big-endian long keys and values")
+    String topic;
+
+    @Option(names = "--job", description = "Job id; names the exchange topic baton.exchange.<job> (default: random)")
+    String job;
+
+    @Option(names = "--offsets-per-split", defaultValue = "100000", description = "Offsets per scan activity (default ${DEFAULT-VALUE})")
+    long offsetsPerSplit;
+
+    @Option(names = "--exchange-partitions", defaultValue = "4", description = "Partitions of the exchange, one merge each (default ${DEFAULT-VALUE})")
+    int exchangePartitions;
+
+    @Option(names = "--timeout", defaultValue = "PT10M", description = "Longest wait for each step, ISO-8601 (default ${DEFAULT-VALUE})")
+    Duration timeout;
+
+    @Option(names = "--limit", defaultValue = "50", description = "Rows printed, smallest keys first; all are counted (default ${DEFAULT-VALUE})")
+    int limit;
+
+    @Override
+    public Integer call() throws Exception {
+        if (exchangePartitions < 1) {
+            throw new IllegalArgumentException("--exchange-partitions must be >= 1, was " + exchangePartitions);
+        }
+        String id = job != null ? job : "group-by-" + UUID.randomUUID().toString().substring(0, 8);
+        Map<String, Object> config = client.clientConfig();
+        Map<String, Object> dispatcherConfig = new HashMap<>(config);
+        dispatcherConfig.putIfAbsent(DispatchClientConfig.CLIENT_ID_CONFIG, "engine-job-" + id);
+        try (DispatchClient dispatch = DispatchClient.create(dispatcherConfig, UnmatchedResultHandler.IGNORE)) {
+            DistributedGroupBy.Result r = new DistributedGroupBy(config, dispatch, timeout).run(id, topic, offsetsPerSplit, exchangePartitions);
+            Map<Long, long[]> rows = new TreeMap<>(r.rows());
+            System.out.printf("%20s %20s %12s%n", "key", "sum", "count");
+            rows.entrySet().stream().limit(limit).forEach(e -> System.out.printf("%20d %20d %12d%n", e.getKey(), e.getValue()[0], e.getValue()[1]));
+            long records = rows.values().stream().mapToLong(v -> v[1]).sum();
+            System.out.printf("job %s: %d groups, %,d records, %d splits, %d exchange partitions, %.2f s%n", id, rows.size(), records,
+                    r.splits(), r.exchangePartitions(), r.nanos() / 1e9);
+            return 0;
+        }
+    }
+}

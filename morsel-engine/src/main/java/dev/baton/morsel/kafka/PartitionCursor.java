@@ -1,0 +1,187 @@
+package dev.baton.morsel.kafka;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CancellationException;
+import java.util.function.BooleanSupplier;
+import java.util.function.Consumer;
+
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.ConsumerRecords;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.common.TopicPartition;
+
+/**
+ * One scanning worker's consumer and where it stands. A morsel that starts where the worker's
+ * previous one ended, on the same partition, continues the stream: the records the last poll
+ * fetched beyond that morsel's end are handed out first and nothing is sought or fetched again.
+ * Any other morsel (another partition, or one stolen from a peer) assigns and seeks.
+ *
+ * <p>A worker's partitions are assigned together and fetched together ({@link #prepare}); records
+ * that arrive for a partition other than the one being scanned are kept for its turn.
+ *
+ * <p>Reads are {@code read_committed}: aborted records and transaction markers take offsets but
+ * yield no records, so a range may hand out fewer records than it has offsets.
+ *
+ * <p>Not thread-safe: owned by one worker at a time.
+ */
+final class PartitionCursor implements AutoCloseable {
+
+    private static final Duration POLL = Duration.ofMillis(200);
+    private static final long STALL_NANOS = Duration.ofSeconds(30).toNanos();
+    /** Records kept per partition waiting its turn: a few fetches' worth, so prefetching never holds a whole partition. */
+    static final int STASH_RECORDS = 20_000;
+
+    private final KafkaConsumer<byte[], byte[]> consumer;
+    /** Partitions assigned and positioned ahead of time ({@link #prepare}), paused, keyed to the offset they stand at. */
+    private final Map<TopicPartition, Long> readyAt = new HashMap<>();
+    /** What fetches brought for ready partitions while another was scanned, in offset order. */
+    private final Map<TopicPartition, List<ConsumerRecord<byte[], byte[]>>> stash = new HashMap<>();
+    private TopicPartition assigned;
+    /** The next offset to hand out on {@link #assigned}. */
+    private long next = -1;
+    private List<ConsumerRecord<byte[], byte[]>> pending = List.of();
+    private int pendingIndex;
+
+    PartitionCursor(KafkaConsumer<byte[], byte[]> consumer) {
+        this.consumer = consumer;
+    }
+
+    KafkaConsumer<byte[], byte[]> consumer() {
+        return consumer;
+    }
+
+    /**
+     * Hands every committed record of {@code range} to {@code visitor} in offset order.
+     *
+     * @param cancelled checked after every poll
+     * @return the records handed out
+     * @throws CancellationException if {@code cancelled} turned true; the cursor then seeks on its next range
+     * @throws IllegalStateException if no record arrives for 30 s before the range's end
+     */
+    long scan(OffsetRange range, Consumer<ConsumerRecord<byte[], byte[]>> visitor, BooleanSupplier cancelled) {
+        position(range);
+        long seen = 0;
+        long lastProgress = System.nanoTime();
+        while (next < range.to()) {
+            if (pendingIndex >= pending.size()) {
+                if (cancelled.getAsBoolean()) {
+                    throw new CancellationException("scan of " + range + " cancelled at offset " + next);
+                }
+                poll();
+                if (!pending.isEmpty()) {
+                    lastProgress = System.nanoTime();
+                } else if (consumer.position(assigned) >= range.to()) {
+                    next = range.to(); // the rest of the range was transaction markers or aborted records
+                } else if (System.nanoTime() - lastProgress > STALL_NANOS) {
+                    throw new IllegalStateException("no progress reading " + range + " for 30 s (at offset " + consumer.position(assigned)
+                            + "); is an open transaction holding the last stable offset?");
+                }
+                continue;
+            }
+            ConsumerRecord<byte[], byte[]> r = pending.get(pendingIndex);
+            if (r.offset() >= range.to()) {
+                next = range.to(); // left pending for the morsel that starts here
+                break;
+            }
+            pendingIndex++;
+            next = r.offset() + 1;
+            visitor.accept(r);
+            seen++;
+        }
+        return seen;
+    }
+
+    /**
+     * The records of the first fetch at {@code range}'s start, left pending for its scan: what a
+     * morsel size is tuned on, at the cost of no extra fetch.
+     */
+    List<ConsumerRecord<byte[], byte[]>> peek(OffsetRange range) {
+        prepare(List.of(range));
+        position(range);
+        long deadline = System.nanoTime() + STALL_NANOS;
+        while (pendingIndex >= pending.size() && consumer.position(assigned) < range.to() && System.nanoTime() < deadline) {
+            poll();
+        }
+        return pending.subList(pendingIndex, pending.size());
+    }
+
+    /**
+     * Assigns every partition of the ranges this worker was dealt, each positioned at its first
+     * range: one round of offset validation for all of them, where assigning them one by one costs a
+     * round trip each. All of them fetch at once, as a plain consumer's would: what arrives for a
+     * partition other than the one being scanned is kept for it (up to {@value #STASH_RECORDS}
+     * records, then that partition pauses), so the next partition's first records are already here
+     * when its turn comes.
+     */
+    void prepare(List<OffsetRange> mine) {
+        readyAt.clear();
+        stash.clear();
+        assigned = null;
+        pending = List.of();
+        pendingIndex = 0;
+        Map<TopicPartition, Long> first = new LinkedHashMap<>();
+        for (OffsetRange r : mine) {
+            first.putIfAbsent(new TopicPartition(r.topic(), r.partition()), r.from());
+        }
+        consumer.assign(first.keySet());
+        first.forEach(consumer::seek);
+        consumer.resume(first.keySet());
+        readyAt.putAll(first);
+    }
+
+    private void poll() {
+        ConsumerRecords<byte[], byte[]> polled = consumer.poll(POLL);
+        pending = List.of();
+        pendingIndex = 0;
+        for (TopicPartition p : polled.partitions()) {
+            if (p.equals(assigned)) {
+                pending = polled.records(p);
+            } else if (readyAt.containsKey(p)) {
+                List<ConsumerRecord<byte[], byte[]>> kept = stash.computeIfAbsent(p, k -> new ArrayList<>());
+                kept.addAll(polled.records(p));
+                if (kept.size() >= STASH_RECORDS) {
+                    consumer.pause(List.of(p));
+                }
+            }
+            // else: a partition this worker left (its last fetch was in flight); it seeks if scanned again
+        }
+    }
+
+    private void position(OffsetRange range) {
+        TopicPartition tp = new TopicPartition(range.topic(), range.partition());
+        if (tp.equals(assigned) && next == range.from()) {
+            return;
+        }
+        if (assigned != null) {
+            consumer.pause(List.of(assigned)); // its position is past what it handed out: it seeks if scanned again
+        }
+        Long ready = readyAt.remove(tp);
+        List<ConsumerRecord<byte[], byte[]>> kept = stash.remove(tp);
+        if (ready == null || ready != range.from()) {
+            if (!consumer.assignment().contains(tp)) {
+                Set<TopicPartition> more = new HashSet<>(consumer.assignment());
+                more.add(tp);
+                consumer.assign(more); // the partitions already assigned keep their positions and pauses
+            }
+            consumer.seek(tp, range.from());
+            kept = null;
+        }
+        consumer.resume(List.of(tp));
+        assigned = tp;
+        next = range.from();
+        pending = kept == null ? List.of() : kept;
+        pendingIndex = 0;
+    }
+
+    @Override
+    public void close() {
+        consumer.close(org.apache.kafka.clients.consumer.CloseOptions.timeout(Duration.ofSeconds(5)));
+    }
+}

@@ -1,0 +1,104 @@
+package dev.baton.morsel.kafka;
+
+import java.io.EOFException;
+import java.io.IOException;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+
+import dev.baton.schemas.EventSerde;
+import dev.baton.schemas.UndecodableRecordException;
+import dev.baton.schemas.UndecodableRecordException.Reason;
+import dev.baton.schemas.registry.SchemaEvolution;
+import dev.baton.schemas.registry.SchemaNotFoundException;
+import dev.baton.schemas.registry.SchemaRegistry;
+import org.apache.avro.AvroRuntimeException;
+import org.apache.avro.Schema;
+import org.apache.avro.io.BinaryDecoder;
+import org.apache.avro.io.DecoderFactory;
+
+/**
+ * Reads the projected fields of Confluent-framed Avro values (magic byte 0, 4-byte schema id,
+ * binary body) without building a record: the writer's schema is looked up by id once, compiled
+ * against the {@link Projection} into a {@link ProjectionPlan}, and reused for every value of that
+ * id. Decodes what {@link EventSerde} would decode for the projected fields, and refuses what it
+ * refuses (wrong magic byte, unknown or incompatible schema id, truncated, corrupt or trailing
+ * bytes) with the same {@link UndecodableRecordException} reasons.
+ *
+ * <p>Thread-safe; each thread decodes into its own {@link ProjectedRow} ({@link #newRow}).
+ */
+public final class ProjectedReader {
+
+    private final SchemaRegistry registry;
+    private final Projection projection;
+    private final Map<Integer, ProjectionPlan> planById = new ConcurrentHashMap<>();
+
+    public ProjectedReader(SchemaRegistry registry, Projection projection) {
+        this.registry = registry;
+        this.projection = projection;
+    }
+
+    public Projection projection() {
+        return projection;
+    }
+
+    public ProjectedRow newRow() {
+        return new ProjectedRow(projection.size());
+    }
+
+    /**
+     * Decodes {@code value} (a value of {@code topic}, not null) into {@code row}.
+     *
+     * @throws UndecodableRecordException naming the reason; the row's content is then undefined
+     */
+    public void decode(String topic, byte[] value, ProjectedRow row) {
+        if (value.length == 0) {
+            throw undecodable(Reason.EMPTY, "the value has no bytes", topic, null);
+        }
+        if (value[0] != EventSerde.MAGIC_BYTE) {
+            throw undecodable(Reason.WRONG_MAGIC_BYTE, "first byte is " + value[0] + ", the Confluent wire format starts with 0", topic, null);
+        }
+        if (value.length < EventSerde.HEADER_BYTES) {
+            throw undecodable(Reason.TRUNCATED, value.length + " bytes cannot hold the 5-byte header", topic, null);
+        }
+        int id = (value[1] & 0xff) << 24 | (value[2] & 0xff) << 16 | (value[3] & 0xff) << 8 | (value[4] & 0xff);
+        ProjectionPlan plan = row.lastSchemaId == id && row.lastPlan != null ? row.lastPlan : planFor(id, topic);
+        row.lastSchemaId = id;
+        row.lastPlan = plan;
+        BinaryDecoder in = DecoderFactory.get().binaryDecoder(value, EventSerde.HEADER_BYTES, value.length - EventSerde.HEADER_BYTES, row.decoder);
+        row.decoder = in;
+        try {
+            plan.decode(in, row);
+            if (!in.isEnd()) {
+                throw undecodable(Reason.CORRUPT_BODY, "trailing bytes after a complete record of schema id " + id, topic, null);
+            }
+        } catch (EOFException e) {
+            throw undecodable(Reason.TRUNCATED, "the body ended early for schema id " + id, topic, e);
+        } catch (ProjectionPlan.Mismatch e) {
+            throw undecodable(Reason.INCOMPATIBLE_SCHEMA, "schema id " + id + ": " + e.getMessage(), topic, e);
+        } catch (IOException | AvroRuntimeException | IndexOutOfBoundsException | NegativeArraySizeException | IllegalArgumentException e) {
+            throw undecodable(Reason.CORRUPT_BODY, "the body does not match schema id " + id + ": " + e, topic, e);
+        }
+    }
+
+    private ProjectionPlan planFor(int id, String topic) {
+        ProjectionPlan plan = planById.get(id);
+        if (plan != null) {
+            return plan;
+        }
+        Schema writer;
+        try {
+            writer = registry.schemaById(id);
+        } catch (SchemaNotFoundException e) {
+            throw undecodable(Reason.UNKNOWN_SCHEMA_ID, "schema id " + id + " is not registered", topic, e);
+        }
+        if (SchemaEvolution.backwardIncompatibilities(projection.reader(), writer).isPresent()) {
+            throw undecodable(Reason.INCOMPATIBLE_SCHEMA, "schema id " + id + " (" + writer.getFullName() + ") cannot be read as "
+                    + projection.reader().getFullName(), topic, null);
+        }
+        return planById.computeIfAbsent(id, i -> ProjectionPlan.compile(writer, projection));
+    }
+
+    private static UndecodableRecordException undecodable(Reason reason, String detail, String topic, Throwable cause) {
+        return new UndecodableRecordException(reason, detail, topic, -1, -1, cause);
+    }
+}

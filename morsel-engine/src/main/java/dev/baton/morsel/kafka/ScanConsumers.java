@@ -1,0 +1,73 @@
+package dev.baton.morsel.kafka;
+
+import java.util.Map;
+
+import dev.baton.topics.ClientConfigs;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+
+/**
+ * One consumer per scanning worker, created once and reused for every morsel and every scan the
+ * owner runs: a consumer costs a connection and a metadata round trip, which dominate small scans.
+ * {@link #readerConfig} is the one place scan consumers get their fetch settings (the benchmark's
+ * raw consumer uses it too, so both are tuned alike).
+ *
+ * <p>Worker {@code w} uses {@link #cursor(int) cursor(w)} only; the instance is not thread-safe otherwise.
+ */
+public final class ScanConsumers implements AutoCloseable {
+
+    /** Bytes one fetch brings per partition: a morsel's stream is a few fetches, not hundreds. */
+    public static final int PARTITION_FETCH_BYTES = 8 * 1024 * 1024;
+
+    private final PartitionCursor[] cursors;
+
+    public ScanConsumers(Map<String, Object> clientConfig, int workers) {
+        if (workers < 1) {
+            throw new IllegalArgumentException("workers must be >= 1, was " + workers);
+        }
+        Map<String, Object> c = readerConfig(clientConfig);
+        cursors = new PartitionCursor[workers];
+        for (int w = 0; w < workers; w++) {
+            cursors[w] = new PartitionCursor(new KafkaConsumer<>(c, new ByteArrayDeserializer(), new ByteArrayDeserializer()));
+        }
+    }
+
+    /**
+     * An assigned, group-less, {@code read_committed} reader with fetches sized for scans: large
+     * partition fetches and polls so a core spends its time on records, not on requests. Keys the
+     * caller set win.
+     */
+    public static Map<String, Object> readerConfig(Map<String, Object> clientConfig) {
+        Map<String, Object> c = ClientConfigs.assignedReader(clientConfig);
+        c.putIfAbsent(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, 10_000);
+        c.putIfAbsent(ConsumerConfig.MAX_PARTITION_FETCH_BYTES_CONFIG, PARTITION_FETCH_BYTES);
+        c.putIfAbsent(ConsumerConfig.FETCH_MAX_BYTES_CONFIG, 64 * 1024 * 1024);
+        c.putIfAbsent(ConsumerConfig.RECEIVE_BUFFER_CONFIG, 4 * 1024 * 1024);
+        // A scan stops at the end offsets of the moment, so the broker must not hold a fetch waiting for
+        // more: the consumer prefetches past a partition's end, and while the broker parks that fetch
+        // (500 ms by default) no fetch for the next partition can go to it.
+        c.putIfAbsent(ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG, 10);
+        return c;
+    }
+
+    public int workers() {
+        return cursors.length;
+    }
+
+    PartitionCursor cursor(int worker) {
+        return cursors[worker];
+    }
+
+    /** Worker {@code w}'s consumer, for callers that read outside morsels (splitting a topic). */
+    public KafkaConsumer<byte[], byte[]> consumer(int worker) {
+        return cursors[worker].consumer();
+    }
+
+    @Override
+    public void close() {
+        for (PartitionCursor c : cursors) {
+            c.close();
+        }
+    }
+}
