@@ -3,6 +3,7 @@ package dev.baton.morsel.kafka;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.HashSet;
+import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -307,6 +308,14 @@ final class ProjectionPlan {
 
         /** Skips one value of the writer's type without materialising it. */
         static Step skip(Schema w) {
+            return skip(w, new IdentityHashMap<>());
+        }
+
+        /**
+         * @param records the field skips of each record met so far: a record that contains itself (a failure's
+         *                cause is a failure) reuses its own, filled in once its fields are compiled, instead of recursing forever
+         */
+        private static Step skip(Schema w, Map<Schema, Step[]> records) {
             return switch (w.getType()) {
                 case NULL -> (in, row) -> { };
                 case BOOLEAN -> (in, row) -> in.readBoolean();
@@ -322,13 +331,21 @@ final class ProjectionPlan {
                     yield (in, row) -> in.skipFixed(size);
                 }
                 case UNION -> {
-                    Step[] branches = w.getTypes().stream().map(Compiler::skip).toArray(Step[]::new);
+                    Step[] branches = w.getTypes().stream().map(b -> skip(b, records)).toArray(Step[]::new);
                     yield (in, row) -> branches[in.readIndex()].run(in, row);
                 }
                 case RECORD -> {
-                    Step[] fields = w.getFields().stream().map(f -> skip(f.schema())).toArray(Step[]::new);
+                    Step[] fields = records.get(w);
+                    if (fields == null) {
+                        fields = new Step[w.getFields().size()];
+                        records.put(w, fields); // before its fields: one of them may be this record again
+                        for (int i = 0; i < fields.length; i++) {
+                            fields[i] = skip(w.getFields().get(i).schema(), records);
+                        }
+                    }
+                    Step[] all = fields;
                     yield (in, row) -> {
-                        for (Step f : fields) {
+                        for (Step f : all) {
                             f.run(in, row);
                         }
                     };

@@ -11,6 +11,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.SplittableRandom;
 
+import dev.baton.events.Failure;
 import dev.baton.events.HistoryEvent;
 import dev.baton.events.HistoryKind;
 import dev.baton.events.Payload;
@@ -158,8 +159,16 @@ class ProjectedReaderProperties {
                 .setQueue(maybe(r)).setActivityType(maybe(r)).setWorkerId(maybe(r)).setRequestId(maybe(r))
                 .setIdempotencyKey(maybe(r)).setReason(maybe(r))
                 .setOutput(r.nextInt(4) == 0 ? new Payload(ByteBuffer.wrap(text(r).getBytes(java.nio.charset.StandardCharsets.UTF_8)), text(r)) : null)
+                .setFailure(r.nextInt(3) == 0 ? failure(r, r.nextInt(4)) : null)
                 .setAtMillis(r.nextLong())
                 .build();
+    }
+
+    /** A failure with a chain of {@code causes} causes: a record that contains its own type, which a skip must not follow forever. */
+    private static Failure failure(SplittableRandom r, int causes) {
+        return Failure.newBuilder().setType(text(r)).setMessage(text(r)).setStack(text(r))
+                .setDetails(r.nextBoolean() ? new Payload(ByteBuffer.wrap(text(r).getBytes(java.nio.charset.StandardCharsets.UTF_8)), text(r)) : null)
+                .setCause(causes == 0 ? null : failure(r, causes - 1)).build();
     }
 
     private static String maybe(SplittableRandom r) {
