@@ -2,7 +2,9 @@ package dev.baton.morsel.scheduler;
 
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.Callable;
 import java.util.concurrent.ConcurrentLinkedDeque;
 import java.util.concurrent.CountDownLatch;
@@ -17,6 +19,7 @@ import java.util.concurrent.atomic.AtomicIntegerArray;
 import java.util.concurrent.atomic.AtomicReference;
 
 import dev.baton.morsel.MorselMetrics;
+import dev.baton.morsel.exchange.HashExchange;
 import dev.baton.morsel.morsel.Morsel;
 
 /**
@@ -80,21 +83,47 @@ public final class MorselScheduler implements AutoCloseable {
         return worker % numaNodes;
     }
 
-    /** Runs the waves in order, each a barrier for the next. */
+    /**
+     * Runs the waves in order, each a barrier for the next. A probe pipeline runs only after every
+     * build it names ran earlier in this list; otherwise nothing runs and this throws
+     * {@link IllegalArgumentException} naming the probe and the missing build.
+     */
     public List<PipelineReport> runWaves(List<Pipeline> waves) {
+        Set<String> built = new HashSet<>();
+        for (Pipeline p : waves) {
+            for (String build : p.builds()) {
+                if (!built.contains(build)) {
+                    throw new IllegalArgumentException("probe pipeline '" + p.name() + "' reads build '" + build
+                            + "', which does not run before it; builds before it: " + built);
+                }
+            }
+            if (p.kind() == PipelineKind.BUILD) {
+                built.add(p.name());
+            }
+        }
         List<PipelineReport> reports = new ArrayList<>();
         for (Pipeline p : waves) {
-            reports.add(run(p));
+            reports.add(runChecked(p));
         }
         return reports;
     }
 
+    /** Runs one pipeline to its barrier. A probe pipeline must run through {@link #runWaves}, after its builds. */
     public PipelineReport run(Pipeline pipeline) {
+        if (pipeline.kind() == PipelineKind.PROBE) {
+            throw new IllegalArgumentException("probe pipeline '" + pipeline.name() + "' must run with runWaves, after its builds "
+                    + pipeline.builds());
+        }
+        return runChecked(pipeline);
+    }
+
+    private PipelineReport runChecked(Pipeline pipeline) {
         if (mode == Mode.FORK_JOIN) {
             return runForkJoin(pipeline);
         }
         long start = System.nanoTime();
-        List<ConcurrentLinkedDeque<Morsel>> deques = deal(pipeline.morsels());
+        List<ConcurrentLinkedDeque<Morsel>> deques = pipeline.kind() == PipelineKind.PROBE
+                ? dealByHashExchange(pipeline.morsels()) : deal(pipeline.morsels());
         AtomicReference<PipelineFailedException> failure = new AtomicReference<>();
         int[] perWorker = new int[workers];
         AtomicInteger stolen = new AtomicInteger();
@@ -209,6 +238,39 @@ public final class MorselScheduler implements AutoCloseable {
             deques.get(worker).addLast(m);
         }
         return deques;
+    }
+
+    /**
+     * The seed's rule for probe pipelines: morsel ids are hash-exchanged over the workers, a worker
+     * holding {@link HashExchange#DEFAULT_HOT_THRESHOLD} morsels spilling the next to the least
+     * loaded. Stealing still evens out what is left.
+     */
+    private List<ConcurrentLinkedDeque<Morsel>> dealByHashExchange(List<Morsel> morsels) {
+        long[] ids = new long[morsels.size()];
+        for (int i = 0; i < ids.length; i++) {
+            ids[i] = morsels.get(i).id();
+        }
+        int[] target = HashExchange.assign(ids, workers, HashExchange.DEFAULT_HOT_THRESHOLD);
+        List<ConcurrentLinkedDeque<Morsel>> deques = new ArrayList<>();
+        for (int w = 0; w < workers; w++) {
+            deques.add(new ConcurrentLinkedDeque<>());
+        }
+        for (int i = 0; i < target.length; i++) {
+            deques.get(target[i]).addLast(morsels.get(i));
+        }
+        return deques;
+    }
+
+    /** Which worker's deque each morsel of a pipeline of {@code kind} is dealt to (before any stealing). */
+    public int[] dealing(PipelineKind kind, List<Morsel> morsels) {
+        List<ConcurrentLinkedDeque<Morsel>> deques = kind == PipelineKind.PROBE ? dealByHashExchange(morsels) : deal(morsels);
+        int[] out = new int[morsels.size()];
+        for (int w = 0; w < deques.size(); w++) {
+            for (Morsel m : deques.get(w)) {
+                out[morsels.indexOf(m)] = w;
+            }
+        }
+        return out;
     }
 
     private Morsel take(List<ConcurrentLinkedDeque<Morsel>> deques, int worker, AtomicInteger stolen) {
