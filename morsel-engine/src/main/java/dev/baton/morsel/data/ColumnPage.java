@@ -75,9 +75,18 @@ public final class ColumnPage {
     /** Every value widened into a new array: for tools and tests, never for a scan. */
     public long[] toLongArray() {
         long[] out = new long[rows];
-        for (int i = 0; i < rows; i++) {
-            out[i] = get(i);
-        }
+        copyTo(out);
         return out;
+    }
+
+    /** Widens every value into {@code out[0 .. rows)}: one loop per encoding, for hand-written loops and tools. */
+    public void copyTo(long[] out) {
+        switch (encoding) {
+            case BYTE -> { for (int i = 0; i < rows; i++) { out[i] = base + (data.get(i) & 0xFFL); } }
+            case SHORT -> { for (int i = 0; i < rows; i++) { out[i] = base + (data.getShort(i << 1) & 0xFFFFL); } }
+            case INT -> { for (int i = 0; i < rows; i++) { out[i] = base + (data.getInt(i << 2) & 0xFFFF_FFFFL); } }
+            case DICTIONARY -> { for (int i = 0; i < rows; i++) { out[i] = dictionary[data.get(i) & 0xFF]; } }
+            case LONG -> { for (int i = 0; i < rows; i++) { out[i] = data.getLong(i << 3); } }
+        }
     }
 }

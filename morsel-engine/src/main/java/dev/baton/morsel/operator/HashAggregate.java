@@ -93,8 +93,11 @@ public final class HashAggregate implements Sink {
         if (s.length < n) {
             s = slots[worker] = new int[b.rows()];
         }
-        groupSlots(table, b, s, n);
-        long[] values = table.values(); // after every insert: a table that grew has new arrays
+        long[] values;
+        do { // a table that grows moves its groups: slots taken before the growth are stale, so take them again
+            values = table.values();
+            groupSlots(table, b, s, n);
+        } while (table.values() != values);
         int[] sel = b.selection();
         for (int a = 0; a < accumulators.size(); a++) {
             Accumulator acc = accumulators.get(a);
@@ -104,6 +107,11 @@ public final class HashAggregate implements Sink {
                 }
             } else if (acc.input() instanceof ColumnRef c && c.source()) {
                 NarrowSums.sumInto(b.page(c.index()), sel, n, s, values, a);
+            } else if (acc.input() instanceof ColumnRef c) {
+                long[] v = b.computed(c.index());
+                for (int j = 0; j < n; j++) {
+                    values[s[j] + a] += v[sel[j]];
+                }
             } else {
                 long[] v = b.scratch(1);
                 acc.input().eval(b, v, 2);
@@ -142,6 +150,11 @@ public final class HashAggregate implements Sink {
                 total = n;
             } else if (acc.input() instanceof ColumnRef c && c.source()) {
                 total = NarrowSums.sum(b.page(c.index()), sel, n);
+            } else if (acc.input() instanceof ColumnRef c) {
+                long[] v = b.computed(c.index());
+                for (int j = 0; j < n; j++) {
+                    total += v[sel[j]];
+                }
             } else {
                 long[] v = b.scratch(1);
                 acc.input().eval(b, v, 2);
