@@ -1,6 +1,9 @@
 package dev.baton.morsel.operator;
 
-/** {@code a op b} over longs; a literal operand is folded into the loop rather than materialised. */
+/**
+ * {@code a op b} over longs. A literal operand is folded into the loop rather than materialised, and
+ * a computed column is read where it lies rather than copied.
+ */
 public record Arithmetic(Op op, Expr a, Expr b) implements Expr {
 
     public enum Op { ADD, SUB, MUL }
@@ -10,40 +13,46 @@ public record Arithmetic(Op op, Expr a, Expr b) implements Expr {
         int[] sel = batch.selection();
         int n = batch.selected();
         if (b instanceof Literal k) {
-            a.eval(batch, out, depth);
-            applyConstantRight(out, k.value(), sel, n);
+            long[] x = operand(a, batch, out, depth);
+            withConstant(x, k.value(), false, out, sel, n);
         } else if (a instanceof Literal k) {
-            b.eval(batch, out, depth);
-            applyConstantLeft(k.value(), out, sel, n);
+            long[] x = operand(b, batch, out, depth);
+            withConstant(x, k.value(), true, out, sel, n);
         } else {
-            long[] right = batch.scratch(depth);
-            a.eval(batch, out, depth + 1);
-            b.eval(batch, right, depth + 1);
-            apply(out, right, sel, n);
+            long[] x = operand(a, batch, out, depth + 1);
+            long[] y = operand(b, batch, batch.scratch(depth), depth + 1);
+            apply(x, y, out, sel, n);
         }
     }
 
-    private void applyConstantRight(long[] x, long k, int[] sel, int n) {
+    /** The operand's values: a computed column's own vector, or {@code into} after evaluating it there. */
+    private static long[] operand(Expr e, Batch batch, long[] into, int depth) {
+        if (e instanceof ColumnRef c && !c.source()) {
+            return batch.computed(c.index());
+        }
+        e.eval(batch, into, depth);
+        return into;
+    }
+
+    private void withConstant(long[] x, long k, boolean constantFirst, long[] out, int[] sel, int n) {
         switch (op) {
-            case ADD -> { for (int j = 0; j < n; j++) { x[sel[j]] += k; } }
-            case SUB -> { for (int j = 0; j < n; j++) { x[sel[j]] -= k; } }
-            case MUL -> { for (int j = 0; j < n; j++) { x[sel[j]] *= k; } }
+            case ADD -> { for (int j = 0; j < n; j++) { int i = sel[j]; out[i] = x[i] + k; } }
+            case MUL -> { for (int j = 0; j < n; j++) { int i = sel[j]; out[i] = x[i] * k; } }
+            case SUB -> {
+                if (constantFirst) {
+                    for (int j = 0; j < n; j++) { int i = sel[j]; out[i] = k - x[i]; }
+                } else {
+                    for (int j = 0; j < n; j++) { int i = sel[j]; out[i] = x[i] - k; }
+                }
+            }
         }
     }
 
-    private void applyConstantLeft(long k, long[] x, int[] sel, int n) {
+    private void apply(long[] x, long[] y, long[] out, int[] sel, int n) {
         switch (op) {
-            case ADD -> { for (int j = 0; j < n; j++) { x[sel[j]] += k; } }
-            case SUB -> { for (int j = 0; j < n; j++) { int i = sel[j]; x[i] = k - x[i]; } }
-            case MUL -> { for (int j = 0; j < n; j++) { x[sel[j]] *= k; } }
-        }
-    }
-
-    private void apply(long[] x, long[] y, int[] sel, int n) {
-        switch (op) {
-            case ADD -> { for (int j = 0; j < n; j++) { int i = sel[j]; x[i] += y[i]; } }
-            case SUB -> { for (int j = 0; j < n; j++) { int i = sel[j]; x[i] -= y[i]; } }
-            case MUL -> { for (int j = 0; j < n; j++) { int i = sel[j]; x[i] *= y[i]; } }
+            case ADD -> { for (int j = 0; j < n; j++) { int i = sel[j]; out[i] = x[i] + y[i]; } }
+            case SUB -> { for (int j = 0; j < n; j++) { int i = sel[j]; out[i] = x[i] - y[i]; } }
+            case MUL -> { for (int j = 0; j < n; j++) { int i = sel[j]; out[i] = x[i] * y[i]; } }
         }
     }
 }

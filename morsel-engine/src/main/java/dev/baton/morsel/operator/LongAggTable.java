@@ -43,7 +43,7 @@ public final class LongAggTable {
     public int slotBase(long key) {
         if (key >= 0 && key < DENSE_KEYS) {
             int base = dense[(int) key];
-            if (base >= 0 && keys[base / slots] == key) {
+            if (base >= 0) { // set only for this key, cleared when the table grows: never stale
                 return base;
             }
             base = probe(key);
