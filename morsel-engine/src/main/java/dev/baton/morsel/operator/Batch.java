@@ -1,5 +1,7 @@
 package dev.baton.morsel.operator;
 
+import java.util.Arrays;
+
 import dev.baton.morsel.data.ColumnPage;
 import dev.baton.morsel.data.PageSource;
 
@@ -42,7 +44,7 @@ public final class Batch {
             selection[i] = i;
         }
         selected = rows;
-        java.util.Arrays.fill(pages, null);
+        Arrays.fill(pages, null);
     }
 
     public int page() {
@@ -83,7 +85,7 @@ public final class Batch {
     /** A temporary vector for expression depth {@code depth}. */
     long[] scratch(int depth) {
         if (depth >= scratch.length) {
-            long[][] more = java.util.Arrays.copyOf(scratch, depth + 1);
+            long[][] more = Arrays.copyOf(scratch, depth + 1);
             for (int d = scratch.length; d <= depth; d++) {
                 more[d] = new long[selection.length];
             }

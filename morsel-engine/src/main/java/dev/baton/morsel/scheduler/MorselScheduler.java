@@ -29,7 +29,8 @@ import dev.baton.morsel.morsel.Morsel;
  * morsel's preferred NUMA node. A worker takes from the front of its own deque and, when empty,
  * steals from the back of a peer's, so a slow worker's backlog is finished by the others.
  * {@link #run(Pipeline)} returns only when every task finished — that is the barrier between
- * waves. When a task throws, the first failure is kept, every worker stops taking tasks and running
+ * waves. A {@link PipelineKind#PROBE} pipeline runs only inside {@link #runWaves}, after the build
+ * pipelines it names, and its morsels are dealt by hash exchange instead (see {@link PipelineKind}). When a task throws, the first failure is kept, every worker stops taking tasks and running
  * tasks see {@link TaskContext#isCancelled()}; the call then throws {@link PipelineFailedException}.
  *
  * <p>Hand-rolled deques rather than a ForkJoinPool: tasks are flat (no fork/join inside a morsel),
@@ -261,7 +262,7 @@ public final class MorselScheduler implements AutoCloseable {
         return deques;
     }
 
-    /** Which worker's deque each morsel of a pipeline of {@code kind} is dealt to (before any stealing). */
+    /** Which worker's deque each morsel of a pipeline of {@code kind} is dealt to before any stealing (for tests and reports; quadratic). */
     public int[] dealing(PipelineKind kind, List<Morsel> morsels) {
         List<ConcurrentLinkedDeque<Morsel>> deques = kind == PipelineKind.PROBE ? dealByHashExchange(morsels) : deal(morsels);
         int[] out = new int[morsels.size()];
