@@ -84,38 +84,47 @@ public final class KafkaAggregateExchange {
 
     /** Reads partition {@code partition} up to its end offset now and merges its groups, keys ascending. */
     public AggregateResult merge(int partition) {
+        try (KafkaConsumer<byte[], byte[]> consumer = consumer()) {
+            return merge(consumer, partition);
+        }
+    }
+
+    /** Merges every partition (one consumer, partition after partition) and combines a key found in several (after a spill). */
+    public AggregateResult gather() {
+        List<AggregateResult> runs = new ArrayList<>();
+        try (KafkaConsumer<byte[], byte[]> consumer = consumer()) {
+            for (int p = 0; p < partitions; p++) {
+                runs.add(merge(consumer, p));
+            }
+        }
+        return AggregateExchange.gather(runs.toArray(AggregateResult[]::new), slots);
+    }
+
+    private KafkaConsumer<byte[], byte[]> consumer() {
+        return new KafkaConsumer<>(ClientConfigs.assignedReader(clientConfig), new ByteArrayDeserializer(), new ByteArrayDeserializer());
+    }
+
+    private AggregateResult merge(KafkaConsumer<byte[], byte[]> consumer, int partition) {
         LongAggTable table = new LongAggTable(slots, 1024);
         long[] row = new long[slots];
         TopicPartition tp = new TopicPartition(topic, partition);
-        try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(ClientConfigs.assignedReader(clientConfig),
-                new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
-            consumer.assign(List.of(tp));
-            consumer.seekToBeginning(List.of(tp));
-            long end = consumer.endOffsets(List.of(tp)).get(tp);
-            int emptyPolls = 0;
-            while (consumer.position(tp) < end) {
-                List<ConsumerRecord<byte[], byte[]>> records = consumer.poll(POLL).records(tp);
-                emptyPolls = records.isEmpty() ? emptyPolls + 1 : 0;
-                if (emptyPolls > MAX_EMPTY_POLLS) {
-                    throw new IllegalStateException("no progress reading " + tp + " at offset " + consumer.position(tp) + " of " + end);
-                }
-                for (ConsumerRecord<byte[], byte[]> r : records) {
-                    if (r.offset() < end) {
-                        table.addAll(decodeKey(r), decodeValue(r, row), 0);
-                    }
+        consumer.assign(List.of(tp));
+        consumer.seekToBeginning(List.of(tp));
+        long end = consumer.endOffsets(List.of(tp)).get(tp);
+        int emptyPolls = 0;
+        while (consumer.position(tp) < end) {
+            List<ConsumerRecord<byte[], byte[]>> records = consumer.poll(POLL).records(tp);
+            emptyPolls = records.isEmpty() ? emptyPolls + 1 : 0;
+            if (emptyPolls > MAX_EMPTY_POLLS) {
+                throw new IllegalStateException("no progress reading " + tp + " at offset " + consumer.position(tp) + " of " + end);
+            }
+            for (ConsumerRecord<byte[], byte[]> r : records) {
+                if (r.offset() < end) {
+                    table.addAll(decodeKey(r), decodeValue(r, row), 0);
                 }
             }
         }
         return table.sorted();
-    }
-
-    /** Merges every partition and combines a key found in several (after a spill). */
-    public AggregateResult gather() {
-        List<AggregateResult> runs = new ArrayList<>();
-        for (int p = 0; p < partitions; p++) {
-            runs.add(merge(p));
-        }
-        return AggregateExchange.gather(runs.toArray(AggregateResult[]::new), slots);
     }
 
     private KafkaProducer<byte[], byte[]> producer() {

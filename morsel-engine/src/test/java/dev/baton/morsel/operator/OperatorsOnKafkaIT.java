@@ -3,6 +3,8 @@ package dev.baton.morsel.operator;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import java.nio.ByteBuffer;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
@@ -10,6 +12,12 @@ import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
 
 import dev.baton.embedded.EmbeddedKafkaExtension;
+import dev.baton.morsel.MorselMetrics;
+import dev.baton.morsel.kafka.OffsetRange;
+import dev.baton.morsel.kafka.TopicPageSource;
+import dev.baton.morsel.morsel.Morsels;
+import dev.baton.morsel.scheduler.MorselScheduler;
+import dev.baton.morsel.scheduler.PipelineKind;
 import dev.baton.morsel.exchange.HashExchange;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
@@ -19,8 +27,11 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
-/** The aggregate exchange over Kafka partitions, on the embedded broker: two nodes' partials, a hot partition, a broadcast. */
-class KafkaAggregateExchangeIT {
+/**
+ * Operators on the embedded broker: a topic range scanned through a pipeline, and the aggregate
+ * exchange over Kafka partitions (two nodes' partials, a hot partition, a broadcast).
+ */
+class OperatorsOnKafkaIT {
 
     @RegisterExtension
     static final EmbeddedKafkaExtension KAFKA = new EmbeddedKafkaExtension();
@@ -44,6 +55,46 @@ class KafkaAggregateExchangeIT {
             t.values()[b + 1] += keys[i] * 10;
         }
         return t.sorted();
+    }
+
+    @Test
+    void shouldAggregateATopicRangeScannedThroughAFilterIntoAHashAggregate() throws Exception {
+        createTopic("it-scan", 2);
+        Map<Long, long[]> expected = new TreeMap<>();
+        try (KafkaProducer<byte[], byte[]> p = new KafkaProducer<>(Map.of("bootstrap.servers", KAFKA.bootstrapServers()),
+                new ByteArraySerializer(), new ByteArraySerializer())) {
+            for (int i = 0; i < 4_000; i++) {
+                long key = i % 37;
+                long value = i % 100;
+                p.send(new ProducerRecord<>("it-scan", i % 2, ByteBuffer.allocate(8).putLong(key).array(),
+                        ByteBuffer.allocate(8).putLong(value).array()));
+                if (value >= 10) {
+                    long[] a = expected.computeIfAbsent(key, k -> new long[2]);
+                    a[0]++;
+                    a[1] += value;
+                }
+            }
+        }
+        List<OffsetRange> ranges = List.of(new OffsetRange("it-scan", 0, 0, 2_000), new OffsetRange("it-scan", 1, 0, 1_000),
+                new OffsetRange("it-scan", 1, 1_000, 2_000));
+        try (MorselScheduler s = new MorselScheduler(2, 1, MorselMetrics.noop());
+             TopicPageSource topic = new TopicPageSource(config(), ranges, 2, List.of("key", "value"), (r, row) -> {
+                 row[0] = ByteBuffer.wrap(r.key()).getLong();
+                 row[1] = ByteBuffer.wrap(r.value()).getLong();
+                 return true;
+             })) {
+            ScanPipeline scan = ScanPipeline.over(topic);
+            HashAggregate agg = HashAggregate.groupBy(scan.col("key"), 64).count().sum(scan.col("value"));
+            scan.filter(RangeFilter.between(scan.col("value"), 10, Long.MAX_VALUE)).into(agg);
+            s.run(scan.pipeline("topic-scan", PipelineKind.SCAN, Morsels.partition(0, ranges.size(), 1, 1), 2));
+
+            AggregateResult r = agg.result(s);
+            assertThat(r.rows()).isEqualTo(expected.size());
+            int i = 0;
+            for (Map.Entry<Long, long[]> e : expected.entrySet()) {
+                assertThat(r.row(i++)).containsExactly(e.getKey(), e.getValue()[0], e.getValue()[1]);
+            }
+        }
     }
 
     @Test
