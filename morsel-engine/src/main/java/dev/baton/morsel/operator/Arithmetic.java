@@ -10,6 +10,10 @@ public record Arithmetic(Op op, Expr a, Expr b) implements Expr {
 
     @Override
     public void eval(Batch batch, long[] out, int depth) {
+        if (batch.computeAllRows()) {
+            evalAll(batch, out, depth);
+            return;
+        }
         int[] sel = batch.selection();
         int n = batch.selected();
         if (b instanceof Literal k) {
@@ -22,6 +26,40 @@ public record Arithmetic(Op op, Expr a, Expr b) implements Expr {
             long[] x = operand(a, batch, out, depth + 1);
             long[] y = operand(b, batch, batch.scratch(depth), depth + 1);
             apply(x, y, out, sel, n);
+        }
+    }
+
+    /** Every row of the page, in straight loops: most rows are alive (see {@link Batch#computeAllRows}). */
+    private void evalAll(Batch batch, long[] out, int depth) {
+        int n = batch.rows();
+        if (b instanceof Literal k) {
+            long[] x = operand(a, batch, out, depth);
+            allWithConstant(x, k.value(), false, out, n);
+        } else if (a instanceof Literal k) {
+            long[] x = operand(b, batch, out, depth);
+            allWithConstant(x, k.value(), true, out, n);
+        } else {
+            long[] x = operand(a, batch, out, depth + 1);
+            long[] y = operand(b, batch, batch.scratch(depth), depth + 1);
+            switch (op) {
+                case ADD -> { for (int i = 0; i < n; i++) { out[i] = x[i] + y[i]; } }
+                case SUB -> { for (int i = 0; i < n; i++) { out[i] = x[i] - y[i]; } }
+                case MUL -> { for (int i = 0; i < n; i++) { out[i] = x[i] * y[i]; } }
+            }
+        }
+    }
+
+    private void allWithConstant(long[] x, long k, boolean constantFirst, long[] out, int n) {
+        switch (op) {
+            case ADD -> { for (int i = 0; i < n; i++) { out[i] = x[i] + k; } }
+            case MUL -> { for (int i = 0; i < n; i++) { out[i] = x[i] * k; } }
+            case SUB -> {
+                if (constantFirst) {
+                    for (int i = 0; i < n; i++) { out[i] = k - x[i]; }
+                } else {
+                    for (int i = 0; i < n; i++) { out[i] = x[i] - k; }
+                }
+            }
         }
     }
 

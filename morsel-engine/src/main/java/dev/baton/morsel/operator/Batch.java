@@ -64,6 +64,15 @@ public final class Batch {
         return selected;
     }
 
+    /**
+     * Whether expressions should be computed for every row of the page rather than through the
+     * selection: when most rows are alive, a straight loop (no indirection, vectorizable) over all of
+     * them is cheaper than skipping the few dead ones. Values computed for dead rows are never read.
+     */
+    public boolean computeAllRows() {
+        return selected > rows - (rows >> 2);
+    }
+
     void select(int count) {
         selected = count;
     }

@@ -10,23 +10,33 @@ import dev.baton.morsel.data.ColumnPage;
  */
 public record ColumnRef(String name, int index, boolean source) implements Expr {
 
-    /**
-     * Evaluating a source column decodes its selected values from the narrow page: the only place a
-     * narrow value becomes a long, and only for rows an expression combines with others.
+    /*
+     * Evaluating a source column decodes its values from the narrow page: the only place a narrow
+     * value becomes a long, and only for an expression that combines it with others — all rows when
+     * most are alive (one straight loop), else the selected ones.
      */
     @Override
     public void eval(Batch b, long[] out, int depth) {
         if (!source) {
             long[] v = b.computed(index);
+            if (b.computeAllRows()) {
+                System.arraycopy(v, 0, out, 0, b.rows());
+                return;
+            }
             int[] sel = b.selection();
             for (int j = 0, n = b.selected(); j < n; j++) {
                 out[sel[j]] = v[sel[j]];
             }
             return;
         }
-        decode(b.page(index), b.selection(), b.selected(), out);
+        if (b.computeAllRows()) {
+            b.page(index).copyTo(out);
+        } else {
+            decode(b.page(index), b.selection(), b.selected(), out);
+        }
     }
 
+    /** Decodes the selected rows' values into {@code out[row]}. */
     static void decode(ColumnPage page, int[] sel, int n, long[] out) {
         ByteBuffer d = page.data();
         long base = page.base();

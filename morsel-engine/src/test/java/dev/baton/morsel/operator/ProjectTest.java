@@ -52,6 +52,32 @@ class ProjectTest {
     }
 
     @Test
+    void shouldComputeTheSelectedRowsWhenAFilterLeftFew() {
+        long[][] rows = new long[200][];
+        for (int i = 0; i < rows.length; i++) {
+            rows[i] = new long[] {100_000 + i * 37L, i % 11};
+        }
+        PageFile f = Tables.write(dir, "few", List.of("price", "disc"), rows);
+        ScanPipeline scan = ScanPipeline.over(f);
+        ColumnRef discPrice = scan.project("disc_price", mul(scan.col("price"), sub(lit(100), scan.col("disc"))));
+        Batch b = new Batch(f, 1);
+        int checked = 0;
+        for (int p = 0; p < f.pageCount(); p++) {
+            b.reset(p);
+            RangeFilter.atMost(scan.col("disc"), 3).apply(b); // 4 of 11 rows: through the selection, not all rows
+            assertThat(b.computeAllRows()).isFalse();
+            new Project(discPrice, mul(scan.col("price"), sub(lit(100), scan.col("disc")))).apply(b);
+            for (int j = 0; j < b.selected(); j++) {
+                int i = b.selection()[j];
+                long[] row = rows[p * 64 + i];
+                assertThat(b.computed(discPrice.index())[i]).isEqualTo(row[0] * (100 - row[1]));
+                checked++;
+            }
+        }
+        assertThat(checked).isEqualTo((int) java.util.Arrays.stream(rows).filter(r -> r[1] <= 3).count());
+    }
+
+    @Test
     void shouldRefuseAnUnknownColumnNamingTheColumnsThereAre() {
         PageFile f = Tables.write(dir, "x", List.of("a"), new long[][] {{1}});
         assertThatThrownBy(() -> ScanPipeline.over(f).col("b")).isInstanceOf(IllegalArgumentException.class)
