@@ -19,7 +19,6 @@ import java.util.concurrent.atomic.AtomicIntegerArray;
 import java.util.concurrent.atomic.AtomicReference;
 
 import dev.baton.morsel.MorselMetrics;
-import dev.baton.morsel.exchange.HashExchange;
 import dev.baton.morsel.morsel.Morsel;
 
 /**
@@ -123,8 +122,7 @@ public final class MorselScheduler implements AutoCloseable {
             return runForkJoin(pipeline);
         }
         long start = System.nanoTime();
-        List<ConcurrentLinkedDeque<Morsel>> deques = pipeline.kind() == PipelineKind.PROBE
-                ? dealByHashExchange(pipeline.morsels()) : deal(pipeline.morsels());
+        List<ConcurrentLinkedDeque<Morsel>> deques = MorselDeal.deal(pipeline.kind(), pipeline.morsels(), workers, numaNodes);
         AtomicReference<PipelineFailedException> failure = new AtomicReference<>();
         int[] perWorker = new int[workers];
         AtomicInteger stolen = new AtomicInteger();
@@ -226,45 +224,9 @@ public final class MorselScheduler implements AutoCloseable {
         return new PipelineReport(pipeline.name(), total, counts, (int) (forkJoin.getStealCount() - steals), nanos);
     }
 
-    private List<ConcurrentLinkedDeque<Morsel>> deal(List<Morsel> morsels) {
-        List<ConcurrentLinkedDeque<Morsel>> deques = new ArrayList<>();
-        for (int w = 0; w < workers; w++) {
-            deques.add(new ConcurrentLinkedDeque<>());
-        }
-        int[] nextByNode = new int[numaNodes];
-        for (Morsel m : morsels) {
-            int node = m.preferredNumaNode() % numaNodes;
-            int nodeWorkers = (workers - node + numaNodes - 1) / numaNodes; // workers w with w % numaNodes == node
-            int worker = nodeWorkers == 0 ? m.id() % workers : node + numaNodes * (nextByNode[node]++ % nodeWorkers);
-            deques.get(worker).addLast(m);
-        }
-        return deques;
-    }
-
-    /**
-     * The seed's rule for probe pipelines: morsel ids are hash-exchanged over the workers, a worker
-     * holding {@link HashExchange#DEFAULT_HOT_THRESHOLD} morsels spilling the next to the least
-     * loaded. Stealing still evens out what is left.
-     */
-    private List<ConcurrentLinkedDeque<Morsel>> dealByHashExchange(List<Morsel> morsels) {
-        long[] ids = new long[morsels.size()];
-        for (int i = 0; i < ids.length; i++) {
-            ids[i] = morsels.get(i).id();
-        }
-        int[] target = HashExchange.assign(ids, workers, HashExchange.DEFAULT_HOT_THRESHOLD);
-        List<ConcurrentLinkedDeque<Morsel>> deques = new ArrayList<>();
-        for (int w = 0; w < workers; w++) {
-            deques.add(new ConcurrentLinkedDeque<>());
-        }
-        for (int i = 0; i < target.length; i++) {
-            deques.get(target[i]).addLast(morsels.get(i));
-        }
-        return deques;
-    }
-
     /** Which worker's deque each morsel of a pipeline of {@code kind} is dealt to before any stealing (for tests and reports; quadratic). */
     public int[] dealing(PipelineKind kind, List<Morsel> morsels) {
-        List<ConcurrentLinkedDeque<Morsel>> deques = kind == PipelineKind.PROBE ? dealByHashExchange(morsels) : deal(morsels);
+        List<ConcurrentLinkedDeque<Morsel>> deques = MorselDeal.deal(kind, morsels, workers, numaNodes);
         int[] out = new int[morsels.size()];
         for (int w = 0; w < deques.size(); w++) {
             for (Morsel m : deques.get(w)) {
