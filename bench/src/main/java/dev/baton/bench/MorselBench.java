@@ -16,6 +16,7 @@ import dev.baton.bench.tpch.Results;
 import dev.baton.bench.tpch.TpchData;
 import dev.baton.bench.tpch.TpchQueries;
 import dev.baton.morsel.MorselMetrics;
+import dev.baton.morsel.data.ColumnEncoding;
 import dev.baton.morsel.data.PageFile;
 import dev.baton.morsel.morsel.Morsels;
 import dev.baton.morsel.scheduler.MorselScheduler;
@@ -24,7 +25,7 @@ import picocli.CommandLine.Option;
 
 /**
  * {@code baton bench morsel}: TPC-H Q1, Q6, Q14 and {@code GROUP BY l_orderkey} on Baton's morsel
- * engine, on DuckDB ({@code SET threads=N}) and as hand-fused Java loops, alternating in one process
+ * engine (queries assembled from its operators), on DuckDB ({@code SET threads=N}) and as hand-fused Java loops, alternating in one process
  * over the same rows. Prints medians of warm runs, rows/s per core and the ratios, and checks that
  * the engine's answers equal DuckDB's row by row (exit 1 if not).
  */
@@ -69,8 +70,10 @@ public final class MorselBench implements Callable<Integer> {
         PageFile part = PageFile.open(TpchData.part(dataDir, scaleFactor, pageBytes));
         out.printf("data      lineitem %,d rows, part %,d rows, %d-byte pages, SF %s (%d ms incl. generation if not cached)%n",
                 li.rowCount(), part.rowCount(), pageBytes, scaleFactor, (System.nanoTime() - t0) / 1_000_000);
+        out.printf("columns   lineitem pages stored in %,d KiB (%,d KiB as 64-bit), %s%n", (long) li.pageBytes() * li.pageCount()
+                * li.columns().size() / 1024, li.rowCount() * 8 * li.columns().size() / 1024, encodings(li));
         out.printf("machine   %d cores, L2 %d KiB -> %d pages per morsel, scheduler %s%n", Runtime.getRuntime().availableProcessors(),
-                Morsels.l2Bytes() / 1024, Morsels.autoTunedPagesPerMorsel(Morsels.l2Bytes(), pageBytes), mode);
+                Morsels.l2Bytes() / 1024, Morsels.autoTunedPagesPerMorsel(Morsels.l2Bytes(), li.pageBytes()), mode);
         int failures = 0;
         try (DuckDbPeer duckdb = new DuckDbPeer(li, scaleFactor, dataDir)) {
             List<Query> queries = List.of(
@@ -110,7 +113,7 @@ public final class MorselBench implements Callable<Integer> {
         duckdb.threads(workers);
         double[][] ms = new double[3][runs];
         try (MorselScheduler scheduler = new MorselScheduler(workers, 1, MorselMetrics.noop(), mode)) {
-            TpchQueries engine = TpchQueries.autoTuned(scheduler, pageBytes);
+            TpchQueries engine = TpchQueries.autoTuned(scheduler, li.pageBytes());
             for (int i = -warmups; i < runs; i++) {
                 long a = System.nanoTime();
                 lastEngine = q.engine().apply(engine);
@@ -127,6 +130,15 @@ public final class MorselBench implements Callable<Integer> {
             }
         }
         return new double[] {median(ms[0]), median(ms[1]), median(ms[2]), 1};
+    }
+
+    private static String encodings(PageFile f) {
+        int[] counts = f.encodingCounts();
+        StringBuilder b = new StringBuilder("column pages by encoding:");
+        for (ColumnEncoding e : ColumnEncoding.values()) {
+            b.append(' ').append(e).append(' ').append(counts[e.ordinal()]);
+        }
+        return b.toString();
     }
 
     private static double median(double[] v) {

@@ -11,48 +11,69 @@ import static dev.baton.bench.tpch.TpchData.SHIPDATE;
 import static dev.baton.bench.tpch.TpchData.TAX;
 
 import java.math.BigDecimal;
-import java.nio.LongBuffer;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 
+import dev.baton.morsel.data.ColumnPage;
 import dev.baton.morsel.data.PageSource;
 import dev.baton.morsel.operator.LongAggTable;
 
 /**
  * The same queries as one hand-written single-threaded loop each, with no scheduler and no operator
- * boundaries: the practical ceiling the engine is measured against.
+ * boundaries: the practical ceiling the engine is measured against. Each page's columns are first
+ * widened into reused {@code long[]} vectors ({@link ColumnPage#copyTo}, one tight loop per column),
+ * then one fused loop does the query — the plain way to hand-write a loop over narrow pages.
  */
 public final class FusedQueries {
 
     private FusedQueries() {
     }
 
+    /** Reusable decoded columns of one page. */
+    private static final class Columns {
+        private final long[][] v;
+
+        Columns(int count) {
+            v = new long[count][0];
+        }
+
+        long[] load(PageSource src, int page, int slot, int column) {
+            int n = src.rowsIn(page);
+            if (v[slot].length < n) {
+                v[slot] = new long[n];
+            }
+            src.column(page, column).copyTo(v[slot]);
+            return v[slot];
+        }
+    }
+
     public static List<List<Object>> q1(PageSource li) {
+        Columns cols = new Columns(8);
         long[][] acc = new long[1 << 16][];
         for (int p = 0; p < li.pageCount(); p++) {
-            LongBuffer q = li.page(p, QUANTITY);
-            LongBuffer pr = li.page(p, EXTENDEDPRICE);
-            LongBuffer d = li.page(p, DISCOUNT);
-            LongBuffer tx = li.page(p, TAX);
-            LongBuffer rf = li.page(p, RETURNFLAG);
-            LongBuffer ls = li.page(p, LINESTATUS);
-            LongBuffer sd = li.page(p, SHIPDATE);
+            long[] q = cols.load(li, p, 0, QUANTITY);
+            long[] pr = cols.load(li, p, 1, EXTENDEDPRICE);
+            long[] d = cols.load(li, p, 2, DISCOUNT);
+            long[] tx = cols.load(li, p, 3, TAX);
+            long[] rf = cols.load(li, p, 4, RETURNFLAG);
+            long[] ls = cols.load(li, p, 5, LINESTATUS);
+            long[] sd = cols.load(li, p, 6, SHIPDATE);
             int n = li.rowsIn(p);
             for (int i = 0; i < n; i++) {
-                if (sd.get(i) <= TpchQueries.Q1_CUTOFF) {
-                    int key = (int) (rf.get(i) << 8 | ls.get(i));
+                if (sd[i] <= TpchQueries.Q1_CUTOFF) {
+                    int key = (int) (rf[i] << 8 | ls[i]);
                     long[] a = acc[key];
                     if (a == null) {
                         a = acc[key] = new long[6];
                     }
-                    long price = pr.get(i);
-                    long disc = d.get(i);
+                    long price = pr[i];
+                    long disc = d[i];
                     long discPrice = price * (100 - disc);
-                    a[0] += q.get(i);
+                    a[0] += q[i];
                     a[1] += price;
                     a[2] += discPrice;
-                    a[3] += discPrice * (100 + tx.get(i));
+                    a[3] += discPrice * (100 + tx[i]);
                     a[4] += disc;
                     a[5]++;
                 }
@@ -71,18 +92,19 @@ public final class FusedQueries {
     }
 
     public static List<List<Object>> q6(PageSource li) {
+        Columns cols = new Columns(8);
         long sum = 0;
         for (int p = 0; p < li.pageCount(); p++) {
-            LongBuffer sd = li.page(p, SHIPDATE);
-            LongBuffer d = li.page(p, DISCOUNT);
-            LongBuffer q = li.page(p, QUANTITY);
-            LongBuffer pr = li.page(p, EXTENDEDPRICE);
+            long[] sd = cols.load(li, p, 0, SHIPDATE);
+            long[] d = cols.load(li, p, 1, DISCOUNT);
+            long[] q = cols.load(li, p, 2, QUANTITY);
+            long[] pr = cols.load(li, p, 3, EXTENDEDPRICE);
             int n = li.rowsIn(p);
             for (int i = 0; i < n; i++) {
-                long date = sd.get(i);
-                long disc = d.get(i);
-                if (date >= TpchQueries.Q6_FROM && date < TpchQueries.Q6_TO && disc >= 5 && disc <= 7 && q.get(i) < 2400) {
-                    sum += pr.get(i) * disc;
+                long date = sd[i];
+                long disc = d[i];
+                if (date >= TpchQueries.Q6_FROM && date < TpchQueries.Q6_TO && disc >= 5 && disc <= 7 && q[i] < 2400) {
+                    sum += pr[i] * disc;
                 }
             }
         }
@@ -91,29 +113,30 @@ public final class FusedQueries {
 
     /** Q14 with the part side as a dense array indexed by part key — the ceiling for a key-dense join. */
     public static List<List<Object>> q14(PageSource li, PageSource part) {
+        Columns cols = new Columns(8);
         byte[] promo = new byte[(int) part.rowCount() + 2];
         Arrays.fill(promo, (byte) -1);
         for (int p = 0; p < part.pageCount(); p++) {
-            LongBuffer key = part.page(p, 0);
-            LongBuffer flag = part.page(p, 1);
+            long[] key = cols.load(part, p, 0, 0);
+            long[] flag = cols.load(part, p, 1, 1);
             for (int i = 0; i < part.rowsIn(p); i++) {
-                promo[(int) key.get(i)] = (byte) flag.get(i);
+                promo[(int) key[i]] = (byte) flag[i];
             }
         }
         long promoSum = 0;
         long allSum = 0;
         for (int p = 0; p < li.pageCount(); p++) {
-            LongBuffer sd = li.page(p, SHIPDATE);
-            LongBuffer pk = li.page(p, PARTKEY);
-            LongBuffer pr = li.page(p, EXTENDEDPRICE);
-            LongBuffer d = li.page(p, DISCOUNT);
+            long[] sd = cols.load(li, p, 2, SHIPDATE);
+            long[] pk = cols.load(li, p, 3, PARTKEY);
+            long[] pr = cols.load(li, p, 4, EXTENDEDPRICE);
+            long[] d = cols.load(li, p, 5, DISCOUNT);
             int n = li.rowsIn(p);
             for (int i = 0; i < n; i++) {
-                long date = sd.get(i);
+                long date = sd[i];
                 if (date >= TpchQueries.Q14_FROM && date < TpchQueries.Q14_TO) {
-                    int k = (int) pk.get(i);
+                    int k = (int) pk[i];
                     if (k < promo.length && promo[k] >= 0) {
-                        long rev = pr.get(i) * (100 - d.get(i));
+                        long rev = pr[i] * (100 - d[i]);
                         allSum += rev;
                         promoSum += promo[k] == 1 ? rev : 0;
                     }
@@ -124,22 +147,23 @@ public final class FusedQueries {
     }
 
     public static List<List<Object>> groupByOrderKey(PageSource li) {
+        Columns cols = new Columns(8);
         LongAggTable t = new LongAggTable(2, (int) Math.min(1 << 22, li.rowCount() / 4 + 16));
         long lastKey = Long.MIN_VALUE;
         int b = 0;
         for (int p = 0; p < li.pageCount(); p++) {
-            LongBuffer ok = li.page(p, ORDERKEY);
-            LongBuffer q = li.page(p, QUANTITY);
+            long[] ok = cols.load(li, p, 0, ORDERKEY);
+            long[] q = cols.load(li, p, 1, QUANTITY);
             int n = li.rowsIn(p);
             for (int i = 0; i < n; i++) {
-                long key = ok.get(i);
+                long key = ok[i];
                 if (key != lastKey) {
                     b = t.slotBase(key);
                     lastKey = key;
                 }
                 long[] v = t.values();
                 v[b]++;
-                v[b + 1] += q.get(i);
+                v[b + 1] += q[i];
             }
         }
         List<List<Object>> out = new ArrayList<>();

@@ -16,7 +16,8 @@ import io.trino.tpch.PartGenerator;
  * TPC-H {@code lineitem} and {@code part} generated with trino-tpch and converted once to page files,
  * cached on disk by scale factor and page size. Decimals are fixed-point longs (scale 2), dates are
  * days since 1970-01-01, flags are their character code, and {@code p_promo} is 1 when
- * {@code p_type} starts with {@code PROMO} (the only use Q14 makes of it).
+ * {@code p_type} starts with {@code PROMO} (the only use Q14 makes of it). The page files store each
+ * column page in its narrowest encoding.
  */
 public final class TpchData {
 
@@ -34,11 +35,14 @@ public final class TpchData {
     public static final int LINESTATUS = 7;
     public static final int SHIPDATE = 8;
 
+    /** In the cached file's name: files of the 64-bit format (no suffix) stay readable but are regenerated narrow. */
+    private static final String FORMAT = "-narrow";
+
     private TpchData() {
     }
 
     public static Path lineitem(Path dir, double scaleFactor, int pageBytes) {
-        Path file = dir.resolve("lineitem-sf" + scaleFactor + "-p" + pageBytes + ".btn");
+        Path file = dir.resolve("lineitem-sf" + scaleFactor + "-p" + pageBytes + FORMAT + ".btn");
         if (!Files.exists(file)) {
             createDirs(dir);
             try (PageFileWriter w = new PageFileWriter(file, LINEITEM, pageBytes)) {
@@ -53,7 +57,7 @@ public final class TpchData {
     }
 
     public static Path part(Path dir, double scaleFactor, int pageBytes) {
-        Path file = dir.resolve("part-sf" + scaleFactor + "-p" + pageBytes + ".btn");
+        Path file = dir.resolve("part-sf" + scaleFactor + "-p" + pageBytes + FORMAT + ".btn");
         if (!Files.exists(file)) {
             createDirs(dir);
             try (PageFileWriter w = new PageFileWriter(file, PART, pageBytes)) {

@@ -1,17 +1,11 @@
 package dev.baton.bench.tpch;
 
-import static dev.baton.bench.tpch.TpchData.DISCOUNT;
-import static dev.baton.bench.tpch.TpchData.EXTENDEDPRICE;
-import static dev.baton.bench.tpch.TpchData.LINESTATUS;
-import static dev.baton.bench.tpch.TpchData.ORDERKEY;
-import static dev.baton.bench.tpch.TpchData.PARTKEY;
-import static dev.baton.bench.tpch.TpchData.QUANTITY;
-import static dev.baton.bench.tpch.TpchData.RETURNFLAG;
-import static dev.baton.bench.tpch.TpchData.SHIPDATE;
-import static dev.baton.bench.tpch.TpchData.TAX;
+import static dev.baton.morsel.operator.Expr.add;
+import static dev.baton.morsel.operator.Expr.lit;
+import static dev.baton.morsel.operator.Expr.mul;
+import static dev.baton.morsel.operator.Expr.sub;
 
 import java.math.BigDecimal;
-import java.nio.LongBuffer;
 import java.time.LocalDate;
 import java.util.ArrayList;
 import java.util.List;
@@ -19,16 +13,22 @@ import java.util.List;
 import dev.baton.morsel.data.PageSource;
 import dev.baton.morsel.morsel.Morsel;
 import dev.baton.morsel.morsel.Morsels;
-import dev.baton.morsel.operator.LongAggTable;
-import dev.baton.morsel.operator.LongLongJoinTable;
+import dev.baton.morsel.operator.AggregateResult;
+import dev.baton.morsel.operator.ColumnRef;
+import dev.baton.morsel.operator.HashAggregate;
+import dev.baton.morsel.operator.HashJoinBuild;
+import dev.baton.morsel.operator.RangeFilter;
+import dev.baton.morsel.operator.ScanPipeline;
 import dev.baton.morsel.scheduler.MorselScheduler;
-import dev.baton.morsel.scheduler.Pipeline;
+import dev.baton.morsel.scheduler.PipelineKind;
 
 /**
- * TPC-H Q1, Q6, Q14 and {@code GROUP BY l_orderkey} on the morsel engine. Each scan pipeline gives
- * every worker its own partial aggregate; partials merge at the barrier and rows come out sorted by
- * key, so the answer is the same for any worker count. Results use the column types DuckDB returns
- * (String, BigDecimal, Long, Double) so the two can be compared row by row.
+ * TPC-H Q1, Q6, Q14 and {@code GROUP BY l_orderkey} on the morsel engine, each assembled from its
+ * operators: a scan of the page file, range filters on the narrow columns, projections, hash-join
+ * build and probe pipelines, and a hash aggregate whose per-worker partials merge through the local
+ * exchange with rows sorted by key, so the answer is the same for any worker count. Results use the
+ * column types DuckDB returns (String, BigDecimal, Long, Double) so the two can be compared row by
+ * row. {@link FusedQueries} holds the same queries as hand-fused loops, the bench's peer.
  */
 public final class TpchQueries {
 
@@ -53,11 +53,14 @@ public final class TpchQueries {
     private final int pagesPerMorsel;
 
     public TpchQueries(MorselScheduler scheduler, int pagesPerMorsel) {
+        if (pagesPerMorsel < 1) {
+            throw new IllegalArgumentException("pagesPerMorsel must be >= 1, was " + pagesPerMorsel);
+        }
         this.scheduler = scheduler;
         this.pagesPerMorsel = pagesPerMorsel;
     }
 
-    /** Morsels sized to half of L2 for this source's page size. */
+    /** Morsels sized to half of L2 for pages of {@code pageBytes} stored bytes. */
     public static TpchQueries autoTuned(MorselScheduler scheduler, int pageBytes) {
         return new TpchQueries(scheduler, Morsels.autoTunedPagesPerMorsel(Morsels.l2Bytes(), pageBytes));
     }
@@ -66,53 +69,26 @@ public final class TpchQueries {
         return Morsels.partition(0, src.pageCount(), pagesPerMorsel, 1);
     }
 
-    private LongAggTable[] partials(int slots, int expected) {
-        LongAggTable[] tables = new LongAggTable[scheduler.workers()];
-        for (int i = 0; i < tables.length; i++) {
-            tables[i] = new LongAggTable(slots, expected);
-        }
-        return tables;
-    }
-
-    private static LongAggTable merge(LongAggTable[] partials) {
-        for (int i = 1; i < partials.length; i++) {
-            partials[0].mergeFrom(partials[i]);
-        }
-        return partials[0];
+    private int workers() {
+        return scheduler.workers();
     }
 
     public List<List<Object>> q1(PageSource li) {
-        LongAggTable[] partials = partials(6, 8);
-        scheduler.run(new Pipeline("q1-scan", morsels(li), li.rowCount(), (w, m, ctx) -> {
-            LongAggTable t = partials[w];
-            long[] v = t.values();
-            for (int p = m.startPage(); p < m.endPage() && !ctx.isCancelled(); p++) {
-                LongBuffer q = li.page(p, QUANTITY);
-                LongBuffer pr = li.page(p, EXTENDEDPRICE);
-                LongBuffer d = li.page(p, DISCOUNT);
-                LongBuffer tx = li.page(p, TAX);
-                LongBuffer rf = li.page(p, RETURNFLAG);
-                LongBuffer ls = li.page(p, LINESTATUS);
-                LongBuffer sd = li.page(p, SHIPDATE);
-                int n = li.rowsIn(p);
-                for (int i = 0; i < n; i++) {
-                    if (sd.get(i) <= Q1_CUTOFF) {
-                        int b = t.slotBase(rf.get(i) << 8 | ls.get(i));
-                        v = t.values();
-                        long price = pr.get(i);
-                        long disc = d.get(i);
-                        long discPrice = price * (100 - disc);
-                        v[b] += q.get(i);
-                        v[b + 1] += price;
-                        v[b + 2] += discPrice;
-                        v[b + 3] += discPrice * (100 + tx.get(i));
-                        v[b + 4] += disc;
-                        v[b + 5]++;
-                    }
-                }
-            }
-        }));
-        return q1Rows(merge(partials).sortedRows());
+        ScanPipeline scan = ScanPipeline.over(li);
+        ColumnRef price = scan.col("l_extendedprice");
+        ColumnRef disc = scan.col("l_discount");
+        scan.filter(RangeFilter.atMost(scan.col("l_shipdate"), Q1_CUTOFF));
+        ColumnRef discPrice = scan.project("disc_price", mul(price, sub(lit(100), disc)));
+        ColumnRef charge = scan.project("charge", mul(discPrice, add(lit(100), scan.col("l_tax"))));
+        HashAggregate agg = HashAggregate.groupBy(add(mul(scan.col("l_returnflag"), lit(256)), scan.col("l_linestatus")), 8)
+                .sum(scan.col("l_quantity")).sum(price).sum(discPrice).sum(charge).sum(disc).count();
+        scheduler.run(scan.into(agg).pipeline("q1-scan", PipelineKind.SCAN, morsels(li), workers()));
+        AggregateResult r = agg.result(scheduler);
+        long[][] rows = new long[r.rows()][];
+        for (int i = 0; i < rows.length; i++) {
+            rows[i] = r.row(i);
+        }
+        return q1Rows(rows);
     }
 
     static List<List<Object>> q1Rows(long[][] rows) {
@@ -127,110 +103,46 @@ public final class TpchQueries {
     }
 
     public List<List<Object>> q6(PageSource li) {
-        long[] partial = new long[scheduler.workers()];
-        scheduler.run(new Pipeline("q6-scan", morsels(li), li.rowCount(), (w, m, ctx) -> {
-            long sum = 0;
-            for (int p = m.startPage(); p < m.endPage() && !ctx.isCancelled(); p++) {
-                LongBuffer sd = li.page(p, SHIPDATE);
-                LongBuffer d = li.page(p, DISCOUNT);
-                LongBuffer q = li.page(p, QUANTITY);
-                LongBuffer pr = li.page(p, EXTENDEDPRICE);
-                int n = li.rowsIn(p);
-                for (int i = 0; i < n; i++) {
-                    long date = sd.get(i);
-                    long disc = d.get(i);
-                    if (date >= Q6_FROM && date < Q6_TO && disc >= 5 && disc <= 7 && q.get(i) < 2400) {
-                        sum += pr.get(i) * disc;
-                    }
-                }
-            }
-            partial[w] += sum;
-        }));
-        long total = 0;
-        for (long s : partial) {
-            total += s;
-        }
-        return List.of(List.of(BigDecimal.valueOf(total, 4)));
+        ScanPipeline scan = ScanPipeline.over(li);
+        ColumnRef disc = scan.col("l_discount");
+        scan.filter(RangeFilter.halfOpen(scan.col("l_shipdate"), Q6_FROM, Q6_TO))
+                .filter(RangeFilter.between(disc, 5, 7))
+                .filter(RangeFilter.lessThan(scan.col("l_quantity"), 2400));
+        HashAggregate agg = HashAggregate.global().sum(mul(scan.col("l_extendedprice"), disc));
+        scheduler.run(scan.into(agg).pipeline("q6-scan", PipelineKind.SCAN, morsels(li), workers()));
+        AggregateResult r = agg.result(scheduler);
+        return List.of(List.of(BigDecimal.valueOf(r.rows() == 0 ? 0 : r.value(0, 0), 4)));
     }
 
+    /** A build pipeline over {@code part}, then a probe pipeline over lineitem that the scheduler runs after it. */
     public List<List<Object>> q14(PageSource li, PageSource part) {
-        LongLongJoinTable[] builds = new LongLongJoinTable[scheduler.workers()];
-        for (int i = 0; i < builds.length; i++) {
-            builds[i] = new LongLongJoinTable((int) (part.rowCount() / builds.length) + 16);
-        }
-        scheduler.run(new Pipeline("q14-build", morsels(part), part.rowCount(), (w, m, ctx) -> {
-            for (int p = m.startPage(); p < m.endPage(); p++) {
-                LongBuffer key = part.page(p, 0);
-                LongBuffer promo = part.page(p, 1);
-                int n = part.rowsIn(p);
-                for (int i = 0; i < n; i++) {
-                    builds[w].put(key.get(i), promo.get(i));
-                }
-            }
-        }));
-        for (int i = 1; i < builds.length; i++) {
-            builds[0].mergeFrom(builds[i]);
-        }
-        LongLongJoinTable parts = builds[0];
-        long[][] sums = new long[scheduler.workers()][2];
-        scheduler.run(new Pipeline("q14-probe", morsels(li), li.rowCount(), (w, m, ctx) -> {
-            long promoSum = 0;
-            long allSum = 0;
-            for (int p = m.startPage(); p < m.endPage() && !ctx.isCancelled(); p++) {
-                LongBuffer sd = li.page(p, SHIPDATE);
-                LongBuffer pk = li.page(p, PARTKEY);
-                LongBuffer pr = li.page(p, EXTENDEDPRICE);
-                LongBuffer d = li.page(p, DISCOUNT);
-                int n = li.rowsIn(p);
-                for (int i = 0; i < n; i++) {
-                    long date = sd.get(i);
-                    if (date >= Q14_FROM && date < Q14_TO) {
-                        long promo = parts.get(pk.get(i), -1);
-                        if (promo >= 0) {
-                            long rev = pr.get(i) * (100 - d.get(i));
-                            allSum += rev;
-                            promoSum += promo == 1 ? rev : 0;
-                        }
-                    }
-                }
-            }
-            sums[w][0] += promoSum;
-            sums[w][1] += allSum;
-        }));
-        long promo = 0;
-        long all = 0;
-        for (long[] s : sums) {
-            promo += s[0];
-            all += s[1];
-        }
-        return List.of(List.of(100.0 * promo / all));
+        ScanPipeline partScan = ScanPipeline.over(part);
+        HashJoinBuild build = new HashJoinBuild(workers(), partScan.col("p_partkey"), partScan.col("p_promo"), (int) part.rowCount());
+        partScan.into(build);
+
+        ScanPipeline scan = ScanPipeline.over(li);
+        scan.filter(RangeFilter.halfOpen(scan.col("l_shipdate"), Q14_FROM, Q14_TO));
+        ColumnRef promo = scan.probe(build, scan.col("l_partkey"), "p_promo");
+        ColumnRef revenue = scan.project("revenue", mul(scan.col("l_extendedprice"), sub(lit(100), scan.col("l_discount"))));
+        ColumnRef promoRevenue = scan.project("promo_revenue", mul(revenue, promo));
+        HashAggregate agg = HashAggregate.global().sum(promoRevenue).sum(revenue);
+        scan.into(agg);
+        scheduler.runWaves(List.of(
+                partScan.pipeline("q14-build", PipelineKind.BUILD, morsels(part), workers()),
+                scan.probePipeline("q14-probe", morsels(li), workers(), List.of("q14-build"))));
+        AggregateResult r = agg.result(scheduler);
+        return List.of(List.of(r.rows() == 0 ? Double.NaN : 100.0 * r.value(0, 0) / r.value(0, 1)));
     }
 
     public List<List<Object>> groupByOrderKey(PageSource li) {
-        LongAggTable[] partials = partials(2, (int) Math.min(1 << 22, li.rowCount() / 4 / scheduler.workers() + 16));
-        scheduler.run(new Pipeline("orderkey-scan", morsels(li), li.rowCount(), (w, m, ctx) -> {
-            LongAggTable t = partials[w];
-            long lastKey = Long.MIN_VALUE;
-            int b = 0;
-            for (int p = m.startPage(); p < m.endPage() && !ctx.isCancelled(); p++) {
-                LongBuffer ok = li.page(p, ORDERKEY);
-                LongBuffer q = li.page(p, QUANTITY);
-                int n = li.rowsIn(p);
-                for (int i = 0; i < n; i++) {
-                    long key = ok.get(i);
-                    if (key != lastKey) { // runs of one key (lineitem is clustered by order) probe once
-                        b = t.slotBase(key);
-                        lastKey = key;
-                    }
-                    long[] v = t.values();
-                    v[b]++;
-                    v[b + 1] += q.get(i);
-                }
-            }
-        }));
-        List<List<Object>> out = new ArrayList<>();
-        for (long[] r : merge(partials).sortedRows()) {
-            out.add(List.of(r[0], r[1], BigDecimal.valueOf(r[2], 2)));
+        ScanPipeline scan = ScanPipeline.over(li);
+        HashAggregate agg = HashAggregate.groupBy(scan.col("l_orderkey"), (int) Math.min(1 << 22, li.rowCount() / 4 + 16))
+                .count().sum(scan.col("l_quantity"));
+        scheduler.run(scan.into(agg).pipeline("orderkey-scan", PipelineKind.SCAN, morsels(li), workers()));
+        AggregateResult r = agg.result(scheduler);
+        List<List<Object>> out = new ArrayList<>(r.rows());
+        for (int i = 0; i < r.rows(); i++) {
+            out.add(List.of(r.key(i), r.value(i, 0), BigDecimal.valueOf(r.value(i, 1), 2)));
         }
         return out;
     }

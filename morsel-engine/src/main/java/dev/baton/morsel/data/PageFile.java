@@ -16,35 +16,43 @@ import java.util.List;
 
 /**
  * A memory-mapped columnar page file. Rows are stored in row groups of {@link #rowsPerPage()} rows;
- * each row group holds one page per column, and every page is {@link #pageBytes()} bytes of
- * little-endian 64-bit values. Page {@code p} of the file is row group {@code p}: a morsel is a range
- * of row groups, and a worker reads whole column pages of it.
+ * each row group holds one page per column. Page {@code p} of the file is row group {@code p}: a
+ * morsel is a range of row groups, and a worker reads whole column pages of it.
  *
  * <pre>
- * header (4096 bytes): "BTNPAGE1", version, pageBytes, rowCount, columnCount, column names
- * body: for each row group g, for each column c: pageBytes bytes (the last group zero-padded)
+ * header (4096 bytes): "BTNPAGE1", version, nominal pageBytes (rows per page x 8), rowCount, columnCount,
+ *                      column names, and from version 2 the directory's offset
+ * version 1 body: for each row group, for each column: pageBytes bytes of little-endian longs
+ * version 2 body: for each row group, for each column: [dictionary longs][values], 8-byte aligned,
+ *                 in the page's {@link ColumnEncoding}; then the directory: per page and column
+ *                 (encoding, dictionary size, offset, base)
  * </pre>
  *
- * Thread-safe for reads: every accessor returns a fresh view.
+ * Both versions are read: a version-1 page is a {@link ColumnEncoding#LONG} page. Thread-safe for
+ * reads: pages are immutable views.
  */
 public final class PageFile implements PageSource, AutoCloseable {
 
     static final byte[] MAGIC = "BTNPAGE1".getBytes(StandardCharsets.US_ASCII);
-    static final int VERSION = 1;
+    static final int VERSION = 2;
     static final int HEADER_BYTES = 4096;
+    static final int DIRECTORY_ENTRY_BYTES = 24;
 
     private final Path path;
-    private final MappedByteBuffer buffer;
+    private final int rowsPerPage;
     private final int pageBytes;
     private final long rowCount;
     private final List<String> columns;
+    /** Every column page, indexed {@code page * columns + column}. */
+    private final ColumnPage[] pages;
 
-    private PageFile(Path path, MappedByteBuffer buffer, int pageBytes, long rowCount, List<String> columns) {
+    private PageFile(Path path, int rowsPerPage, int pageBytes, long rowCount, List<String> columns, ColumnPage[] pages) {
         this.path = path;
-        this.buffer = buffer;
+        this.rowsPerPage = rowsPerPage;
         this.pageBytes = pageBytes;
         this.rowCount = rowCount;
         this.columns = List.copyOf(columns);
+        this.pages = pages;
     }
 
     public static PageFile open(Path path) {
@@ -53,8 +61,10 @@ public final class PageFile implements PageSource, AutoCloseable {
             if (size > Integer.MAX_VALUE) {
                 throw new IllegalArgumentException(path + " is " + size + " bytes; one mapping holds at most 2 GiB");
             }
+            if (size < HEADER_BYTES) {
+                throw new IllegalArgumentException(path + " is " + size + " bytes, shorter than the " + HEADER_BYTES + "-byte header");
+            }
             MappedByteBuffer buffer = channel.map(FileChannel.MapMode.READ_ONLY, 0, size);
-            buffer.order(ByteOrder.LITTLE_ENDIAN);
             ByteBuffer header = buffer.duplicate().order(ByteOrder.LITTLE_ENDIAN);
             byte[] magic = new byte[MAGIC.length];
             header.get(magic);
@@ -62,10 +72,10 @@ public final class PageFile implements PageSource, AutoCloseable {
                 throw new IllegalArgumentException(path + " is not a Baton page file (bad magic)");
             }
             int version = header.getInt();
-            if (version != VERSION) {
-                throw new IllegalArgumentException(path + " has page file version " + version + ", this reader knows " + VERSION);
+            if (version != 1 && version != VERSION) {
+                throw new IllegalArgumentException(path + " has page file version " + version + ", this reader knows 1 and " + VERSION);
             }
-            int pageBytes = header.getInt();
+            int nominalPageBytes = header.getInt();
             long rows = header.getLong();
             int columnCount = header.getInt();
             List<String> names = new ArrayList<>();
@@ -74,15 +84,75 @@ public final class PageFile implements PageSource, AutoCloseable {
                 header.get(name);
                 names.add(new String(name, StandardCharsets.UTF_8));
             }
-            return new PageFile(path, buffer, pageBytes, rows, names);
+            int rowsPerPage = nominalPageBytes / Long.BYTES;
+            int pageCount = (int) ((rows + rowsPerPage - 1) / rowsPerPage);
+            if (version == 1) {
+                return new PageFile(path, rowsPerPage, nominalPageBytes, rows, names,
+                        widePages(buffer, pageCount, columnCount, nominalPageBytes, rowsPerPage, rows));
+            }
+            long directory = header.getLong();
+            ColumnPage[] pages = narrowPages(path, buffer, directory, pageCount, columnCount, rowsPerPage, rows);
+            long bodyBytes = directory - HEADER_BYTES;
+            int averagePageBytes = (int) Math.max(64, bodyBytes / Math.max(1, (long) pageCount * columnCount));
+            return new PageFile(path, rowsPerPage, averagePageBytes, rows, names, pages);
         } catch (IOException e) {
             throw new UncheckedIOException("cannot open page file " + path, e);
         }
     }
 
+    private static ColumnPage[] widePages(ByteBuffer file, int pageCount, int columns, int pageBytes, int rowsPerPage, long rows) {
+        ColumnPage[] pages = new ColumnPage[pageCount * columns];
+        for (int p = 0; p < pageCount; p++) {
+            int n = rowsIn(p, rowsPerPage, rows);
+            for (int c = 0; c < columns; c++) {
+                long offset = HEADER_BYTES + ((long) p * columns + c) * pageBytes;
+                pages[p * columns + c] = new ColumnPage(ColumnEncoding.LONG, n, 0, file.slice((int) offset, pageBytes), null);
+            }
+        }
+        return pages;
+    }
+
+    private static ColumnPage[] narrowPages(Path path, ByteBuffer file, long directory, int pageCount, int columns, int rowsPerPage, long rows) {
+        long expectedEnd = directory + (long) pageCount * columns * DIRECTORY_ENTRY_BYTES;
+        if (directory < HEADER_BYTES || expectedEnd > file.capacity()) {
+            throw new IllegalArgumentException(path + " is truncated or corrupt: its page directory [" + directory + ", " + expectedEnd
+                    + ") lies outside the file's " + file.capacity() + " bytes");
+        }
+        ByteBuffer dir = file.slice((int) directory, (int) (expectedEnd - directory)).order(ByteOrder.LITTLE_ENDIAN);
+        ColumnEncoding[] encodings = ColumnEncoding.values();
+        ColumnPage[] pages = new ColumnPage[pageCount * columns];
+        for (int p = 0; p < pageCount; p++) {
+            int n = rowsIn(p, rowsPerPage, rows);
+            for (int c = 0; c < columns; c++) {
+                int ordinal = dir.getInt();
+                int dictionarySize = dir.getInt();
+                long offset = dir.getLong();
+                long base = dir.getLong();
+                if (ordinal < 0 || ordinal >= encodings.length) {
+                    throw new IllegalArgumentException(path + " page " + p + " column " + c + " has encoding " + ordinal
+                            + "; known encodings are 0.." + (encodings.length - 1));
+                }
+                ColumnEncoding e = encodings[ordinal];
+                long[] dictionary = null;
+                if (e == ColumnEncoding.DICTIONARY) {
+                    dictionary = new long[dictionarySize];
+                    file.slice((int) offset, dictionarySize * Long.BYTES).order(ByteOrder.LITTLE_ENDIAN).asLongBuffer().get(dictionary);
+                }
+                int valuesAt = (int) (offset + (long) dictionarySize * Long.BYTES);
+                pages[p * columns + c] = new ColumnPage(e, n, base, file.slice(valuesAt, n * e.bytesPerValue()), dictionary);
+            }
+        }
+        return pages;
+    }
+
+    private static int rowsIn(int page, int rowsPerPage, long rows) {
+        long start = (long) page * rowsPerPage;
+        return (int) Math.min(rowsPerPage, rows - start);
+    }
+
     @Override
     public int pageCount() {
-        return (int) ((rowCount + rowsPerPage() - 1) / rowsPerPage());
+        return pages.length / columns.size();
     }
 
     @Override
@@ -90,20 +160,20 @@ public final class PageFile implements PageSource, AutoCloseable {
         return rowCount;
     }
 
+    /** The average stored bytes of one column page (narrow pages are smaller than {@link #rowsPerPage()} x 8). */
     @Override
     public int pageBytes() {
         return pageBytes;
     }
 
     public int rowsPerPage() {
-        return pageBytes / Long.BYTES;
+        return rowsPerPage;
     }
 
     /** Rows in page {@code page}: {@link #rowsPerPage()} except for the last page. */
     @Override
     public int rowsIn(int page) {
-        long start = (long) page * rowsPerPage();
-        return (int) Math.min(rowsPerPage(), rowCount - start);
+        return rowsIn(page, rowsPerPage, rowCount);
     }
 
     @Override
@@ -119,11 +189,32 @@ public final class PageFile implements PageSource, AutoCloseable {
         return i;
     }
 
-    /** The values of one column in one page, as a read-only view. */
+    /** One column page in its stored encoding: what operators read. */
+    @Override
+    public ColumnPage column(int page, int column) {
+        return pages[page * columns.size() + column];
+    }
+
+    /**
+     * The values of one column in one page as 64-bit longs: a view of a version-1 or LONG page, a
+     * widened copy of a narrow one. For tools; operators read {@link #column(int, int)}.
+     */
     @Override
     public LongBuffer page(int page, int column) {
-        long offset = HEADER_BYTES + ((long) page * columns.size() + column) * pageBytes;
-        return buffer.slice((int) offset, pageBytes).order(ByteOrder.LITTLE_ENDIAN).asLongBuffer();
+        ColumnPage c = column(page, column);
+        if (c.encoding() == ColumnEncoding.LONG) {
+            return c.data().duplicate().order(ByteOrder.LITTLE_ENDIAN).asLongBuffer();
+        }
+        return LongBuffer.wrap(c.toLongArray());
+    }
+
+    /** How many column pages use each encoding (for reports). */
+    public int[] encodingCounts() {
+        int[] counts = new int[ColumnEncoding.values().length];
+        for (ColumnPage p : pages) {
+            counts[p.encoding().ordinal()]++;
+        }
+        return counts;
     }
 
     @Override

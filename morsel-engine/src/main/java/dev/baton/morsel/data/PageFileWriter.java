@@ -13,9 +13,10 @@ import java.nio.file.StandardOpenOption;
 import java.util.List;
 
 /**
- * Writes a {@link PageFile} row by row. Rows are buffered one row group at a time; the file is
- * written to a temporary name and moved into place on {@link #close()}, so a reader never sees a
- * half-written file.
+ * Writes a {@link PageFile} (format version 2) row by row. Rows are buffered one row group at a
+ * time; each column page of the group is stored in its narrowest encoding ({@link ColumnEncoding}).
+ * The file is written to a temporary name and moved into place on {@link #close()}, so a reader
+ * never sees a half-written file. Not thread-safe.
  */
 public final class PageFileWriter implements AutoCloseable {
 
@@ -25,11 +26,17 @@ public final class PageFileWriter implements AutoCloseable {
     private final int pageBytes;
     private final int rowsPerPage;
     private final long[][] group;
-    private final ByteBuffer out;
+    private final PageEncoder encoder;
     private final List<String> columns;
+    private ByteBuffer directory;
     private int rowsInGroup;
     private long rows;
+    private long position = PageFile.HEADER_BYTES;
 
+    /**
+     * @param pageBytes a row group holds {@code pageBytes / 8} rows: one page of 64-bit values, or
+     *                  fewer bytes when a column's page is stored narrower
+     */
     public PageFileWriter(Path target, List<String> columns, int pageBytes) {
         if (pageBytes < 64 || pageBytes % Long.BYTES != 0) {
             throw new IllegalArgumentException("pageBytes must be a multiple of 8 and >= 64, was " + pageBytes);
@@ -43,10 +50,10 @@ public final class PageFileWriter implements AutoCloseable {
         this.pageBytes = pageBytes;
         this.rowsPerPage = pageBytes / Long.BYTES;
         this.group = new long[columns.size()][rowsPerPage];
-        this.out = ByteBuffer.allocate(pageBytes).order(ByteOrder.LITTLE_ENDIAN);
+        this.encoder = new PageEncoder(rowsPerPage);
+        this.directory = ByteBuffer.allocate(PageFile.DIRECTORY_ENTRY_BYTES * columns.size() * 64).order(ByteOrder.LITTLE_ENDIAN);
         try {
             this.channel = FileChannel.open(temp, StandardOpenOption.CREATE, StandardOpenOption.TRUNCATE_EXISTING, StandardOpenOption.WRITE);
-            channel.position(PageFile.HEADER_BYTES);
         } catch (IOException e) {
             throw new UncheckedIOException("cannot write " + temp, e);
         }
@@ -67,35 +74,71 @@ public final class PageFileWriter implements AutoCloseable {
     }
 
     private void flushGroup() {
-        try {
-            for (long[] column : group) {
-                out.clear();
-                for (int i = 0; i < rowsPerPage; i++) {
-                    out.putLong(i < rowsInGroup ? column[i] : 0L);
-                }
-                out.flip();
-                while (out.hasRemaining()) {
-                    channel.write(out);
-                }
-            }
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot write " + temp, e);
+        for (long[] column : group) {
+            PageEncoder.Encoded e = encoder.encode(column, rowsInGroup);
+            long[] dict = e.dictionary() == null ? new long[0] : e.dictionary();
+            long payload = position;
+            write(dictionaryBytes(dict));
+            write(encoder.buffer().duplicate().position(0).limit(e.bytes()));
+            pad();
+            entry(e.encoding(), dict.length, payload, e.base());
         }
         rowsInGroup = 0;
     }
 
+    private static ByteBuffer dictionaryBytes(long[] dict) {
+        ByteBuffer b = ByteBuffer.allocate(dict.length * Long.BYTES).order(ByteOrder.LITTLE_ENDIAN);
+        for (long v : dict) {
+            b.putLong(v);
+        }
+        return b.flip();
+    }
+
+    /** Keeps every page 8-byte aligned, so a long page reads aligned words. */
+    private void pad() {
+        int extra = (int) (position % Long.BYTES);
+        if (extra != 0) {
+            write(ByteBuffer.allocate(Long.BYTES - extra));
+        }
+    }
+
+    private void entry(ColumnEncoding encoding, int dictionarySize, long offset, long base) {
+        if (directory.remaining() < PageFile.DIRECTORY_ENTRY_BYTES) {
+            ByteBuffer bigger = ByteBuffer.allocate(directory.capacity() * 2).order(ByteOrder.LITTLE_ENDIAN);
+            directory = bigger.put(directory.flip());
+        }
+        directory.putInt(encoding.ordinal()).putInt(dictionarySize).putLong(offset).putLong(base);
+    }
+
+    private void write(ByteBuffer b) {
+        try {
+            while (b.hasRemaining()) {
+                position += channel.write(b, position);
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot write " + temp, e);
+        }
+    }
+
     @Override
     public void close() {
+        if (rowsInGroup > 0) {
+            flushGroup();
+        }
+        long directoryOffset = position;
+        write(directory.flip());
+        ByteBuffer header = ByteBuffer.allocate(PageFile.HEADER_BYTES).order(ByteOrder.LITTLE_ENDIAN);
+        header.put(PageFile.MAGIC).putInt(PageFile.VERSION).putInt(pageBytes).putLong(rows).putInt(columns.size());
+        for (String c : columns) {
+            byte[] name = c.getBytes(StandardCharsets.UTF_8);
+            if (header.remaining() < name.length + 2 + Long.BYTES) {
+                throw new IllegalArgumentException("column names must fit the " + PageFile.HEADER_BYTES + "-byte header; "
+                        + columns.size() + " columns do not");
+            }
+            header.putShort((short) name.length).put(name);
+        }
+        header.putLong(directoryOffset);
         try {
-            if (rowsInGroup > 0) {
-                flushGroup();
-            }
-            ByteBuffer header = ByteBuffer.allocate(PageFile.HEADER_BYTES).order(ByteOrder.LITTLE_ENDIAN);
-            header.put(PageFile.MAGIC).putInt(PageFile.VERSION).putInt(pageBytes).putLong(rows).putInt(columns.size());
-            for (String c : columns) {
-                byte[] name = c.getBytes(StandardCharsets.UTF_8);
-                header.putShort((short) name.length).put(name);
-            }
             header.position(0);
             channel.write(header, 0);
             channel.force(true);

@@ -4,8 +4,8 @@ import java.nio.LongBuffer;
 import java.util.List;
 
 /**
- * Pages of 64-bit column values, read by morsel tasks. A page file implements it; a Kafka topic
- * partition (a page = an offset range) can too.
+ * Pages of column values, read by morsel tasks. A page file implements it; a Kafka topic partition
+ * (a page = an offset range) can too.
  */
 public interface PageSource {
 
@@ -13,11 +13,21 @@ public interface PageSource {
 
     long rowCount();
 
+    /** Bytes of one column page, for sizing morsels (an estimate where pages vary). */
     int pageBytes();
 
     int rowsIn(int page);
 
     List<String> columns();
 
+    /** One column page as 64-bit values. */
     LongBuffer page(int page, int column);
+
+    /**
+     * One column page in its stored encoding, for operators. A source that holds only longs answers
+     * a {@link ColumnEncoding#LONG} page (this default copies {@link #page} once).
+     */
+    default ColumnPage column(int page, int column) {
+        return ColumnPage.ofLongs(page(page, column), rowsIn(page));
+    }
 }

@@ -36,18 +36,39 @@ public final class HashExchange {
 
     /** Item indexes per partition, with hot-partition spill. */
     public static List<List<Integer>> hashPartition(long[] keys, int partitions, int hotThreshold) {
+        int[] target = assign(keys, partitions, hotThreshold);
+        List<List<Integer>> out = empty(partitions);
+        for (int i = 0; i < keys.length; i++) {
+            out.get(target[i]).add(i);
+        }
+        return out;
+    }
+
+    /**
+     * The partition of every item, in item order: {@link #partitionOf} its key, except that an item
+     * whose partition already holds {@code hotThreshold} items spills to the least-loaded partition
+     * (the lowest index among equals). Deterministic for a given key sequence. An item that spilled
+     * may share its key with items of another partition: a consumer that needs every item of a key
+     * together must merge equal keys across partitions afterwards.
+     */
+    public static int[] assign(long[] keys, int partitions, int hotThreshold) {
+        if (partitions < 1) {
+            throw new IllegalArgumentException("partitions must be >= 1, was " + partitions);
+        }
         if (hotThreshold < 1) {
             throw new IllegalArgumentException("hotThreshold must be >= 1, was " + hotThreshold);
         }
-        List<List<Integer>> out = empty(partitions);
+        int[] load = new int[partitions];
+        int[] target = new int[keys.length];
         for (int i = 0; i < keys.length; i++) {
-            int target = partitionOf(keys[i], partitions);
-            if (out.get(target).size() >= hotThreshold) {
-                target = leastLoaded(out);
+            int t = partitionOf(keys[i], partitions);
+            if (load[t] >= hotThreshold) {
+                t = leastLoaded(load);
             }
-            out.get(target).add(i);
+            load[t]++;
+            target[i] = t;
         }
-        return out;
+        return target;
     }
 
     /** Every item to every partition (a small build side joined against a partitioned probe side). */
@@ -61,10 +82,10 @@ public final class HashExchange {
         return out;
     }
 
-    private static int leastLoaded(List<List<Integer>> out) {
+    private static int leastLoaded(int[] load) {
         int best = 0;
-        for (int p = 1; p < out.size(); p++) {
-            if (out.get(p).size() < out.get(best).size()) {
+        for (int p = 1; p < load.length; p++) {
+            if (load[p] < load[best]) {
                 best = p;
             }
         }

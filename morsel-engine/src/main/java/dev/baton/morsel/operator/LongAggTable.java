@@ -43,7 +43,7 @@ public final class LongAggTable {
     public int slotBase(long key) {
         if (key >= 0 && key < DENSE_KEYS) {
             int base = dense[(int) key];
-            if (base >= 0 && keys[base / slots] == key) {
+            if (base >= 0) { // set only for this key, cleared when the table grows: never stale
                 return base;
             }
             base = probe(key);
@@ -83,6 +83,51 @@ public final class LongAggTable {
 
     public int size() {
         return size;
+    }
+
+    /**
+     * Copies every group into {@code keys[offset..]} and its accumulators into
+     * {@code values[offset * slots ..]}; returns how many groups were copied ({@link #size()}).
+     */
+    public int drainTo(long[] outKeys, long[] outValues, int offset) {
+        int n = offset;
+        for (int i = 0; i < keys.length; i++) {
+            if (keys[i] != EMPTY) {
+                outKeys[n] = keys[i];
+                System.arraycopy(values, i * slots, outValues, n * slots, slots);
+                n++;
+            }
+        }
+        return n - offset;
+    }
+
+    /** Adds {@code slots} accumulators from {@code from[at * slots ..]} into group {@code key}. */
+    public void addAll(long key, long[] from, int at) {
+        int base = slotBase(key);
+        for (int s = 0; s < slots; s++) {
+            values[base + s] += from[at * slots + s];
+        }
+    }
+
+    /** Keys in ascending order with their accumulators, as flat arrays. */
+    public AggregateResult sorted() {
+        long[] k = new long[size];
+        int n = 0;
+        for (long key : keys) {
+            if (key != EMPTY) {
+                k[n++] = key;
+            }
+        }
+        Arrays.sort(k);
+        long[] v = new long[size * slots];
+        for (int r = 0; r < k.length; r++) {
+            System.arraycopy(values, slotBase(k[r]), v, r * slots, slots);
+        }
+        return new AggregateResult(k, v, slots);
+    }
+
+    public int slots() {
+        return slots;
     }
 
     /** Adds every group of {@code other} into this table. */

@@ -2,7 +2,9 @@ package dev.baton.morsel.scheduler;
 
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.Callable;
 import java.util.concurrent.ConcurrentLinkedDeque;
 import java.util.concurrent.CountDownLatch;
@@ -26,7 +28,8 @@ import dev.baton.morsel.morsel.Morsel;
  * morsel's preferred NUMA node. A worker takes from the front of its own deque and, when empty,
  * steals from the back of a peer's, so a slow worker's backlog is finished by the others.
  * {@link #run(Pipeline)} returns only when every task finished — that is the barrier between
- * waves. When a task throws, the first failure is kept, every worker stops taking tasks and running
+ * waves. A {@link PipelineKind#PROBE} pipeline runs only inside {@link #runWaves}, after the build
+ * pipelines it names, and its morsels are dealt by hash exchange instead (see {@link PipelineKind}). When a task throws, the first failure is kept, every worker stops taking tasks and running
  * tasks see {@link TaskContext#isCancelled()}; the call then throws {@link PipelineFailedException}.
  *
  * <p>Hand-rolled deques rather than a ForkJoinPool: tasks are flat (no fork/join inside a morsel),
@@ -80,21 +83,46 @@ public final class MorselScheduler implements AutoCloseable {
         return worker % numaNodes;
     }
 
-    /** Runs the waves in order, each a barrier for the next. */
+    /**
+     * Runs the waves in order, each a barrier for the next. A probe pipeline runs only after every
+     * build it names ran earlier in this list; otherwise nothing runs and this throws
+     * {@link IllegalArgumentException} naming the probe and the missing build.
+     */
     public List<PipelineReport> runWaves(List<Pipeline> waves) {
+        Set<String> built = new HashSet<>();
+        for (Pipeline p : waves) {
+            for (String build : p.builds()) {
+                if (!built.contains(build)) {
+                    throw new IllegalArgumentException("probe pipeline '" + p.name() + "' reads build '" + build
+                            + "', which does not run before it; builds before it: " + built);
+                }
+            }
+            if (p.kind() == PipelineKind.BUILD) {
+                built.add(p.name());
+            }
+        }
         List<PipelineReport> reports = new ArrayList<>();
         for (Pipeline p : waves) {
-            reports.add(run(p));
+            reports.add(runChecked(p));
         }
         return reports;
     }
 
+    /** Runs one pipeline to its barrier. A probe pipeline must run through {@link #runWaves}, after its builds. */
     public PipelineReport run(Pipeline pipeline) {
+        if (pipeline.kind() == PipelineKind.PROBE) {
+            throw new IllegalArgumentException("probe pipeline '" + pipeline.name() + "' must run with runWaves, after its builds "
+                    + pipeline.builds());
+        }
+        return runChecked(pipeline);
+    }
+
+    private PipelineReport runChecked(Pipeline pipeline) {
         if (mode == Mode.FORK_JOIN) {
             return runForkJoin(pipeline);
         }
         long start = System.nanoTime();
-        List<ConcurrentLinkedDeque<Morsel>> deques = deal(pipeline.morsels());
+        List<ConcurrentLinkedDeque<Morsel>> deques = MorselDeal.deal(pipeline.kind(), pipeline.morsels(), workers, numaNodes);
         AtomicReference<PipelineFailedException> failure = new AtomicReference<>();
         int[] perWorker = new int[workers];
         AtomicInteger stolen = new AtomicInteger();
@@ -196,19 +224,16 @@ public final class MorselScheduler implements AutoCloseable {
         return new PipelineReport(pipeline.name(), total, counts, (int) (forkJoin.getStealCount() - steals), nanos);
     }
 
-    private List<ConcurrentLinkedDeque<Morsel>> deal(List<Morsel> morsels) {
-        List<ConcurrentLinkedDeque<Morsel>> deques = new ArrayList<>();
-        for (int w = 0; w < workers; w++) {
-            deques.add(new ConcurrentLinkedDeque<>());
+    /** Which worker's deque each morsel of a pipeline of {@code kind} is dealt to before any stealing (for tests and reports; quadratic). */
+    public int[] dealing(PipelineKind kind, List<Morsel> morsels) {
+        List<ConcurrentLinkedDeque<Morsel>> deques = MorselDeal.deal(kind, morsels, workers, numaNodes);
+        int[] out = new int[morsels.size()];
+        for (int w = 0; w < deques.size(); w++) {
+            for (Morsel m : deques.get(w)) {
+                out[morsels.indexOf(m)] = w;
+            }
         }
-        int[] nextByNode = new int[numaNodes];
-        for (Morsel m : morsels) {
-            int node = m.preferredNumaNode() % numaNodes;
-            int nodeWorkers = (workers - node + numaNodes - 1) / numaNodes; // workers w with w % numaNodes == node
-            int worker = nodeWorkers == 0 ? m.id() % workers : node + numaNodes * (nextByNode[node]++ % nodeWorkers);
-            deques.get(worker).addLast(m);
-        }
-        return deques;
+        return out;
     }
 
     private Morsel take(List<ConcurrentLinkedDeque<Morsel>> deques, int worker, AtomicInteger stolen) {

@@ -1,2 +1,5 @@
-/** The work-stealing scheduler: pipelines run in waves with barriers; one failed task cancels its siblings. */
+/**
+ * The work-stealing scheduler: pipelines of a {@link dev.baton.morsel.scheduler.PipelineKind} run in
+ * waves with barriers; a probe pipeline waits for its builds; one failed task cancels its siblings.
+ */
 package dev.baton.morsel.scheduler;

@@ -1,0 +1,96 @@
+package dev.baton.morsel.operator;
+
+/**
+ * {@code a op b} over longs. A literal operand is folded into the loop rather than materialised, and
+ * a computed column is read where it lies rather than copied.
+ */
+public record Arithmetic(Op op, Expr a, Expr b) implements Expr {
+
+    public enum Op { ADD, SUB, MUL }
+
+    @Override
+    public void eval(Batch batch, long[] out, int depth) {
+        if (batch.computeAllRows()) {
+            evalAll(batch, out, depth);
+            return;
+        }
+        int[] sel = batch.selection();
+        int n = batch.selected();
+        if (b instanceof Literal k) {
+            long[] x = operand(a, batch, out, depth);
+            withConstant(x, k.value(), false, out, sel, n);
+        } else if (a instanceof Literal k) {
+            long[] x = operand(b, batch, out, depth);
+            withConstant(x, k.value(), true, out, sel, n);
+        } else {
+            long[] x = operand(a, batch, out, depth + 1);
+            long[] y = operand(b, batch, batch.scratch(depth), depth + 1);
+            apply(x, y, out, sel, n);
+        }
+    }
+
+    /** Every row of the page, in straight loops: most rows are alive (see {@link Batch#computeAllRows}). */
+    private void evalAll(Batch batch, long[] out, int depth) {
+        int n = batch.rows();
+        if (b instanceof Literal k) {
+            long[] x = operand(a, batch, out, depth);
+            allWithConstant(x, k.value(), false, out, n);
+        } else if (a instanceof Literal k) {
+            long[] x = operand(b, batch, out, depth);
+            allWithConstant(x, k.value(), true, out, n);
+        } else {
+            long[] x = operand(a, batch, out, depth + 1);
+            long[] y = operand(b, batch, batch.scratch(depth), depth + 1);
+            switch (op) {
+                case ADD -> { for (int i = 0; i < n; i++) { out[i] = x[i] + y[i]; } }
+                case SUB -> { for (int i = 0; i < n; i++) { out[i] = x[i] - y[i]; } }
+                case MUL -> { for (int i = 0; i < n; i++) { out[i] = x[i] * y[i]; } }
+            }
+        }
+    }
+
+    private void allWithConstant(long[] x, long k, boolean constantFirst, long[] out, int n) {
+        switch (op) {
+            case ADD -> { for (int i = 0; i < n; i++) { out[i] = x[i] + k; } }
+            case MUL -> { for (int i = 0; i < n; i++) { out[i] = x[i] * k; } }
+            case SUB -> {
+                if (constantFirst) {
+                    for (int i = 0; i < n; i++) { out[i] = k - x[i]; }
+                } else {
+                    for (int i = 0; i < n; i++) { out[i] = x[i] - k; }
+                }
+            }
+        }
+    }
+
+    /** The operand's values: a computed column's own vector, or {@code into} after evaluating it there. */
+    private static long[] operand(Expr e, Batch batch, long[] into, int depth) {
+        if (e instanceof ColumnRef c && !c.source()) {
+            return batch.computed(c.index());
+        }
+        e.eval(batch, into, depth);
+        return into;
+    }
+
+    private void withConstant(long[] x, long k, boolean constantFirst, long[] out, int[] sel, int n) {
+        switch (op) {
+            case ADD -> { for (int j = 0; j < n; j++) { int i = sel[j]; out[i] = x[i] + k; } }
+            case MUL -> { for (int j = 0; j < n; j++) { int i = sel[j]; out[i] = x[i] * k; } }
+            case SUB -> {
+                if (constantFirst) {
+                    for (int j = 0; j < n; j++) { int i = sel[j]; out[i] = k - x[i]; }
+                } else {
+                    for (int j = 0; j < n; j++) { int i = sel[j]; out[i] = x[i] - k; }
+                }
+            }
+        }
+    }
+
+    private void apply(long[] x, long[] y, long[] out, int[] sel, int n) {
+        switch (op) {
+            case ADD -> { for (int j = 0; j < n; j++) { int i = sel[j]; out[i] = x[i] + y[i]; } }
+            case SUB -> { for (int j = 0; j < n; j++) { int i = sel[j]; out[i] = x[i] - y[i]; } }
+            case MUL -> { for (int j = 0; j < n; j++) { int i = sel[j]; out[i] = x[i] * y[i]; } }
+        }
+    }
+}

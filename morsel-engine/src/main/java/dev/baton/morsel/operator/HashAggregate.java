@@ -1,0 +1,191 @@
+package dev.baton.morsel.operator;
+
+import java.util.ArrayList;
+import java.util.List;
+
+import dev.baton.morsel.scheduler.MorselScheduler;
+
+/**
+ * A hash aggregate: {@code GROUP BY key} (or no key: one group) with SUM and COUNT accumulators
+ * over longs. As a pipeline's sink each worker fills its own {@link LongAggTable}; after the
+ * barrier {@link #result} merges the partials — serially when they are small, otherwise through a
+ * local hash exchange and a parallel merge pipeline ({@link AggregateExchange}). Sums and counts
+ * are exact and associative, so the answer does not depend on the worker count or on which worker
+ * saw which rows.
+ *
+ * <p>Build with {@link #groupBy} or {@link #global}, add accumulators in slot order, then use it as
+ * one pipeline's sink. Thread contract: {@link #consume} on worker threads, {@link #result} once
+ * after the pipeline's barrier.
+ */
+public final class HashAggregate implements Sink {
+
+    /** Partials with fewer groups than this in all merge on the caller's thread. */
+    static final int SERIAL_MERGE_GROUPS = 1 << 15;
+
+    private record Accumulator(boolean count, Expr input) {
+    }
+
+    private final Expr key;
+    private final List<Accumulator> accumulators = new ArrayList<>();
+    private final int expectedGroups;
+    private LongAggTable[] partials;
+    private int[][] slots;
+
+    private HashAggregate(Expr key, int expectedGroups) {
+        if (expectedGroups < 1) {
+            throw new IllegalArgumentException("expectedGroups must be >= 1, was " + expectedGroups);
+        }
+        this.key = key;
+        this.expectedGroups = expectedGroups;
+    }
+
+    /** Groups by {@code key}; {@code Long.MIN_VALUE} is not a valid key. */
+    public static HashAggregate groupBy(Expr key, int expectedGroups) {
+        return new HashAggregate(key, expectedGroups);
+    }
+
+    /** One group (key 0) over every row. */
+    public static HashAggregate global() {
+        return new HashAggregate(null, 1);
+    }
+
+    /** Adds {@code SUM(input)} as the next slot. */
+    public HashAggregate sum(Expr input) {
+        accumulators.add(new Accumulator(false, input));
+        return this;
+    }
+
+    /** Adds {@code COUNT(*)} as the next slot. */
+    public HashAggregate count() {
+        accumulators.add(new Accumulator(true, null));
+        return this;
+    }
+
+    public int slots() {
+        return accumulators.size();
+    }
+
+    /** Allocates one partial per worker; called by {@link ScanPipeline} when the pipeline is built. */
+    void open(int workers) {
+        if (accumulators.isEmpty()) {
+            throw new IllegalStateException("an aggregate needs at least one accumulator (sum or count)");
+        }
+        partials = new LongAggTable[workers];
+        slots = new int[workers][];
+        for (int w = 0; w < workers; w++) {
+            partials[w] = new LongAggTable(slots(), Math.max(1, expectedGroups / workers));
+            slots[w] = new int[0];
+        }
+    }
+
+    @Override
+    public void consume(int worker, Batch b) {
+        int n = b.selected();
+        if (n == 0) {
+            return;
+        }
+        LongAggTable table = partials[worker];
+        if (key == null) {
+            consumeGlobal(table, b, n);
+            return;
+        }
+        int[] s = slots[worker];
+        if (s.length < n) {
+            s = slots[worker] = new int[b.rows()];
+        }
+        long[] values;
+        do { // a table that grows moves its groups: slots taken before the growth are stale, so take them again
+            values = table.values();
+            groupSlots(table, b, s, n);
+        } while (table.values() != values);
+        int[] sel = b.selection();
+        for (int a = 0; a < accumulators.size(); a++) {
+            Accumulator acc = accumulators.get(a);
+            if (acc.count()) {
+                for (int j = 0; j < n; j++) {
+                    values[s[j] + a]++;
+                }
+            } else if (acc.input() instanceof ColumnRef c && c.source()) {
+                NarrowSums.sumInto(b.page(c.index()), sel, n, s, values, a);
+            } else if (acc.input() instanceof ColumnRef c) {
+                long[] v = b.computed(c.index());
+                for (int j = 0; j < n; j++) {
+                    values[s[j] + a] += v[sel[j]];
+                }
+            } else {
+                long[] v = b.scratch(1);
+                acc.input().eval(b, v, 2);
+                for (int j = 0; j < n; j++) {
+                    values[s[j] + a] += v[sel[j]];
+                }
+            }
+        }
+    }
+
+    /** Slot base per selected position; a run of equal keys (clustered input) probes the table once. */
+    private void groupSlots(LongAggTable table, Batch b, int[] s, int n) {
+        long[] keys = b.scratch(0);
+        key.eval(b, keys, 2);
+        int[] sel = b.selection();
+        long last = keys[sel[0]];
+        int slot = table.slotBase(last);
+        for (int j = 0; j < n; j++) {
+            long k = keys[sel[j]];
+            if (k != last) {
+                slot = table.slotBase(k);
+                last = k;
+            }
+            s[j] = slot;
+        }
+    }
+
+    private void consumeGlobal(LongAggTable table, Batch b, int n) {
+        int base = table.slotBase(0);
+        long[] values = table.values();
+        int[] sel = b.selection();
+        for (int a = 0; a < accumulators.size(); a++) {
+            Accumulator acc = accumulators.get(a);
+            long total = 0;
+            if (acc.count()) {
+                total = n;
+            } else if (acc.input() instanceof ColumnRef c && c.source()) {
+                total = NarrowSums.sum(b.page(c.index()), sel, n);
+            } else if (acc.input() instanceof ColumnRef c) {
+                long[] v = b.computed(c.index());
+                for (int j = 0; j < n; j++) {
+                    total += v[sel[j]];
+                }
+            } else {
+                long[] v = b.scratch(1);
+                acc.input().eval(b, v, 2);
+                for (int j = 0; j < n; j++) {
+                    total += v[sel[j]];
+                }
+            }
+            values[base + a] += total;
+        }
+    }
+
+    /** The merged answer, keys ascending. Call once, after the pipeline's barrier. */
+    public AggregateResult result(MorselScheduler scheduler) {
+        return result(scheduler, AggregateExchange.defaults(scheduler.workers()));
+    }
+
+    /** The merged answer through {@code exchange} when the partials are large. */
+    public AggregateResult result(MorselScheduler scheduler, AggregateExchange exchange) {
+        if (partials == null) {
+            throw new IllegalStateException("the aggregate has not been run: use it as a pipeline's sink first");
+        }
+        long groups = 0;
+        for (LongAggTable t : partials) {
+            groups += t.size();
+        }
+        if (groups < SERIAL_MERGE_GROUPS || partials.length == 1) {
+            for (int w = 1; w < partials.length; w++) {
+                partials[0].mergeFrom(partials[w]);
+            }
+            return partials[0].sorted();
+        }
+        return exchange.merge(scheduler, partials, slots());
+    }
+}
