@@ -15,6 +15,7 @@ import dev.baton.events.WorkerControl;
 import dev.baton.events.WorkerEvent;
 import dev.baton.events.WorkerStatus;
 import dev.baton.metrics.BatonMetric;
+import dev.baton.metrics.ClientMeters;
 import dev.baton.schemas.DeadLetters;
 import dev.baton.schemas.EventSerde;
 import dev.baton.schemas.registry.SchemaRegistry;
@@ -63,17 +64,21 @@ public final class Worker implements AutoCloseable {
     private final ScheduledExecutorService housekeeping;
     private final AtomicInteger threadCount = new AtomicInteger();
     private final Heartbeater heartbeater;
+    /** The worker's own Kafka clients' metrics ({@code kafka_consumer_*}, {@code kafka_producer_*}) on its registry. */
+    private final ClientMeters clientMeters;
     private volatile boolean draining;
     private volatile boolean closed;
 
     private Worker(WorkerOptions options) {
         this.options = options;
+        this.clientMeters = new ClientMeters(options.meters());
         Clock clock = Clock.systemUTC();
         this.registry = SchemaRegistry.forUrl(options.schemaRegistryUrl(), options.kafkaConfig());
-        this.events = new EventSender(options.kafkaConfig(), EventSerde.of(WorkerEvent.class, registry), options.workerId(), clock);
+        this.events = new EventSender(options.kafkaConfig(), EventSerde.of(WorkerEvent.class, registry), options.workerId(), clock, clientMeters);
         this.registration = new Registration(options.kafkaConfig(), EventSerde.of(WorkerStatus.class, registry), options.workerId(),
-                this::servedQueues, options.nodeLabels(), options.maxConcurrent(), executions::size, () -> draining, clock);
-        this.control = new ControlListener(options.workerId(), options.kafkaConfig(), EventSerde.of(WorkerControl.class, registry), executions);
+                this::servedQueues, options.nodeLabels(), options.maxConcurrent(), executions::size, () -> draining, clock, clientMeters);
+        this.control = new ControlListener(options.workerId(), options.kafkaConfig(), EventSerde.of(WorkerControl.class, registry), executions,
+                clientMeters);
         this.pool = new ActivityPool(options.maxConcurrent(),
                 r -> daemon(r, "baton-activity-" + options.workerId() + "-" + threadCount.incrementAndGet()));
         this.housekeeping = Executors.newSingleThreadScheduledExecutor(r -> daemon(r, "baton-housekeeping-" + options.workerId()));
@@ -89,7 +94,7 @@ public final class Worker implements AutoCloseable {
             runners.add(new QueueRunner(queue, options.workerId(), topics, options.kafkaConfig(), options.leaseMode(),
                     EventSerde.of(ActivityTask.class, registry),
                     events, deadLetters, runner, slots, clock, BatonMetric.WORKER_LEASES.counter(options.meters(), "queue", queue)::increment,
-                    this::safePublish));
+                    this::safePublish, clientMeters));
         }
     }
 
@@ -188,6 +193,7 @@ public final class Worker implements AutoCloseable {
         registration.close();
         events.close();
         InFlightMeter.remove(options.meters(), executions);
+        clientMeters.close();
         registry.close();
     }
 
@@ -210,6 +216,7 @@ public final class Worker implements AutoCloseable {
         control.stop();
         registration.close();
         InFlightMeter.remove(options.meters(), executions);
+        clientMeters.close();
         registry.close();
     }
 

@@ -7,6 +7,7 @@ import java.util.concurrent.TimeUnit;
 
 import dev.baton.events.WorkerControl;
 import dev.baton.events.WorkerControlKind;
+import dev.baton.metrics.ClientMeters;
 import dev.baton.schemas.EventSerde;
 import dev.baton.schemas.SiteKey;
 import dev.baton.schemas.UndecodableRecordException;
@@ -39,11 +40,13 @@ public final class ControlListener implements Runnable {
     private final CountDownLatch stopped = new CountDownLatch(1);
     private volatile boolean running = true;
 
-    public ControlListener(String workerId, Map<String, Object> kafkaConfig, EventSerde<WorkerControl> serde, Executions executions) {
+    public ControlListener(String workerId, Map<String, Object> kafkaConfig, EventSerde<WorkerControl> serde, Executions executions,
+                           ClientMeters meters) {
         this.workerId = workerId;
         this.serde = serde;
         this.executions = executions;
-        this.consumer = new KafkaConsumer<>(ClientConfigs.assignedReader(kafkaConfig), new ByteArrayDeserializer(), new ByteArrayDeserializer());
+        this.consumer = meters.consumer(new KafkaConsumer<>(ClientConfigs.assignedReader(kafkaConfig), new ByteArrayDeserializer(),
+                new ByteArrayDeserializer()));
     }
 
     @Override

@@ -10,6 +10,7 @@ import java.util.concurrent.Future;
 import dev.baton.events.Payload;
 import dev.baton.events.WorkerEvent;
 import dev.baton.events.WorkerEventKind;
+import dev.baton.metrics.ClientMeters;
 import dev.baton.schemas.EventSerde;
 import dev.baton.schemas.failure.ActivityFailure;
 import dev.baton.schemas.payload.EncodedPayload;
@@ -44,6 +45,12 @@ public final class EventSender implements AutoCloseable {
     public EventSender(Map<String, Object> kafkaConfig, EventSerde<WorkerEvent> serde, String workerId, Clock clock) {
         this(new KafkaProducer<>(producerConfig(kafkaConfig, workerId), new ByteArraySerializer(), new ByteArraySerializer()), serde,
                 workerId, clock);
+    }
+
+    /** As above, with the producer's metrics bound to {@code meters}. */
+    public EventSender(Map<String, Object> kafkaConfig, EventSerde<WorkerEvent> serde, String workerId, Clock clock, ClientMeters meters) {
+        this(meters.producer(new KafkaProducer<>(producerConfig(kafkaConfig, workerId), new ByteArraySerializer(), new ByteArraySerializer())),
+                serde, workerId, clock);
     }
 
     /** On a producer of the caller's: tests pass Kafka's {@code MockProducer}. */

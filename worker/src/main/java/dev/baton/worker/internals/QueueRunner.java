@@ -10,6 +10,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
 import dev.baton.events.ActivityTask;
+import dev.baton.metrics.ClientMeters;
 import dev.baton.schemas.DeadLetters;
 import dev.baton.schemas.EventSerde;
 import dev.baton.schemas.UndecodableRecordException;
@@ -68,16 +69,16 @@ public final class QueueRunner implements Runnable {
 
     public QueueRunner(String queue, String workerId, List<String> topics, Map<String, Object> kafkaConfig, LeaseMode mode,
                        EventSerde<ActivityTask> tasks, EventSender events, DeadLetters deadLetters, ActivityRunner runner, Slots slots,
-                       Clock clock, Runnable leaseCounted, Runnable servingEnded) {
-        this(queue, workerId, topics, consumer(queue, workerId, kafkaConfig, slots.capacity()), mode, kafkaConfig, tasks, events,
-                deadLetters, runner, slots, clock, leaseCounted, servingEnded);
+                       Clock clock, Runnable leaseCounted, Runnable servingEnded, ClientMeters meters) {
+        this(queue, workerId, topics, meters.consumer(consumer(queue, workerId, kafkaConfig, slots.capacity())), mode, kafkaConfig, meters,
+                tasks, events, deadLetters, runner, slots, clock, leaseCounted, servingEnded);
     }
 
     private QueueRunner(String queue, String workerId, List<String> topics, Consumer<byte[], byte[]> consumer, LeaseMode mode,
-                        Map<String, Object> kafkaConfig, EventSerde<ActivityTask> tasks, EventSender events, DeadLetters deadLetters,
-                        ActivityRunner runner, Slots slots, Clock clock, Runnable leaseCounted, Runnable servingEnded) {
+                        Map<String, Object> kafkaConfig, ClientMeters meters, EventSerde<ActivityTask> tasks, EventSender events,
+                        DeadLetters deadLetters, ActivityRunner runner, Slots slots, Clock clock, Runnable leaseCounted, Runnable servingEnded) {
         this(queue, workerId, topics, consumer, mode == LeaseMode.PLAIN ? new PlainLeases(events, consumer, owner(workerId, queue))
-                : leaseTransactions(queue, workerId, kafkaConfig), tasks, events, deadLetters, runner, slots, clock, leaseCounted,
+                : leaseTransactions(queue, workerId, kafkaConfig, meters), tasks, events, deadLetters, runner, slots, clock, leaseCounted,
                 servingEnded);
     }
 
@@ -120,7 +121,7 @@ public final class QueueRunner implements Runnable {
         return new KafkaConsumer<>(c, new ByteArrayDeserializer(), new ByteArrayDeserializer());
     }
 
-    private static LeaseTransactions leaseTransactions(String queue, String workerId, Map<String, Object> kafkaConfig) {
+    private static LeaseTransactions leaseTransactions(String queue, String workerId, Map<String, Object> kafkaConfig, ClientMeters meters) {
         Map<String, Object> p = new HashMap<>(kafkaConfig);
         p.put(ProducerConfig.TRANSACTIONAL_ID_CONFIG, ClientIds.workerTransactionalId(queue, workerId));
         p.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
@@ -132,7 +133,7 @@ public final class QueueRunner implements Runnable {
         // lease transaction lasts milliseconds; the 60 s default would stall every site behind it.
         p.putIfAbsent(ProducerConfig.TRANSACTION_TIMEOUT_CONFIG, 10_000);
         p.keySet().retainAll(ProducerConfig.configNames());
-        return new LeaseTransactions(() -> new KafkaProducer<>(p, new ByteArraySerializer(), new ByteArraySerializer()),
+        return new LeaseTransactions(() -> meters.producer(new KafkaProducer<>(p, new ByteArraySerializer(), new ByteArraySerializer())),
                 owner(workerId, queue));
     }
 

@@ -10,6 +10,7 @@ import java.util.function.IntSupplier;
 import java.util.function.Supplier;
 
 import dev.baton.events.WorkerStatus;
+import dev.baton.metrics.ClientMeters;
 import dev.baton.schemas.EventSerde;
 import dev.baton.topics.BatonTopics;
 import dev.baton.topics.ClientConfigs;
@@ -36,8 +37,9 @@ public final class Registration implements AutoCloseable {
     private final long startedAt;
 
     public Registration(Map<String, Object> kafkaConfig, EventSerde<WorkerStatus> serde, String workerId, Supplier<List<String>> queues,
-                        List<String> labels, int capacity, IntSupplier inFlight, BooleanSupplier draining, Clock clock) {
-        this.producer = new KafkaProducer<>(ClientConfigs.durableProducer(kafkaConfig), new ByteArraySerializer(), new ByteArraySerializer());
+                        List<String> labels, int capacity, IntSupplier inFlight, BooleanSupplier draining, Clock clock, ClientMeters meters) {
+        this.producer = meters.producer(new KafkaProducer<>(ClientConfigs.durableProducer(kafkaConfig), new ByteArraySerializer(),
+                new ByteArraySerializer()));
         this.serde = serde;
         this.workerId = workerId;
         this.queues = queues;
