@@ -9,8 +9,8 @@ const avro = require('avsc');
 
 const NAMESPACE = 'dev.baton.events';
 // Shared named types first, so every event schema can refer to them by name.
-const FILES = ['common/SiteRef', 'common/Payload', 'common/RetryPolicy', 'common/Timeouts',
-  'Outcome', 'DispatchCommand', 'ActivityTask', 'WorkerEvent', 'WorkerControl', 'WorkerStatus', 'DeadLetter'];
+const FILES = ['common/SiteRef', 'common/Payload', 'common/Failure', 'common/RetryPolicy', 'common/Timeouts',
+  'Outcome', 'DispatchCommand', 'ActivityTask', 'WorkerEvent', 'WorkerControl', 'WorkerStatus', 'DeadLetter', 'HistoryEvent'];
 
 /** Parses every event schema in avroDir (schemas/src/main/avro); returns {DispatchCommand: Type, ...}. */
 function loadEventTypes(avroDir) {

@@ -33,3 +33,13 @@ test('values are framed with magic byte 0 and the registered id, and read back',
   assert.deepStrictEqual({ ...(await serde.decode(bytes, types.WorkerStatus)) }, status);
   assert.deepStrictEqual(serde.registered(), { 'baton.workers-value': 42 });
 });
+
+test('every published schema is loaded (a new .avsc must be added to the list, shared types first)', () => {
+  const fs = require('fs');
+  const avroDir = path.join(__dirname, '../../../schemas/src/main/avro');
+  const published = ['.', 'common'].flatMap((dir) => fs.readdirSync(path.join(avroDir, dir))
+    .filter((f) => f.endsWith('.avsc')).map((f) => f.replace(/\.avsc$/, '')));
+  for (const name of published) {
+    assert.ok(types[name], `${name}.avsc is not loaded by src/schemas.js`);
+  }
+});
