@@ -6,6 +6,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.Callable;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -40,6 +41,15 @@ import picocli.CommandLine.Spec;
         description = {"Re-publish selected dead letters to their source topic and partition (raw key and value, header baton.dlq.origin).",
             "Each dead letter is replayed at most once, however often this runs. A dead letter whose bytes were truncated is not replayed."})
 final class DeadLetterReplay implements Callable<Integer> {
+
+    /**
+     * The only topics a replay writes to: the streams app's inputs, which are all it dead-letters. A
+     * letter naming any other topic did not come from Baton (workers may write to the DLQ), and
+     * re-publishing it would let its writer put a forged task or outcome in front of a worker or a caller.
+     */
+    static final Set<String> REPLAYABLE = Set.of(BatonTopics.DISPATCH, BatonTopics.WORKER_EVENTS);
+    /** The partition check's reason: such a record goes back to the partition it was wrongly written to. */
+    private static final String WRONG_PARTITION = "wrong partition:";
 
     static final String TRANSACTIONAL_ID = "baton-dlq-replay";
     static final String ORIGIN_HEADER = "baton.dlq.origin";
@@ -136,6 +146,12 @@ final class DeadLetterReplay implements Callable<Integer> {
             } else if (d.getReason().contains("truncated to its first")) {
                 action = "skipped: its bytes were truncated; the whole record is at " + d.getSourceTopic() + "/" + d.getSourcePartition()
                         + "@" + d.getSourceOffset();
+            } else if (!REPLAYABLE.contains(d.getSourceTopic())) {
+                action = "skipped: " + d.getSourceTopic() + " is not an input of the streams app; only " + REPLAYABLE
+                        + " are replayed (the streams app dead-letters nothing else, so this letter was written by someone else)";
+            } else if (d.getReason().contains(WRONG_PARTITION)) {
+                action = "skipped: it was on the wrong partition, and a replay would put it back there; its producer must use "
+                        + "Kafka's default (murmur2) partitioner";
             } else if (partitions.getOrDefault(d.getSourceTopic(), 0) <= d.getSourcePartition()) {
                 action = "skipped: " + d.getSourceTopic() + " has no partition " + d.getSourcePartition();
             } else {

@@ -25,13 +25,22 @@ public final class Failures {
     public static String reason(Throwable thrown) {
         String reason;
         if (thrown instanceof TerminalActivityException) {
-            reason = Reasons.TERMINAL + " " + thrown.getMessage();
+            reason = Reasons.TERMINAL + " " + message(thrown);
         } else if (thrown instanceof ActivityException) {
-            reason = Reasons.RETRYABLE + " " + thrown.getMessage();
+            reason = Reasons.RETRYABLE + " " + message(thrown);
         } else {
-            reason = Reasons.RETRYABLE + " " + thrown.getClass().getSimpleName() + ": " + thrown.getMessage();
+            reason = Reasons.RETRYABLE + " " + thrown.getClass().getSimpleName() + ": " + message(thrown);
         }
         return reason.length() <= MAX_REASON_CHARS ? reason : reason.substring(0, MAX_REASON_CHARS - 3) + "...";
+    }
+
+    /** The exception's message, or why there is none: a report must go out whatever its exception does (a throwing getMessage, say). */
+    private static String message(Throwable thrown) {
+        try {
+            return thrown.getMessage();
+        } catch (RuntimeException e) {
+            return "(its message could not be read: " + e.getClass().getName() + ")";
+        }
     }
 
     /**
