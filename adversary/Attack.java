@@ -68,6 +68,12 @@ public class Attack {
             case "wrongpartition" -> wrongPartition();
             case "dispatch" -> dispatchOne(args[3], args[4]);
             case "ids" -> ids();
+            case "deltopic" -> {
+                try (org.apache.kafka.clients.admin.Admin admin = org.apache.kafka.clients.admin.Admin.create(kafka())) {
+                    admin.deleteTopics(List.of(args[3])).all().get();
+                    System.out.println("deleted " + args[3]);
+                }
+            }
             case "audit" -> {
                 var report = dev.baton.testkit.InvariantChecker.check(bs);
                 System.out.println("audit: " + report.requests() + " requests, " + report.outcomes() + " outcomes; violations:");
