@@ -5,10 +5,12 @@ import java.lang.management.CompilationMXBean;
 import java.lang.management.ManagementFactory;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.security.SecureRandom;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Base64;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
@@ -18,6 +20,7 @@ import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
 
 import dev.baton.streams.config.Profile;
 import dev.baton.streams.config.StreamsAppConfig;
@@ -37,9 +40,14 @@ import picocli.CommandLine.Option;
  * {@code baton bench dispatch}: in one process on the embedded broker, (a) a raw-Kafka three-hop echo
  * (dispatch → tasks → completions with plain consumer/producer stages, the same partitions and
  * record size: the floor of any Kafka-based dispatcher here) and (b) Baton end to end with no-op
- * activities. For each it measures max sustained throughput and latency at fixed rates from the
- * intended send time (no coordinated omission), prints both and the ratios, the records Baton
- * writes per activity, and the CPU other processes used during the run.
+ * activities, once per delivery guarantee (exactly-once and at-least-once by default). For each it
+ * measures max sustained throughput and latency at fixed rates from the intended send time (no
+ * coordinated omission), then prints them side by side with the ratios to the raw echo, the records
+ * Baton writes per activity, its CPU per activity, and the CPU other processes used during the run.
+ *
+ * <p>Each guarantee runs on a broker and streams app of its own, started after the previous one
+ * closed, on the same kind of storage: a streams app reading the other's topics would replay its
+ * sites, and a second app id on one broker would share its partitions' leaders and log segments.
  */
 @Command(name = "dispatch", mixinStandardHelpOptions = true, description = "Baton vs a raw Kafka three-hop echo, same broker, same run.")
 public final class DispatchBench implements Callable<Integer> {
@@ -87,12 +95,18 @@ public final class DispatchBench implements Callable<Integer> {
             + "/dev/shm when it is a tmpfs with 8 GiB free, else the temp dir); a directory is made in it and deleted after")
     Path dataDir;
 
+    @Option(names = "--guarantees", defaultValue = "exactly_once_v2,at_least_once", split = ",",
+            description = "The streams app's processing.guarantee for each Baton run, in order, ${COMPLETION-CANDIDATES} "
+                    + "(at-least-once runs with a generated token.key and a worker leasing plainly) (default ${DEFAULT-VALUE})")
+    List<Guarantee> guarantees;
+
     @Option(names = "--profile", defaultValue = "latency",
             description = "Streams-app profile of the Baton side, ${COMPLETION-CANDIDATES}: the defaults of the two options above (default ${DEFAULT-VALUE})")
     Profile profile;
 
     private static final String RAW = "raw three-hop";
-    private static final String BATON = "baton";
+    /** The token key of an at-least-once run without one in --streams-config: random, for this run only. */
+    private static final String TOKEN_KEY = Base64.getEncoder().encodeToString(new SecureRandom().generateSeed(32));
     private final PrintStream out = System.out;
     private final Map<String, BurstCpu> burstCpu = new HashMap<>();
     /** The clock Baton's processes stamp their events with; the hop breakdown compares against it. */
@@ -107,56 +121,59 @@ public final class DispatchBench implements Callable<Integer> {
     /** Id blocks of the bursts: far below the fixed-rate runs' blocks (1e9 apart), far above any burst's size. */
     private static final long BURST_ID_SPACING = 300_000_000L;
 
+    /** A Baton run's delivery guarantee; the name in the output. */
+    enum Guarantee {
+        exactly_once_v2("exactly-once"), at_least_once("at-least-once");
+
+        final String label;
+
+        Guarantee(String label) {
+            this.label = label;
+        }
+    }
+
+    /** What one pipeline's run measured, for the side-by-side table. */
+    private record Measured(String name, long sent, long maxPerSecond, List<Histogram> atRates, long microsPerActivity, String records) {
+    }
+
     @Override
     public Integer call() throws Exception {
-        Map<String, Object> settings = streamsSettings();
-        StreamsAppConfig streams = new StreamsAppConfig(settings); // a bad --streams-config fails here, not after the raw echo
+        if (streamsConfig.containsKey("processing.guarantee")) {
+            throw new IllegalArgumentException("--streams-config processing.guarantee=" + streamsConfig.get("processing.guarantee")
+                    + ": the guarantee of each Baton run is set by --guarantees (e.g. --guarantees at_least_once)");
+        }
+        List<StreamsAppConfig> configs = new ArrayList<>();
+        for (Guarantee g : guarantees) {
+            configs.add(new StreamsAppConfig(streamsSettings(g))); // a bad --streams-config fails here, not after the raw echo
+        }
         Path runDir = Files.createTempDirectory(BenchStorage.parent(dataDir), "baton-bench-");
-        settings.put("state.dir", runDir.resolve("streams-state").toString());
         try {
-            return run(streams, settings, runDir);
+            return run(configs, runDir);
         } finally {
             TempDirs.deleteQuietly(runDir);
         }
     }
 
-    private int run(StreamsAppConfig streams, Map<String, Object> settings, Path runDir) throws Exception {
+    private int run(List<StreamsAppConfig> configs, Path runDir) throws Exception {
         out.printf("storage     broker logs and streams state in %s (%s)%n", runDir, BenchStorage.type(runDir));
         MachineReference.Figures machineBefore = MachineReference.measure();
         long cpuStart = OtherCpu.othersJiffies();
         long wallStart = System.nanoTime();
-        try (LocalCluster cluster = LocalCluster.start(partitions, List.of("bench"), settings, runDir.resolve("kafka"))) {
-            WorkerOptions.Builder worker = WorkerOptions.builder().workerId("bench-worker").queues("bench").maxConcurrent(workerConcurrency)
-                    .handler("noop", (ctx, input) -> input)
-                    .leaseMode(streams.atLeastOnce() ? LeaseMode.PLAIN : LeaseMode.TRANSACTIONAL); // the worker path each mode is meant for
-            cluster.worker(worker);
-            long[] raw;
-            long[] baton;
-            try (RawEcho echo = new RawEcho(cluster.bootstrapServers(), partitions, payloadBytes)) {
-                raw = measure(RAW, echo, new ArrayList<>(), null);
+        List<Measured> all = new ArrayList<>();
+        for (int g = 0; g < guarantees.size(); g++) {
+            Path dir = runDir.resolve(guarantees.get(g).name());
+            Map<String, Object> settings = streamsSettings(guarantees.get(g));
+            settings.put("state.dir", dir.resolve("streams-state").toString());
+            try (LocalCluster cluster = LocalCluster.start(partitions, List.of("bench"), settings, dir.resolve("kafka"))) {
+                if (g == 0) {
+                    try (RawEcho echo = new RawEcho(cluster.bootstrapServers(), partitions, payloadBytes)) {
+                        all.add(measure(RAW, echo, new ArrayList<>(), null, "3 (by construction)"));
+                    }
+                }
+                all.add(measureBaton(guarantees.get(g).label, configs.get(g), cluster));
             }
-            long before = totalRecords(cluster.bootstrapServers());
-            List<Map<String, HopBreakdown.Sample>> samples = new ArrayList<>();
-            out.printf("%-14s profile %s: processing.guarantee=%s, commit.pacing=%s, commit.interval.ms=%d, num.stream.threads=%d%n", BATON,
-                    streams.profile().configName(), streams.atLeastOnce() ? "at_least_once" : "exactly_once_v2",
-                    streams.commitPacing().configName(), streams.commitIntervalMs(), streams.streamThreads());
-            try (BatonEcho echo = new BatonEcho(cluster, payloadBytes)) {
-                baton = measure(BATON, echo, samples, new StreamThreadsUse(cluster.streamsApp().streams()));
-            }
-            Set<String> sampled = new HashSet<>();
-            samples.forEach(s -> sampled.addAll(s.keySet()));
-            HopBreakdown hops = HopBreakdown.read(cluster.bootstrapServers(), sampled);
-            for (int i = 0; i < rates.length; i++) {
-                hops.print(out, String.format("at %5d/s", rates[i]), samples.get(i));
-            }
-            printStreamsLoop(cluster);
-            long written = totalRecords(cluster.bootstrapServers()) - before;
-            long activities = baton[0];
-            out.printf("%nthroughput  raw %d/s, baton %d/s, baton/raw %.2f%n", raw[1], baton[1], (double) baton[1] / Math.max(1, raw[1]));
-            out.printf("records     baton wrote %.1f records per activity (all topics incl. changelogs, schemas and history)%n",
-                    (double) written / Math.max(1, activities));
-            printCpu();
         }
+        printSideBySide(all);
         double wall = (System.nanoTime() - wallStart) / 1e9;
         // System-wide and per-process tick counts are sampled apart, so "nothing" can read as -1%.
         out.printf("noise       other processes used %.1f%% of one core during the run (+-1%%)%n",
@@ -166,8 +183,77 @@ public final class DispatchBench implements Callable<Integer> {
         return 0;
     }
 
-    private Map<String, Object> streamsSettings() {
+    private Measured measureBaton(String name, StreamsAppConfig streams, LocalCluster cluster) throws Exception {
+        WorkerOptions.Builder worker = WorkerOptions.builder().workerId("bench-worker").queues("bench").maxConcurrent(workerConcurrency)
+                .handler("noop", (ctx, input) -> input)
+                .leaseMode(streams.atLeastOnce() ? LeaseMode.PLAIN : LeaseMode.TRANSACTIONAL); // the worker path each mode is meant for
+        cluster.worker(worker);
+        long before = totalRecords(cluster.bootstrapServers());
+        List<Map<String, HopBreakdown.Sample>> samples = new ArrayList<>();
+        out.printf("%-14s profile %s: processing.guarantee=%s, commit.pacing=%s, commit.interval.ms=%d, num.stream.threads=%d%n", name,
+                streams.profile().configName(), streams.atLeastOnce() ? "at_least_once" : "exactly_once_v2",
+                streams.commitPacing().configName(), streams.commitIntervalMs(), streams.streamThreads());
+        Measured m;
+        try (BatonEcho echo = new BatonEcho(cluster, payloadBytes)) {
+            m = measure(name, echo, samples, new StreamThreadsUse(cluster.streamsApp().streams()), null);
+        }
+        Set<String> sampled = new HashSet<>();
+        samples.forEach(s -> sampled.addAll(s.keySet()));
+        HopBreakdown hops = HopBreakdown.read(cluster.bootstrapServers(), sampled);
+        for (int i = 0; i < rates.length; i++) {
+            hops.print(out, String.format("at %5d/s", rates[i]), samples.get(i));
+        }
+        printStreamsLoop(cluster);
+        long written = totalRecords(cluster.bootstrapServers()) - before;
+        String records = String.format("%.1f", (double) written / Math.max(1, m.sent()));
+        out.printf("records     %s wrote %s records per activity (all topics incl. changelogs, schemas and history)%n", name, records);
+        printCpu(name);
+        return new Measured(m.name(), m.sent(), m.maxPerSecond(), m.atRates(), m.microsPerActivity(), records);
+    }
+
+    /**
+     * The figures of every pipeline in one table, each Baton figure with its ratio to the raw echo's:
+     * throughput as baton/raw (the issue's "≥ 0.2 of raw"), latency and CPU as multiples.
+     */
+    private void printSideBySide(List<Measured> all) {
+        Measured raw = all.get(0);
+        StringBuilder head = new StringBuilder(String.format("%n%-22s", "side by side"));
+        all.forEach(m -> head.append(String.format("%24s", m.name())));
+        out.println(head);
+        row(all, "max sustained /s", m -> String.format("%d", m.maxPerSecond()),
+                m -> String.format(" (%.2f)", (double) m.maxPerSecond() / Math.max(1, raw.maxPerSecond())));
+        for (int k = 0; k < rates.length; k++) {
+            int rate = k;
+            for (double pct : new double[] {50, 99}) {
+                row(all, String.format("p%.0f at %d/s (ms)", pct, rates[k]), m -> ms(m.atRates().get(rate), pct),
+                        m -> String.format(" (%.1fx)", m.atRates().get(rate).getValueAtPercentile(pct)
+                                / (double) Math.max(1, raw.atRates().get(rate).getValueAtPercentile(pct))));
+            }
+        }
+        row(all, "cpu per activity (us)", m -> String.format("%d", m.microsPerActivity()),
+                m -> String.format(" (%.1fx)", (double) m.microsPerActivity() / Math.max(1, raw.microsPerActivity())));
+        row(all, "records per activity", Measured::records, m -> "");
+    }
+
+    private void row(List<Measured> all, String label, Function<Measured, String> figure,
+            Function<Measured, String> ratio) {
+        StringBuilder line = new StringBuilder(String.format("%-22s", label));
+        for (int i = 0; i < all.size(); i++) {
+            line.append(String.format("%24s", figure.apply(all.get(i)) + (i == 0 ? "" : ratio.apply(all.get(i)))));
+        }
+        out.println(line);
+    }
+
+    private static String ms(Histogram h, double percentile) {
+        return String.format("%.1f", h.getValueAtPercentile(percentile) / 1000.0);
+    }
+
+    private Map<String, Object> streamsSettings(Guarantee guarantee) {
         Map<String, Object> settings = new HashMap<>(streamsConfig);
+        settings.put("processing.guarantee", guarantee.name());
+        if (guarantee == Guarantee.at_least_once && !settings.containsKey(StreamsAppConfig.TOKEN_KEY_CONFIG)) {
+            settings.put(StreamsAppConfig.TOKEN_KEY_CONFIG, TOKEN_KEY); // the mode requires one; any key does for a run
+        }
         if (commitIntervalMs != null) {
             settings.put("commit.interval.ms", commitIntervalMs);
         }
@@ -182,12 +268,12 @@ public final class DispatchBench implements Callable<Integer> {
      * CPU per activity in the bursts, by role: on a machine the whole pipeline saturates, max throughput
      * is cores divided by this, so it says which part to make cheaper.
      */
-    private void printCpu() {
+    private void printCpu(String name) {
         BurstCpu raw = burstCpu.get(RAW);
-        BurstCpu baton = burstCpu.get(BATON);
-        out.printf("cpu         in the bursts, per activity (us): raw %d; baton %d = %s%n", raw.microsPerActivity(), baton.microsPerActivity(),
+        BurstCpu baton = burstCpu.get(name);
+        out.printf("cpu         in the bursts, per activity (us): raw %d; %s %d = %s%n", raw.microsPerActivity(), name, baton.microsPerActivity(),
                 CpuByRole.perUnit(baton.from(), baton.to(), baton.activities()));
-        out.printf("gc          %s; in the bursts: raw %s; baton %s%n", GcTime.collector(), raw.gcTo().since(raw.gcFrom()),
+        out.printf("gc          %s; in the bursts: raw %s; %s %s%n", GcTime.collector(), raw.gcTo().since(raw.gcFrom()), name,
                 baton.gcTo().since(baton.gcFrom()));
     }
 
@@ -208,12 +294,12 @@ public final class DispatchBench implements Callable<Integer> {
     }
 
     /**
-     * Runs the burst and every fixed rate; returns {activities sent, max throughput per second}. Adds
+     * Runs the burst and every fixed rate; returns what it measured ({@code records} is filled in by the caller). Adds
      * to {@code samples} one map per rate: site key → intended send and receipt times. With
      * {@code streamThreads} (Baton's side) each rate also reports the stream threads' commits and CPU.
      */
-    private long[] measure(String name, Echo echo, List<Map<String, HopBreakdown.Sample>> samples, StreamThreadsUse streamThreads)
-            throws Exception {
+    private Measured measure(String name, Echo echo, List<Map<String, HopBreakdown.Sample>> samples, StreamThreadsUse streamThreads,
+            String records) throws Exception {
         WarmUp warm = warmUp(name, echo);
         long activities = Math.max(burst, (long) (warm.windowPerSecond() * BURST_SECONDS));
         long[] perSecond = new long[BURSTS];
@@ -229,6 +315,7 @@ public final class DispatchBench implements Callable<Integer> {
         out.printf("%-14s max sustained: %d activities x %d bursts, median %d/s (min %d/s, max %d/s)%n", name, activities, BURSTS,
                 throughput, sorted[0], sorted[BURSTS - 1]);
         long sent = activities * BURSTS + warm.activities();
+        List<Histogram> atRates = new ArrayList<>();
         for (int k = 0; k < rates.length; k++) {
             int rate = rates[k];
             Map<String, HopBreakdown.Sample> seen = new ConcurrentHashMap<>();
@@ -239,6 +326,7 @@ public final class DispatchBench implements Callable<Integer> {
             Histogram h = fixedRate(echo, (k + 1) * 1_000_000_000L, rate, seconds, seen);
             StreamThreadsUse.Mark after = streamThreads == null ? null : streamThreads.mark();
             sent += h.getTotalCount();
+            atRates.add(h);
             out.printf("%-14s at %5d/s: p50 %7.1f ms  p99 %7.1f ms  p99.9 %7.1f ms  (n=%d, from intended send time)%n", name, rate,
                     h.getValueAtPercentile(50) / 1000.0, h.getValueAtPercentile(99) / 1000.0, h.getValueAtPercentile(99.9) / 1000.0,
                     h.getTotalCount());
@@ -246,7 +334,7 @@ public final class DispatchBench implements Callable<Integer> {
                 out.printf("%-14s at %5d/s: %s%n", "streams", rate, StreamThreadsUse.between(before, after));
             }
         }
-        return new long[] {sent, throughput};
+        return new Measured(name, sent, throughput, atRates, burstCpu.get(name).microsPerActivity(), records);
     }
 
     /** Sends {@code activities} at once from id {@code firstId}; returns activities per second until the last outcome. */
