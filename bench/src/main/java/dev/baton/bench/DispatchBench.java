@@ -34,7 +34,10 @@ import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.common.TopicPartition;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Spec;
 
 /**
  * {@code baton bench dispatch}: in one process on the embedded broker, (a) a raw-Kafka three-hop echo
@@ -104,6 +107,9 @@ public final class DispatchBench implements Callable<Integer> {
             description = "Streams-app profile of the Baton side, ${COMPLETION-CANDIDATES}: the defaults of the two options above (default ${DEFAULT-VALUE})")
     Profile profile;
 
+    @Spec
+    CommandSpec spec;
+
     private static final String RAW = "raw three-hop";
     /** The token key of an at-least-once run without one in --streams-config: random, for this run only. */
     private static final String TOKEN_KEY = Base64.getEncoder().encodeToString(new SecureRandom().generateSeed(32));
@@ -139,7 +145,7 @@ public final class DispatchBench implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         if (streamsConfig.containsKey("processing.guarantee")) {
-            throw new IllegalArgumentException("--streams-config processing.guarantee=" + streamsConfig.get("processing.guarantee")
+            throw new ParameterException(spec.commandLine(), "--streams-config processing.guarantee=" + streamsConfig.get("processing.guarantee")
                     + ": the guarantee of each Baton run is set by --guarantees (e.g. --guarantees at_least_once)");
         }
         List<StreamsAppConfig> configs = new ArrayList<>();

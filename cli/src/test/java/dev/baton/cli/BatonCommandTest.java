@@ -22,6 +22,13 @@ class BatonCommandTest {
     }
 
     @Test
+    void shouldRefuseABenchGuaranteeSetThroughStreamsConfig() {
+        // A usage error before any broker starts: each run's guarantee is --guarantees' to set.
+        assertThat(CliRun.of("bench", "dispatch", "--streams-config", "processing.guarantee=at_least_once").exit()).isEqualTo(2);
+        assertThat(CliRun.of("bench", "dispatch", "--guarantees", "at_most_once", "--help").exit()).isEqualTo(2);
+    }
+
+    @Test
     void shouldStartWithoutASubcommandWhoseClassIsMissing() {
         CommandLine cli = new CommandLine(new BatonCommand());
 

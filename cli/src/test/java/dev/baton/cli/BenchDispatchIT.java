@@ -6,34 +6,42 @@ import java.nio.file.Path;
 
 import org.junit.jupiter.api.Test;
 
-/** Runs the dispatch benchmark at toy size: it must complete and print both sides and the ratio (no timing asserted). */
+/** Runs the dispatch benchmark at toy size: it must complete and print every pipeline and the ratios (no timing asserted). */
 class BenchDispatchIT {
 
     @Test
     void shouldRunBatonWithCommitsPacedByTheReturns() {
         // Every commit is asked for by the processors (Kafka Streams' timer is a 1 s safety net): the run must still finish.
         CliRun run = CliRun.of("bench", "dispatch", "--rates", "50", "--seconds", "1", "--burst", "100", "--warm-up", "100", "--warm-up-seconds", "0",
-                "--partitions", "3", "--streams-config", "commit.pacing=returns", "--commit-interval-ms", "20");
+                "--partitions", "3", "--streams-config", "commit.pacing=returns", "--commit-interval-ms", "20", "--guarantees", "exactly_once_v2");
         assertThat(run.exit()).as(run.output()).isZero();
-        assertThat(run.output()).contains("baton          profile latency: processing.guarantee=exactly_once_v2, commit.pacing=returns, commit.interval.ms=20, num.stream.threads=1",
+        assertThat(run.output()).doesNotContain("at-least-once  profile");
+        assertThat(run.output()).contains("exactly-once   profile latency: processing.guarantee=exactly_once_v2, commit.pacing=returns, commit.interval.ms=20, num.stream.threads=1",
                 "hops           at    50/s (p50/p99 ms, n=50)");
     }
 
     @Test
-    void shouldMeasureBothSidesAndPrintTheRatio() {
+    void shouldMeasureEveryPipelineAndPrintThemSideBySide() {
         CliRun run = CliRun.of("bench", "dispatch", "--rates", "50", "--seconds", "1", "--burst", "100", "--warm-up", "100", "--warm-up-seconds", "0", "--partitions", "3");
         assertThat(run.exit()).as(run.output()).isZero();
-        assertThat(run.output()).contains("raw three-hop  warm-up: 100 activities", "baton          warm-up: 100 activities",
-                "at    50/s", "baton/raw", "records per activity");
+        assertThat(run.output()).contains("raw three-hop  warm-up: 100 activities", "exactly-once   warm-up: 100 activities",
+                "at-least-once  warm-up: 100 activities", "at    50/s", "records per activity");
+        // One table: a column per pipeline, each Baton figure with its ratio to the raw echo's.
+        assertThat(run.output()).containsPattern("side by side +raw three-hop +exactly-once +at-least-once")
+                .containsPattern("max sustained /s +[0-9]+ +[0-9]+ \\(0\\.[0-9]{2}\\) +[0-9]+ \\([0-9.]+\\)")
+                .containsPattern("p50 at 50/s \\(ms\\) +[0-9.]+ +[0-9.]+ \\([0-9.]+x\\) +[0-9.]+ \\([0-9.]+x\\)")
+                .containsPattern("records per activity +3 \\(by construction\\) +[0-9]+\\.[0-9] +[0-9]+\\.[0-9]");
         // Where the run's data lived (memory or disk changes the latencies); the directory is gone afterwards.
         assertThat(run.output()).containsPattern("storage     broker logs and streams state in \\S+baton-bench-\\S+ \\(\\w+\\)");
         String dir = run.output().replaceAll("(?s).*storage     broker logs and streams state in (\\S+) .*", "$1");
         assertThat(Path.of(dir)).doesNotExist();
         // The streams app's settings that set Baton's latency and throughput, as the profile resolved them.
-        assertThat(run.output()).contains("baton          profile latency: processing.guarantee=exactly_once_v2, commit.pacing=interval, commit.interval.ms=10, num.stream.threads=1");
+        assertThat(run.output()).contains("exactly-once   profile latency: processing.guarantee=exactly_once_v2, commit.pacing=interval, commit.interval.ms=10, num.stream.threads=1",
+                "at-least-once  profile latency: processing.guarantee=at_least_once");
         // The burst is sized from the warm-up's rate, never below --burst.
         assertThat(run.output()).containsPattern("raw three-hop  max sustained: [0-9]{3,} activities")
-                .containsPattern("baton          max sustained: [0-9]{3,} activities");
+                .containsPattern("exactly-once   max sustained: [0-9]{3,} activities")
+                .containsPattern("at-least-once  max sustained: [0-9]{3,} activities");
         // Every sampled activity's hops are found in the topics (the scan keeps the sampled sites only).
         assertThat(run.output()).contains("hops           at    50/s (p50/p99 ms, n=50)");
         // The stream threads' commits during each fixed-rate run, from the totals (the run commits at least once),
@@ -41,11 +49,11 @@ class BenchDispatchIT {
         assertThat(run.output()).containsPattern("streams        at    50/s: [1-9][0-9]* commits/s \\(one per [0-9.]+ ms\\), "
                 + "each waiting [0-9.]+ ms to flush, [0-9.]+ ms for offsets, [0-9.]+ ms to end; stream threads on a CPU [0-9]+% of the time");
         // CPU is attributed by role; the streams app must be found by its threads' names.
-        assertThat(run.output()).containsPattern("cpu         in the bursts, per activity \\(us\\): raw [0-9]+; baton [0-9]+ = broker [0-9]+, "
+        assertThat(run.output()).containsPattern("cpu         in the bursts, per activity \\(us\\): raw [0-9]+; exactly-once [0-9]+ = broker [0-9]+, "
                 + "streams app [1-9][0-9]*, worker [1-9][0-9]*, client [1-9][0-9]*, outside Java threads");
         // The collector the run was on, and its pauses in the bursts of each side.
         assertThat(run.output()).containsPattern("gc          .+; max heap [0-9]+ MiB; in the bursts: raw [0-9]+ collections, [0-9]+ ms "
-                + "\\([0-9]+% of the time\\); baton [0-9]+ collections");
+                + "\\([0-9]+% of the time\\); exactly-once [0-9]+ collections");
         // The machine's own speed, so that runs on a slower machine are not compared with others.
         assertThat(run.output()).containsPattern("machine     reference work before the run: sort of 1M longs [0-9]+ ms, "
                 + "1-byte write to /dev/null [0-9.]+ us; after: sort of 1M longs [0-9]+ ms");
