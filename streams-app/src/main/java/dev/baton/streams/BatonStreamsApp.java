@@ -77,7 +77,8 @@ public final class BatonStreamsApp implements AutoCloseable {
                 QueueTimeouts.from(configs), paced ? config.commitIntervalMs() : 0, InputPartitions.of(partitionsAdmin), config.atLeastOnce(),
                 config.tokenKey()));
         Topology topology = BatonTopology.build(supplier, serdes.workerStatus());
-        this.streams = paced ? new KafkaStreams(topology, config.streamsProperties(), new CommitPacingClientSupplier())
+        this.streams = config.commitPacing() != CommitPacing.INTERVAL
+                ? new KafkaStreams(topology, config.streamsProperties(), new CommitPacingClientSupplier(config.commitPacing()))
                 : new KafkaStreams(topology, config.streamsProperties());
         streams.setStateListener((now, before) -> {
             synchronized (stateChanged) {

@@ -12,7 +12,14 @@ public enum CommitPacing {
      */
     RETURNS,
     /** Kafka Streams' own timer: {@code commit.interval.ms} after the last commit ended. */
-    INTERVAL;
+    INTERVAL,
+    /**
+     * As soon as the stream thread has processed everything its last poll returned and that poll was
+     * not full (its input is drained), and otherwise Kafka Streams' timer, {@code commit.interval.ms}
+     * after the last commit: small commits at once under light load, large ones at the interval under
+     * heavy load.
+     */
+    DRAINED;
 
     /** The name used in configuration: {@code returns} or {@code interval}. */
     public String configName() {

@@ -14,7 +14,12 @@ public enum Profile {
     /** The default: commits every 10 ms on one stream thread. */
     LATENCY(10, 1, CommitPacing.INTERVAL),
     /** Bulk work: commits every 100 ms on two stream threads. Measured figures are in the {@code profile} key's description. */
-    THROUGHPUT(100, 2, CommitPacing.INTERVAL);
+    THROUGHPUT(100, 2, CommitPacing.INTERVAL),
+    /**
+     * One setting for any load: two stream threads that commit as soon as their input is drained
+     * ({@link CommitPacing#DRAINED}), and at the latest every 100 ms.
+     */
+    ADAPTIVE(100, 2, CommitPacing.DRAINED);
 
     private final long commitIntervalMs;
     private final int streamThreads;
@@ -38,7 +43,7 @@ public enum Profile {
         return streamThreads;
     }
 
-    /** The name used in configuration: {@code latency} or {@code throughput}. */
+    /** The name used in configuration: {@code latency}, {@code throughput} or {@code adaptive}. */
     public String configName() {
         return name().toLowerCase(Locale.ROOT);
     }

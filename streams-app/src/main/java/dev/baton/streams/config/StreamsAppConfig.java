@@ -43,7 +43,8 @@ public final class StreamsAppConfig extends AbstractConfig {
 
     public static final String PROFILE_CONFIG = "profile";
     private static final String PROFILE_DOC = "What the defaults of commit.pacing, commit.interval.ms and num.stream.threads are tuned for: "
-            + "'latency' (every 10 ms, 1 thread) or 'throughput' (every 100 ms, 2 threads). A key set explicitly wins over its profile. "
+            + "'latency' (every 10 ms, 1 thread), 'throughput' (every 100 ms, 2 threads) or 'adaptive' (2 threads, commits when the input "
+            + "is drained and at the latest every 100 ms). A key set explicitly wins over its profile. "
             + "On 2 cores, warmed up (docs/benchmarks/dispatch.txt): latency sustained 11-18k activities/s, with p50/p99 29-41/63-100 ms "
             + "at 2,000/s; throughput 16-22k/s, with p50 ~175-190 ms at any rate.";
 
@@ -53,7 +54,9 @@ public final class StreamsAppConfig extends AbstractConfig {
             + "every task the last commit released has its outcome, and at the latest commit.interval.ms after the last commit "
             + "started (use 20); Kafka Streams' timer stays only as a safety net (ten intervals, at least 1 s). On 2 cores 'returns' "
             + "with 20 ms cut the p50 at 200/s from ~31 to ~22 ms and at 2,000/s to 25-30 ms when the machine is fast, but at "
-            + "10,000/s it took 202 ms against 81-85 (more commits left the thread behind): for light and moderate load only.";
+            + "10,000/s it took 202 ms against 81-85 (more commits left the thread behind): for light and moderate load only. "
+            + "'drained' (the adaptive profile's): a commit as soon as a stream thread has processed all its last poll returned and "
+            + "that poll was not full, otherwise commit.interval.ms after the last commit; the batch grows with the load by itself.";
 
     public static final String COMMIT_INTERVAL_MS_CONFIG = StreamsConfig.COMMIT_INTERVAL_MS_CONFIG;
     private static final String COMMIT_INTERVAL_MS_DOC = "Default: the profile's (10 ms for latency, 100 ms for throughput). With "

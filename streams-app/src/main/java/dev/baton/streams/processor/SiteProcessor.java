@@ -106,6 +106,7 @@ public final class SiteProcessor implements Processor<byte[], byte[], byte[], by
 
     @Override
     public void process(Record<byte[], byte[]> record) {
+        commitIfDrainedAfter(InputDrain.current());
         String topic = context.recordMetadata().map(RecordMetadata::topic).orElse("");
         if (BatonTopics.WORKER_EVENTS.equals(topic) && record.headers().lastHeader(TopologyNames.DEADLINE_HEADER) != null) {
             deadlineRecordRead(record.headers().lastHeader(TopologyNames.DEADLINE_HEADER).value());
@@ -310,6 +311,20 @@ public final class SiteProcessor implements Processor<byte[], byte[], byte[], by
             emit.clockTick(context.taskId().partition(), now);
             reportClock.tickSent(now);
             commitStep();
+        }
+        if (InputDrain.current().drained()) {
+            context.commit(); // what fired is all there is to commit: the input is drained
+        }
+    }
+
+    /**
+     * Counts the record about to be processed; when it is the last one of a drained input (the
+     * {@code drained} commit pacing), asks for the commit that Kafka Streams makes right after it.
+     */
+    private void commitIfDrainedAfter(InputDrain drain) {
+        drain.processed();
+        if (drain.drained()) {
+            context.commit();
         }
     }
 

@@ -1,0 +1,66 @@
+package dev.baton.streams.processor;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import org.junit.jupiter.api.Test;
+
+class InputDrainTest {
+
+    private final InputDrain drain = new InputDrain();
+
+    @Test
+    void shouldNeverBeDrainedOnAThreadWhoseConsumerReportsNothing() {
+        drain.processed();
+
+        assertThat(drain.drained()).isFalse();
+    }
+
+    @Test
+    void shouldBeDrainedAtTheLastRecordOfAShortPoll() {
+        drain.polled(3, 1000);
+        drain.processed();
+        drain.processed();
+        assertThat(drain.drained()).isFalse();
+
+        drain.processed();
+
+        assertThat(drain.drained()).isTrue();
+    }
+
+    @Test
+    void shouldLeaveAFullPollToTheInterval() {
+        drain.polled(1000, 1000);
+        for (int i = 0; i < 1000; i++) {
+            drain.processed();
+        }
+
+        assertThat(drain.drained()).isFalse();
+    }
+
+    @Test
+    void shouldCountRecordsLeftFromAnEarlierPoll() {
+        drain.polled(5, 1000);
+        drain.processed();
+        drain.polled(2, 1000); // four of the first poll are still buffered
+        for (int i = 0; i < 5; i++) {
+            drain.processed();
+        }
+        assertThat(drain.drained()).isFalse();
+
+        drain.processed();
+
+        assertThat(drain.drained()).isTrue();
+    }
+
+    @Test
+    void shouldForgetRecordsStreamsDroppedOnceAPollFindsNothingToDo() {
+        drain.polled(4, 1000);
+        drain.processed(); // the other three belonged to a partition revoked before they were processed
+        drain.polled(0, 1000);
+        assertThat(drain.drained()).isFalse();
+
+        drain.polled(0, 1000); // nothing processed since the last poll, nothing came: nothing is buffered
+
+        assertThat(drain.drained()).isTrue();
+    }
+}
