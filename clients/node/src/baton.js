@@ -1,7 +1,8 @@
 'use strict';
 // A reference client of Baton's wire protocol (docs/protocol.md) in Node.js: a dispatcher that
-// sends DispatchCommands and matches Outcomes, and a worker that leases tasks in a Kafka
-// transaction (section 6, the mode an exactly-once streams app needs), runs a handler and reports.
+// sends DispatchCommands (and cancels) and matches Outcomes, and a worker that leases tasks (in a
+// Kafka transaction, or plainly for an at-least-once streams app), runs handlers within its
+// capacity, heartbeats with checkpoints, obeys stops and drains without costing a retry.
 
 const crypto = require('crypto');
 const { Partitioners } = require('kafkajs');
@@ -12,6 +13,7 @@ const TOPICS = {
   workerEvents: 'baton.worker-events',
   results: 'baton.results',
   workers: 'baton.workers',
+  workerControl: 'baton.worker-control',
   dlq: 'baton.dlq',
   tasks: (queue) => 'baton.tasks.' + queue,
 };
@@ -81,49 +83,133 @@ class Dispatcher {
     return answered;
   }
 
+  /**
+   * Section 5: cancels whatever attempt of the site is live. Its callers get `cancelled: ...`; the
+   * worker running it is told to stop. A cancel of nothing live is answered to nobody.
+   */
+  async cancel(site) {
+    const command = {
+      kind: 'CANCEL', site, requestId: crypto.randomUUID(), replyKey: this.clientId, attempt: 1, runId: '', idempotencyKey: '',
+      queue: '', activityType: '', node: null, input: null, retryPolicy: null, timeouts: null, requestedAtMillis: Date.now(),
+    };
+    const value = await this.serde.encode(TOPICS.dispatch, this.types.DispatchCommand, command);
+    await this.producer.send({ topic: TOPICS.dispatch, acks: -1, messages: [{ key: siteKey(site), value }] });
+  }
+
   async close() {
     await this.consumer.disconnect();
     await this.producer.disconnect();
   }
 }
 
+/** Section 6, Stops: URL-safe base64 (no padding) of the first 16 bytes of SHA-256 of the token. */
+function tokenFingerprint(token) {
+  return crypto.createHash('sha256').update(Buffer.from(token, 'ascii')).digest().subarray(0, 16).toString('base64url');
+}
+
+/** How many of these leasable messages hold a task to run. */
+function runnable(pending) {
+  return pending.filter((p) => p.task).length;
+}
+
+/** A FAILED report's reason and structured failure for what a handler threw (sections 6 and 11). */
+function failureOf(e) {
+  const message = String(e && e.message !== undefined ? e.message : e);
+  const reason = /^(retryable|terminal):/.test(message) ? message : 'retryable: ' + message;
+  const failure = {
+    type: (e && (e.failureType || (e.constructor && e.constructor.name))) || 'Error',
+    message, details: null, stack: String((e && e.stack) || '').substring(0, 8192), cause: null,
+  };
+  return { reason, failure };
+}
+
 /**
- * Serves one queue: leases each batch of tasks in one transaction with the batch's offsets, then
- * runs the handler (async (input: Buffer, task) => {data, contentType}) and reports the result on
- * a second, non-transactional producer, heartbeating while it runs.
+ * Serves one queue with at most `capacity` handlers running at once. Each batch is leased before its
+ * handlers start (section 6): in `transactional` lease mode (the default, for an exactly-once streams
+ * app) the batch's LEASED events and offsets commit in one transaction; in `plain` mode (for an
+ * at-least-once streams app) LEASED goes out on the report producer, the handlers start at once, and
+ * the offsets are committed once every LEASED is acknowledged. A handler is
+ * `async (input: Buffer, task, ctx) => {data, contentType}`; `ctx.signal` aborts when the streams
+ * app stops the execution or a drain gives it back, `ctx.heartbeat(details, contentType)` records a
+ * checkpoint, and `task.lastHeartbeatDetails` is the checkpoint an earlier generation or attempt left.
  */
 class Worker {
-  constructor({ kafka, registry, types, workerId, queue, handler, capacity = 8 }) {
+  constructor({ kafka, registry, types, workerId, queue, handler, capacity = 8, leaseMode = 'transactional' }) {
+    if (!['transactional', 'plain'].includes(leaseMode)) {
+      throw new Error(`leaseMode must be 'transactional' or 'plain', got '${leaseMode}'`);
+    }
+    if (!(Number.isInteger(capacity) && capacity >= 1)) {
+      throw new Error(`capacity must be an integer >= 1, got ${capacity}`);
+    }
     this.kafka = kafka;
     this.types = types;
     this.workerId = workerId;
     this.queue = queue;
     this.handler = handler;
     this.capacity = capacity;
+    this.leaseMode = leaseMode;
     this.serde = new Serde(registry);
     this.groupId = 'baton-worker-' + queue;
-    this.inFlight = 0;
     this.startedAt = Date.now();
-    this.leases = producer(kafka, { transactionalId: `baton-worker.${queue}.${workerId}` });
+    this.draining = false;
+    /** Token fingerprint -> the running execution ({task, controller, done}). */
+    this.executions = new Map();
+    this.slotFreed = () => {};
+    this.leases = leaseMode === 'transactional' ? producer(kafka, { transactionalId: `baton-worker.${queue}.${workerId}` }) : null;
     this.reports = producer(kafka);
     this.consumer = kafka.consumer({ groupId: this.groupId });
+    // Stops: read from the end at start (section 6). kafkajs has no manual assignment, so this reads
+    // every partition of baton.worker-control in a group of its own, commits nothing (a restart starts
+    // at the end again), and keeps the records keyed by this worker's id.
+    this.control = kafka.consumer({ groupId: `baton-worker-control.${workerId}.${crypto.randomUUID()}` });
+  }
+
+  get inFlight() {
+    return this.executions.size;
   }
 
   async start() {
-    await Promise.all([this.leases.connect(), this.reports.connect(), this.consumer.connect()]);
-    await this.register(false);
-    this.registration = setInterval(() => this.register(false).catch(() => {}), 3000);
+    await Promise.all([this.leases && this.leases.connect(), this.reports.connect(), this.consumer.connect(), this.control.connect()]);
+    await this.control.subscribe({ topic: TOPICS.workerControl, fromBeginning: false });
     await this.consumer.subscribe({ topic: TOPICS.tasks(this.queue), fromBeginning: true });
+    // Stops must be read before a task runs: resolve once the control consumer holds its partitions.
+    const controlJoined = new Promise((resolve) => this.control.on(this.control.events.GROUP_JOIN, resolve));
+    await this.control.run({ autoCommit: false, eachMessage: ({ message }) => this.onControl(message) });
+    await Promise.all([controlJoined, this.register()]);
+    this.registration = setInterval(() => this.register().catch(() => {}), 3000);
     await this.consumer.run({ autoCommit: false, eachBatch: (batch) => this.onBatch(batch) });
   }
 
-  async onBatch({ batch, isRunning }) {
-    if (!isRunning() || batch.messages.length === 0) {
+  async onControl(message) {
+    if (!message.key || message.key.toString() !== this.workerId || !message.value) {
       return;
     }
+    const control = await this.serde.decode(message.value, this.types.WorkerControl);
+    const execution = control.kind === 'STOP' && control.tokenFingerprint ? this.executions.get(control.tokenFingerprint) : undefined;
+    if (execution) {
+      execution.stopped = true;
+      execution.controller.abort(new Error('stopped by the streams app: ' + control.reason));
+    }
+  }
+
+  async onBatch({ batch, isRunning, isStale, heartbeat }) {
     const now = Date.now();
-    const tasks = [];
+    const live = () => isRunning() && !isStale() && !this.draining;
+    let pending = [];
     for (const message of batch.messages) {
+      if (runnable(pending) + this.inFlight >= this.capacity) {
+        if (pending.length > 0) {
+          await this.lease(batch, pending);
+          pending = [];
+        }
+        while (this.inFlight >= this.capacity && live()) {
+          await Promise.race([new Promise((resolve) => { this.slotFreed = resolve; }), new Promise((resolve) => setTimeout(resolve, 1000))]);
+          await heartbeat(); // stay in the group while every slot is busy
+        }
+      }
+      if (!live()) {
+        return; // what is not leased stays uncommitted: the group hands it to another worker
+      }
       let task;
       try {
         task = await this.serde.decode(message.value, this.types.ActivityTask);
@@ -133,11 +219,33 @@ class Worker {
         }
         // Never stall the queue on one record (section 8): keep it in the dead letters, go on.
         await this.deadLetter(batch, message, 'undecodable ActivityTask: ' + e.message);
+        pending.push({ message, task: null });
         continue;
       }
-      if (task.deadlineMillis === null || task.deadlineMillis > now) {
-        tasks.push(task);
-      }
+      // Skip a task past its schedule-to-start deadline, and a copy of one this worker already runs.
+      const skip = (task.deadlineMillis !== null && task.deadlineMillis <= now) || this.executions.has(tokenFingerprint(task.token))
+        || pending.some((p) => p.task && p.task.token === task.token);
+      pending.push({ message, task: skip ? null : task });
+    }
+    if (pending.length > 0 && live()) {
+      await this.lease(batch, pending);
+    }
+  }
+
+  /** Leases the tasks of these consecutive messages, commits their offsets with (or after) the LEASED events, starts them. */
+  async lease(batch, pending) {
+    const tasks = pending.map((p) => p.task).filter((t) => t);
+    const next = (BigInt(pending[pending.length - 1].message.offset) + 1n).toString();
+    const offsets = [{ topic: batch.topic, partitions: [{ partition: batch.partition, offset: next }] }];
+    if (this.leaseMode === 'plain') {
+      // LEASED goes out before any handler can report (one producer, in order); the handlers start at
+      // once; the offsets only once every LEASED is acknowledged, so a lost lease is redelivered.
+      const messages = await Promise.all(tasks.map((task) => this.report(task, 'LEASED')));
+      const leased = messages.length > 0 ? this.reports.send({ topic: TOPICS.workerEvents, acks: -1, messages }) : Promise.resolve();
+      tasks.forEach((task) => this.run(task));
+      await leased;
+      await this.consumer.commitOffsets([{ topic: batch.topic, partition: batch.partition, offset: next }]);
+      return;
     }
     // The lease: every LEASED of the batch and the batch's offsets commit together, so a task is
     // leased by exactly one worker even across rebalances. Handlers start after the commit.
@@ -146,34 +254,49 @@ class Worker {
       for (const task of tasks) {
         await transaction.send({ topic: TOPICS.workerEvents, acks: -1, messages: [await this.report(task, 'LEASED')] });
       }
-      const next = (BigInt(batch.messages[batch.messages.length - 1].offset) + 1n).toString();
-      await transaction.sendOffsets({
-        consumerGroupId: this.groupId,
-        topics: [{ topic: batch.topic, partitions: [{ partition: batch.partition, offset: next }] }],
-      });
+      await transaction.sendOffsets({ consumerGroupId: this.groupId, topics: offsets });
       await transaction.commit();
     } catch (e) {
       await transaction.abort();
       throw e;
     }
-    for (const task of tasks) {
-      this.run(task);
-    }
+    tasks.forEach((task) => this.run(task));
   }
 
-  async run(task) {
-    this.inFlight++;
+  run(task) {
+    const fingerprint = tokenFingerprint(task.token);
+    const controller = new AbortController();
+    const execution = { task, controller, stopped: false, parked: false };
+    this.executions.set(fingerprint, execution);
+    execution.done = this.execute(task, execution).finally(() => {
+      this.executions.delete(fingerprint);
+      this.slotFreed();
+    });
+  }
+
+  async execute(task, execution) {
     const window = task.heartbeatWindowMillis || 30000;
-    const heartbeat = setInterval(() => this.send(task, 'HEARTBEAT').catch(() => {}), Math.max(1, Math.floor(window / 3)));
+    let details = null;
+    const beat = () => this.send(task, 'HEARTBEAT', details || {}).catch(() => {});
+    const heartbeats = setInterval(beat, Math.max(1, Math.floor(window / 3)));
+    const ctx = {
+      signal: execution.controller.signal,
+      heartbeat: (data, contentType = 'application/octet-stream') => {
+        details = { heartbeatDetails: Buffer.from(data), heartbeatContentType: contentType };
+        return beat();
+      },
+    };
     try {
-      const output = await this.handler(task.input ? task.input.data : Buffer.alloc(0), task);
-      await this.send(task, 'COMPLETED', { output: { data: Buffer.from(output.data), contentType: output.contentType } });
+      const output = await this.handler(task.input ? task.input.data : Buffer.alloc(0), task, ctx);
+      if (!execution.stopped && !execution.parked) {
+        await this.send(task, 'COMPLETED', { output: { data: Buffer.from(output.data), contentType: output.contentType } });
+      }
     } catch (e) {
-      const reason = /^(retryable|terminal):/.test(String(e.message)) ? e.message : 'retryable: ' + e.message;
-      await this.send(task, 'FAILED', { reason });
+      if (!execution.stopped && !execution.parked) {
+        await this.send(task, 'FAILED', failureOf(e));
+      }
     } finally {
-      clearInterval(heartbeat);
-      this.inFlight--;
+      clearInterval(heartbeats);
     }
   }
 
@@ -184,8 +307,8 @@ class Worker {
   /** A WorkerEvent for the task's generation, carrying its token unchanged (section 6, Reports). */
   async report(task, kind, fields = {}) {
     const event = {
-      kind, site: task.site, attempt: task.attempt, generation: task.generation, token: task.token,
-      workerId: this.workerId, output: null, reason: null, heartbeatDetails: null, atMillis: Date.now(), ...fields,
+      kind, site: task.site, attempt: task.attempt, generation: task.generation, token: task.token, workerId: this.workerId,
+      output: null, reason: null, heartbeatDetails: null, atMillis: Date.now(), failure: null, heartbeatContentType: null, ...fields,
     };
     return { key: siteKey(task.site), value: await this.serde.encode(TOPICS.workerEvents, this.types.WorkerEvent, event) };
   }
@@ -200,22 +323,44 @@ class Worker {
   }
 
   /** Section 6, Registration: the streams app tells an unserved queue from a saturated one by it. */
-  async register(draining) {
+  async register() {
     const status = {
       workerId: this.workerId, queues: [this.queue], nodeLabels: [], capacity: this.capacity, inFlight: this.inFlight,
-      draining, startedAtMillis: this.startedAt, lastSeenMillis: Date.now(),
+      draining: this.draining, startedAtMillis: this.startedAt, lastSeenMillis: Date.now(),
     };
     const value = await this.serde.encode(TOPICS.workers, this.types.WorkerStatus, status);
     await this.reports.send({ topic: TOPICS.workers, acks: -1, messages: [{ key: this.workerId, value }] });
   }
 
+  /**
+   * A drain that costs no retry: lease nothing more (the group hands unleased tasks to other
+   * workers), let running handlers finish for up to `graceMs`, then give back the rest with PARKED
+   * (the site re-delivers each as a new generation, consuming no retry) and close. Resolves with
+   * {finished, parked}.
+   */
+  async drain({ graceMs = 10000 } = {}) {
+    this.draining = true;
+    await this.register();
+    await this.consumer.stop();
+    const running = [...this.executions.values()];
+    await Promise.race([Promise.all(running.map((e) => e.done)), new Promise((resolve) => setTimeout(resolve, graceMs))]);
+    const left = [...this.executions.values()];
+    for (const execution of left) {
+      execution.parked = true;
+      await this.send(execution.task, 'PARKED');
+      execution.controller.abort(new Error('parked by a drain'));
+    }
+    await this.close();
+    return { finished: running.length - left.length, parked: left.length };
+  }
+
   async close() {
     clearInterval(this.registration);
-    await this.consumer.disconnect();
+    await Promise.all([this.consumer.disconnect(), this.control.disconnect()]);
     // A tombstone: a clean exit, not a lost worker.
     await this.reports.send({ topic: TOPICS.workers, acks: -1, messages: [{ key: this.workerId, value: null }] });
-    await Promise.all([this.leases.disconnect(), this.reports.disconnect()]);
+    await Promise.all([this.leases && this.leases.disconnect(), this.reports.disconnect()]);
   }
 }
 
-module.exports = { Dispatcher, Worker, siteKey, TOPICS };
+module.exports = { Dispatcher, Worker, siteKey, tokenFingerprint, failureOf, TOPICS };

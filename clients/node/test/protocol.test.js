@@ -5,7 +5,7 @@ const test = require('node:test');
 const assert = require('node:assert');
 const path = require('path');
 const { Partitioners } = require('kafkajs');
-const { siteKey } = require('../src/baton');
+const { siteKey, tokenFingerprint, failureOf } = require('../src/baton');
 const { loadEventTypes, Serde } = require('../src/schemas');
 
 const types = loadEventTypes(path.join(__dirname, '../../../schemas/src/main/avro'));
@@ -42,4 +42,18 @@ test('every published schema is loaded (a new .avsc must be added to the list, s
   for (const name of published) {
     assert.ok(types[name], `${name}.avsc is not loaded by src/schemas.js`);
   }
+});
+
+test('a STOP names a token by the fingerprint Java computes (CompletionToken.fingerprint)', () => {
+  assert.strictEqual(tokenFingerprint('q3Jx0bVhZkT2m9LpW1aYcQ'), 'QnbZGTdUTqslMbnEvJ4Wvg');
+});
+
+test('a thrown error becomes a prefixed reason and a structured failure', () => {
+  const plain = failureOf(new TypeError('card declined'));
+  assert.strictEqual(plain.reason, 'retryable: card declined');
+  assert.strictEqual(plain.failure.type, 'TypeError');
+  assert.match(plain.failure.stack, /card declined/);
+  const terminal = failureOf(Object.assign(new Error('terminal: no such account'), { failureType: 'NoAccount' }));
+  assert.strictEqual(terminal.reason, 'terminal: no such account');
+  assert.strictEqual(terminal.failure.type, 'NoAccount');
 });

@@ -9,6 +9,7 @@ import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -25,7 +26,8 @@ import org.junit.jupiter.api.Test;
  * The Node.js reference client (clients/node: kafkajs and avsc) dispatches activities and serves
  * them as a worker against the streams app on the embedded broker, with its schemas registered
  * through the streams app's Confluent REST API; then Confluent's own JavaScript registry client uses
- * that API unchanged. Skipped, saying why, where node or npm is absent.
+ * that API unchanged; then its worker is cancelled under a running handler (the STOP aborts it), drains
+ * without costing a retry, and leases plainly. Skipped, saying why, where node or npm is absent.
  */
 class NodeClientIT {
 
@@ -45,7 +47,7 @@ class NodeClientIT {
             assertThat(cluster.streamsApp().schemaRegistryRestPort()).isEqualTo(port);
 
             Run run = run(List.of("node", "src/demo.js", "--bootstrap", cluster.bootstrapServers(), "--registry", "http://127.0.0.1:" + port,
-                    "--queue", QUEUE, "--activities", String.valueOf(ACTIVITIES), "--timeout", "60000"), 90);
+                    "--queue", QUEUE, "--activities", String.valueOf(ACTIVITIES), "--capacity", "2", "--timeout", "60000"), 90);
 
             assertThat(run.exit()).as(run.output()).isZero();
             List<String> lines = run.output().lines().filter(l -> l.startsWith("{")).toList();
@@ -61,12 +63,36 @@ class NodeClientIT {
                         .isEqualTo(registered.path("baton.worker-events-value").asInt(-1));
             }
 
+            // What a worker does besides running tasks, each in its own process against the same cluster.
+            String registry = "http://127.0.0.1:" + port;
+            assertThat(summary.path("maxRunning").asInt()).as("at most --capacity handlers at once").isEqualTo(2);
+            JsonNode stop = scenario(cluster, registry, "stop");
+            assertThat(stop.path("cancelled").asInt()).as("the cancelled caller's answer").isEqualTo(1);
+            assertThat(stop.path("aborted").asInt()).as("the STOP reached the running handler").isEqualTo(1);
+            JsonNode drain = scenario(cluster, registry, "drain");
+            assertThat(drain.path("parked").asInt()).as("a drain parks what is still running").isEqualTo(ACTIVITIES);
+            assertThat(drain.path("firstAttempt").asInt()).as("a drain costs no retry").isEqualTo(ACTIVITIES);
+            assertThat(drain.path("bySecond").asInt()).as("the other worker finishes what was parked").isEqualTo(ACTIVITIES);
+            JsonNode plain = scenario(cluster, registry, "echo", "--lease-mode", "plain");
+            assertThat(plain.path("completed").asInt()).as("the plain lease mode").isEqualTo(ACTIVITIES);
+
             // Confluent's own JavaScript registry client, unchanged, against the same REST API.
             Run confluent = run(List.of("node", "src/confluent-check.js", "--registry", "http://127.0.0.1:" + port), 60);
             assertThat(confluent.exit()).as(confluent.output()).isZero();
             JsonNode check = new ObjectMapper().readTree(confluent.output().lines().filter(l -> l.startsWith("{")).reduce((a, b) -> b).orElseThrow());
             assertThat(check.path("dispatchId").asInt()).isEqualTo(summary.path("registered").path("baton.dispatch-value").asInt(-1));
         }
+    }
+
+    /** Runs the demo's scenario (exit 0 only if its expectations held) and returns its summary line. */
+    private static JsonNode scenario(LocalCluster cluster, String registry, String name, String... more) throws Exception {
+        List<String> command = new ArrayList<>(List.of("node", "src/demo.js", "--bootstrap", cluster.bootstrapServers(), "--registry", registry,
+                "--queue", QUEUE, "--activities", String.valueOf(ACTIVITIES), "--scenario", name, "--timeout", "60000"));
+        command.addAll(List.of(more));
+        Run run = run(command, 90);
+        assertThat(run.exit()).as(name + ":\n" + run.output()).isZero();
+        String last = run.output().lines().filter(l -> l.startsWith("{")).reduce((a, b) -> b).orElseThrow();
+        return new ObjectMapper().readTree(last);
     }
 
     private static void installDependencies() throws Exception {
