@@ -16,6 +16,7 @@ import dev.baton.dispatcher.internals.PendingResults;
 import dev.baton.dispatcher.internals.ResultListener;
 import dev.baton.events.DispatchCommand;
 import dev.baton.events.DispatchKind;
+import dev.baton.events.Outcome;
 import dev.baton.events.Payload;
 import dev.baton.events.RetryPolicy;
 import dev.baton.events.Timeouts;
@@ -44,7 +45,7 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
  * <pre>{@code
  * try (DispatchClient client = DispatchClient.create(Map.of(
  *         "bootstrap.servers", "localhost:9092", "baton.client.id", "billing-1"), unmatched -> log(unmatched))) {
- *     Outcome outcome = client.dispatch(request).get();
+ *     ActivityOutcome outcome = client.dispatch(request).get();
  * }
  * }</pre>
  *
@@ -115,7 +116,7 @@ public final class DispatchClient implements AutoCloseable {
         try {
             startedProducer = clientMeters.producer(producers.apply(producerConfig(config)));
             startedListener = new ResultListener(clientId, config.kafkaConfig(), c -> clientMeters.consumer(consumers.apply(c)),
-                    EventSerde.of(dev.baton.events.Outcome.class, registry), pending, unmatched);
+                    EventSerde.of(Outcome.class, registry), pending, unmatched);
             this.listenerThread = new Thread(startedListener, "baton-results-" + clientId);
             listenerThread.setDaemon(true);
             listenerThread.start();
@@ -186,10 +187,10 @@ public final class DispatchClient implements AutoCloseable {
      * @throws ResultListenerStoppedException if the results listener has stopped; nothing is sent
      * @throws IllegalStateException if the client is closed
      */
-    public CompletableFuture<Outcome> dispatch(ActivityRequest request) {
+    public CompletableFuture<ActivityOutcome> dispatch(ActivityRequest request) {
         requireOpen();
         DispatchCommand cmd = command(request);
-        CompletableFuture<Outcome> future = pending.register(cmd.getRequestId());
+        CompletableFuture<ActivityOutcome> future = pending.register(cmd.getRequestId());
         long sentAt = System.nanoTime();
         future.thenRun(() -> latency.record(System.nanoTime() - sentAt, TimeUnit.NANOSECONDS));
         long timeoutMs = config.getLong(DispatchClientConfig.DISPATCH_TIMEOUT_MS_CONFIG);
@@ -216,7 +217,7 @@ public final class DispatchClient implements AutoCloseable {
      * {@link #dispatch(ActivityRequest)} does, and besides: with {@link ActivityFailedException}
      * (carrying the outcome and its reason) when the activity failed, with
      * {@link dev.baton.schemas.payload.PayloadConversionException} when the output cannot be read as
-     * {@code outputType}. Ask for {@code Outcome}'s raw bytes with {@code byte[].class}.
+     * {@code outputType}. Ask for {@code ActivityOutcome}'s raw bytes with {@code byte[].class}.
      *
      * <pre>{@code
      * Receipt receipt = client.dispatch(ActivityRequest.builder().site("shop", "order-42", "charge")

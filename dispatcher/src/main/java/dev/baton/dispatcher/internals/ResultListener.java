@@ -9,9 +9,10 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 
-import dev.baton.dispatcher.Outcome;
+import dev.baton.dispatcher.ActivityOutcome;
 import dev.baton.dispatcher.ResultListenerStoppedException;
 import dev.baton.dispatcher.UnmatchedResultHandler;
+import dev.baton.events.Outcome;
 import dev.baton.schemas.EventSerde;
 import dev.baton.schemas.UndecodableRecordException;
 import dev.baton.topics.BatonTopics;
@@ -49,7 +50,7 @@ public final class ResultListener implements Runnable, AutoCloseable {
     private final Consumer<byte[], byte[]> consumer;
     private final KeyedPartitionReader reader;
     private final TopicPartition partition;
-    private final EventSerde<dev.baton.events.Outcome> serde;
+    private final EventSerde<Outcome> serde;
     private final PendingResults pending;
     private final DeliveredOutcomes delivered = new DeliveredOutcomes();
     private final UnmatchedResultHandler unmatched;
@@ -60,7 +61,7 @@ public final class ResultListener implements Runnable, AutoCloseable {
     /** When a paused read of a result that failed retriably resumes (System.nanoTime), 0 when not paused. */
     private long resumeAtNanos;
 
-    public ResultListener(String clientId, Map<String, Object> kafkaConfig, EventSerde<dev.baton.events.Outcome> serde,
+    public ResultListener(String clientId, Map<String, Object> kafkaConfig, EventSerde<Outcome> serde,
                           PendingResults pending, UnmatchedResultHandler unmatched) {
         this(clientId, kafkaConfig, config -> new KafkaConsumer<>(config, new ByteArrayDeserializer(), new ByteArrayDeserializer()),
                 serde, pending, unmatched);
@@ -72,7 +73,7 @@ public final class ResultListener implements Runnable, AutoCloseable {
      */
     public ResultListener(String clientId, Map<String, Object> kafkaConfig,
                           Function<Map<String, Object>, Consumer<byte[], byte[]>> consumers,
-                          EventSerde<dev.baton.events.Outcome> serde, PendingResults pending, UnmatchedResultHandler unmatched) {
+                          EventSerde<Outcome> serde, PendingResults pending, UnmatchedResultHandler unmatched) {
         this.clientId = clientId;
         this.serde = serde;
         this.pending = pending;
@@ -189,14 +190,14 @@ public final class ResultListener implements Runnable, AutoCloseable {
     }
 
     private void handle(ConsumerRecord<byte[], byte[]> r) {
-        Outcome outcome;
+        ActivityOutcome outcome;
         try {
-            dev.baton.events.Outcome event = serde.decode(r);
+            Outcome event = serde.decode(r);
             if (event == null) {
                 log.error("client {}: skipping a result without a value at {}-{} offset {}", clientId, r.topic(), r.partition(), r.offset());
                 return;
             }
-            outcome = Outcome.of(event);
+            outcome = ActivityOutcome.of(event);
         } catch (UndecodableRecordException | IllegalArgumentException e) {
             // IllegalArgumentException: decodable, but not an outcome a caller can be given (an empty site id).
             log.error("client {}: skipping undecodable result: {}", clientId, e.getMessage());
