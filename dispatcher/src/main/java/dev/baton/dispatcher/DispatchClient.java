@@ -3,7 +3,6 @@ package dev.baton.dispatcher;
 import java.nio.ByteBuffer;
 import java.time.Clock;
 import java.time.Duration;
-import java.util.HashMap;
 import java.util.Map;
 import java.util.Objects;
 import java.util.UUID;
@@ -27,6 +26,7 @@ import dev.baton.schemas.SiteKey;
 import dev.baton.schemas.payload.PayloadConverters;
 import dev.baton.schemas.registry.SchemaRegistry;
 import dev.baton.topics.BatonTopics;
+import dev.baton.topics.ClientConfigs;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
@@ -134,13 +134,10 @@ public final class DispatchClient implements AutoCloseable {
     }
 
     private static Map<String, Object> producerConfig(DispatchClientConfig config) {
-        Map<String, Object> producerConfig = new HashMap<>(config.kafkaConfig());
-        producerConfig.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
-        producerConfig.put(ProducerConfig.ACKS_CONFIG, "all");
+        Map<String, Object> producerConfig = ClientConfigs.durableProducer(config.kafkaConfig());
         producerConfig.putIfAbsent(ProducerConfig.LINGER_MS_CONFIG, 1);
         // Named, so its metrics, broker logs and network thread say whose it is.
         producerConfig.putIfAbsent(ProducerConfig.CLIENT_ID_CONFIG, "baton-dispatch-" + config.clientId());
-        producerConfig.keySet().retainAll(ProducerConfig.configNames());
         return producerConfig;
     }
 

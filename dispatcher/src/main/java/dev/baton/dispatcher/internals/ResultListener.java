@@ -1,7 +1,6 @@
 package dev.baton.dispatcher.internals;
 
 import java.time.Duration;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -16,6 +15,7 @@ import dev.baton.events.Outcome;
 import dev.baton.schemas.EventSerde;
 import dev.baton.schemas.UndecodableRecordException;
 import dev.baton.topics.BatonTopics;
+import dev.baton.topics.ClientConfigs;
 import dev.baton.topics.ClientIds;
 import dev.baton.topics.KeyedPartitionReader;
 import org.apache.kafka.clients.consumer.CloseOptions;
@@ -78,13 +78,8 @@ public final class ResultListener implements Runnable, AutoCloseable {
         this.serde = serde;
         this.pending = pending;
         this.unmatched = unmatched;
-        Map<String, Object> config = new HashMap<>(kafkaConfig);
-        config.put(ConsumerConfig.GROUP_ID_CONFIG, ClientIds.dispatcherGroup(clientId));
-        config.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
-        config.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
-        config.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "latest");
+        Map<String, Object> config = ClientConfigs.groupConsumer(kafkaConfig, ClientIds.dispatcherGroup(clientId), "latest");
         config.putIfAbsent(ConsumerConfig.CLIENT_ID_CONFIG, "baton-results-" + clientId);
-        config.keySet().retainAll(ConsumerConfig.configNames());
         this.consumer = consumers.apply(config);
         try {
             this.reader = KeyedPartitionReader.open(consumer, BatonTopics.RESULTS, clientId, Duration.ofSeconds(30));
