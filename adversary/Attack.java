@@ -15,7 +15,7 @@ import java.util.zip.CRC32;
 
 import dev.baton.dispatcher.ActivityRequest;
 import dev.baton.dispatcher.DispatchClient;
-import dev.baton.dispatcher.Outcome;
+import dev.baton.dispatcher.ActivityOutcome;
 import dev.baton.events.DeadLetter;
 import dev.baton.events.DispatchCommand;
 import dev.baton.events.DispatchKind;
@@ -53,7 +53,7 @@ public class Attack {
     static final String nonce = Long.toString(System.currentTimeMillis() % 1_000_000, 36);
     static final Map<String, AtomicInteger> runs = new ConcurrentHashMap<>();
     static final Map<String, AsyncCompletion> handles = new ConcurrentHashMap<>();
-    static final List<Outcome> unmatched = new CopyOnWriteArrayList<>();
+    static final List<ActivityOutcome> unmatched = new CopyOnWriteArrayList<>();
 
     public static void main(String[] args) throws Exception {
         String scenario = args[0];
@@ -178,7 +178,7 @@ public class Attack {
                 .input("hi".getBytes(StandardCharsets.UTF_8), "text/plain").heartbeat(Duration.ofSeconds(2));
     }
 
-    static String describe(Outcome o) {
+    static String describe(ActivityOutcome o) {
         return o.site() + " req=" + (o.requestId() == null ? null : o.requestId().substring(0, Math.min(8, o.requestId().length())))
                 + " completed=" + o.completed() + " unmatched=" + o.unmatched() + " attempt=" + o.attempt()
                 + " output=" + (o.output() == null ? null : o.output().length <= 40 ? new String(o.output(), StandardCharsets.UTF_8) : o.output().length + " bytes")
@@ -187,9 +187,9 @@ public class Attack {
                 + " chars, causes " + (o.failure().chain().size() - 1) + ", details " + (o.failure().details() == null ? null : o.failure().details().data().length));
     }
 
-    static void await(String label, CompletableFuture<Outcome> f, long startNanos, int seconds) {
+    static void await(String label, CompletableFuture<ActivityOutcome> f, long startNanos, int seconds) {
         try {
-            Outcome o = f.get(seconds, TimeUnit.SECONDS);
+            ActivityOutcome o = f.get(seconds, TimeUnit.SECONDS);
             System.out.printf("  %s: after %d ms: %s%n", label, (System.nanoTime() - startNanos) / 1_000_000, describe(o));
         } catch (java.util.concurrent.TimeoutException e) {
             System.out.printf("  %s: NO OUTCOME within %d s%n", label, seconds);
@@ -202,7 +202,7 @@ public class Attack {
     static void bigOutput(DispatchClient client) {
         System.out.println("== bigoutput: handler returns 600,000 bytes (streams app max.payload.bytes 524,288), heartbeat window 2 s");
         long t = System.nanoTime();
-        CompletableFuture<Outcome> f = client.dispatch(req("big", "big-1").build());
+        CompletableFuture<ActivityOutcome> f = client.dispatch(req("big", "big-1").build());
         await("big-1", f, t, 60);
         System.out.println("  handler invocations for the one request: " + runs.get(new SiteKey("adv", "wf-" + nonce, "big-1").asKey()));
     }
@@ -212,7 +212,7 @@ public class Attack {
         System.out.println("== asyncbighb: completeLater(); holder heartbeats 70,000-byte details every 500 ms (futures succeed?), completes after 6 s");
         String key = new SiteKey("adv", "wf-" + nonce, "hb-1").asKey();
         long t = System.nanoTime();
-        CompletableFuture<Outcome> f = client.dispatch(req("later", "hb-1").build());
+        CompletableFuture<ActivityOutcome> f = client.dispatch(req("later", "hb-1").build());
         AsyncCompletion h = waitHandle(key + "#1");
         for (int i = 0; i < 12; i++) {
             try {
@@ -230,7 +230,7 @@ public class Attack {
         // Control: same with 1,000-byte details.
         String key2 = new SiteKey("adv", "wf-" + nonce, "hb-2").asKey();
         t = System.nanoTime();
-        CompletableFuture<Outcome> f2 = client.dispatch(req("later", "hb-2").build());
+        CompletableFuture<ActivityOutcome> f2 = client.dispatch(req("later", "hb-2").build());
         AsyncCompletion h2 = waitHandle(key2 + "#1");
         for (int i = 0; i < 12; i++) {
             h2.heartbeat(new byte[1000]).get(5, TimeUnit.SECONDS);
@@ -260,7 +260,7 @@ public class Attack {
             // 1. altered generation, current token
             System.out.println("== altered generation: the current token, generation 1 -> 7 in the ref");
             long t = System.nanoTime();
-            CompletableFuture<Outcome> f1 = client.dispatch(req("later", "gen-1").build());
+            CompletableFuture<ActivityOutcome> f1 = client.dispatch(req("later", "gen-1").build());
             AsyncCompletion h1 = waitHandle(new SiteKey("adv", wf, "gen-1").asKey() + "#1");
             CompletionRef r = h1.ref();
             CompletionRef altered = new CompletionRef(r.site(), r.attempt(), 7, r.token());
@@ -270,8 +270,8 @@ public class Attack {
             // 2. another site's token
             System.out.println("== another site's current token in a ref for this site; then a made-up 22-char token; then a 21-char one");
             t = System.nanoTime();
-            CompletableFuture<Outcome> f2a = client.dispatch(req("later", "tok-a").build());
-            CompletableFuture<Outcome> f2b = client.dispatch(req("later", "tok-b").build());
+            CompletableFuture<ActivityOutcome> f2a = client.dispatch(req("later", "tok-a").build());
+            CompletableFuture<ActivityOutcome> f2b = client.dispatch(req("later", "tok-b").build());
             AsyncCompletion ha = waitHandle(new SiteKey("adv", wf, "tok-a").asKey() + "#1");
             AsyncCompletion hb = waitHandle(new SiteKey("adv", wf, "tok-b").asKey() + "#1");
             CompletionRef forged = new CompletionRef(hb.ref().site(), 1, 1, ha.ref().token());
@@ -289,17 +289,17 @@ public class Attack {
             // 3. complete twice / fail then complete / two clients at once
             System.out.println("== complete twice with different outputs; fail then complete; two clients at once");
             t = System.nanoTime();
-            CompletableFuture<Outcome> f3 = client.dispatch(req("later", "twice").build());
+            CompletableFuture<ActivityOutcome> f3 = client.dispatch(req("later", "twice").build());
             AsyncCompletion h3 = waitHandle(new SiteKey("adv", wf, "twice").asKey() + "#1");
             h3.complete("first".getBytes()).get();
             h3.complete("second".getBytes()).get();
             await("twice", f3, t, 20);
-            CompletableFuture<Outcome> f4 = client.dispatch(req("later", "failthen").retry(ActivityRequest.RetryOptions.of(Duration.ofMillis(100), 1)).build());
+            CompletableFuture<ActivityOutcome> f4 = client.dispatch(req("later", "failthen").retry(ActivityRequest.RetryOptions.of(Duration.ofMillis(100), 1)).build());
             AsyncCompletion h4 = waitHandle(new SiteKey("adv", wf, "failthen").asKey() + "#1");
             h4.fail(new TerminalActivityException("boom")).get();
             h4.complete("after-fail".getBytes()).get();
             await("failthen", f4, t, 20);
-            CompletableFuture<Outcome> f5 = client.dispatch(req("later", "race").build());
+            CompletableFuture<ActivityOutcome> f5 = client.dispatch(req("later", "race").build());
             AsyncCompletion h5 = waitHandle(new SiteKey("adv", wf, "race").asKey() + "#1");
             String tok = h5.token();
             CompletableFuture<Void> x = CompletableFuture.runAsync(() -> cc.complete(tok, "from-client-1".getBytes()).join());
@@ -311,7 +311,7 @@ public class Attack {
             // 4. complete after the generation was lost (no heartbeat within 2 s)
             System.out.println("== complete after the handed-off generation was lost (no heartbeat for 2 s window)");
             t = System.nanoTime();
-            CompletableFuture<Outcome> f6 = client.dispatch(req("later", "lost").build());
+            CompletableFuture<ActivityOutcome> f6 = client.dispatch(req("later", "lost").build());
             AsyncCompletion h6 = waitHandle(new SiteKey("adv", wf, "lost").asKey() + "#1");
             h6.heartbeat("checkpoint-gen1".getBytes()).get();
             AsyncCompletion h6b = waitHandle(new SiteKey("adv", wf, "lost").asKey() + "#2");
@@ -334,11 +334,11 @@ public class Attack {
         String wf = "wf-" + nonce;
         SiteKey site = new SiteKey("adv", wf, "takeover");
         long t = System.nanoTime();
-        CompletableFuture<Outcome> fa = client.dispatch(req("later", "takeover").build());
+        CompletableFuture<ActivityOutcome> fa = client.dispatch(req("later", "takeover").build());
         AsyncCompletion ha = waitHandle(site.asKey() + "#1");
         ha.heartbeat(null).get();
         handles.clear();
-        CompletableFuture<Outcome> fb = client.dispatch(req("later", "takeover").attempt(2).build());
+        CompletableFuture<ActivityOutcome> fb = client.dispatch(req("later", "takeover").attempt(2).build());
         await("caller A (attempt 1)", fa, t, 20);
         AsyncCompletion hb = waitHandle(site.asKey() + "#1");
         System.out.println("  run B ref: " + hb.ref());
@@ -353,7 +353,7 @@ public class Attack {
     static void asyncBad(DispatchClient client) throws Exception {
         try (ActivityCompletionClient cc = ActivityCompletionClient.create(kafka(), "kafka://")) {
             String wf = "wf-" + nonce;
-            List<CompletableFuture<Outcome>> fs = new ArrayList<>();
+            List<CompletableFuture<ActivityOutcome>> fs = new ArrayList<>();
             long t = System.nanoTime();
             for (String id : List.of("longreason", "bigdetails", "bigasyncoutput")) {
                 fs.add(client.dispatch(req("later", id).build()));
@@ -377,7 +377,7 @@ public class Attack {
     static void asyncCancel(DispatchClient client) throws Exception {
         String wf = "wf-" + nonce;
         long t = System.nanoTime();
-        CompletableFuture<Outcome> f = client.dispatch(req("later", "cancel").build());
+        CompletableFuture<ActivityOutcome> f = client.dispatch(req("later", "cancel").build());
         SiteKey site = new SiteKey("adv", wf, "cancel");
         AsyncCompletion h = waitHandle(site.asKey() + "#1");
         h.heartbeat(null).get();
@@ -393,7 +393,7 @@ public class Attack {
         for (String type : List.of("badmsg", "cyclic", "weirdterminal")) {
             System.out.println("== failure: " + type);
             long t = System.nanoTime();
-            CompletableFuture<Outcome> f = client.dispatch(req(type, type).retry(ActivityRequest.RetryOptions.of(Duration.ofMillis(100), 1)).build());
+            CompletableFuture<ActivityOutcome> f = client.dispatch(req(type, type).retry(ActivityRequest.RetryOptions.of(Duration.ofMillis(100), 1)).build());
             await(type, f, t, 60);
             System.out.println("  handler invocations: " + runs.get(new SiteKey("adv", "wf-" + nonce, type).asKey()));
         }
@@ -452,7 +452,7 @@ public class Attack {
     /** The schema id the Java serde frames baton.dispatch records with, and the schema text, to compare with REST answers. */
     static void ids() {
         try (SchemaRegistry registry = SchemaRegistry.forUrl("kafka://", kafka())) {
-            for (Class<? extends org.apache.avro.specific.SpecificRecord> c : List.of(DispatchCommand.class, WorkerEvent.class, dev.baton.events.Outcome.class)) {
+            for (Class<? extends org.apache.avro.specific.SpecificRecord> c : List.of(DispatchCommand.class, WorkerEvent.class, Outcome.class)) {
                 org.apache.avro.Schema schema = org.apache.avro.specific.SpecificData.get().getSchema(c);
                 String topic = c == DispatchCommand.class ? BatonTopics.DISPATCH : c == WorkerEvent.class ? BatonTopics.WORKER_EVENTS : BatonTopics.RESULTS;
                 System.out.println(c.getSimpleName() + " java id under " + topic + "-value: " + registry.register(topic + "-value", schema));
@@ -546,7 +546,7 @@ public class Attack {
     }
 
     /**
-     * Forge an Outcome for a pending request of a victim client (request id read from baton.dispatch) and
+     * Forge an ActivityOutcome for a pending request of a victim client (request id read from baton.dispatch) and
      * wrap it in a dead letter whose source topic is baton.results; `dlq replay` then delivers it.
      */
     static void forgedOutcome() throws Exception {
@@ -555,7 +555,7 @@ public class Attack {
                 o -> System.out.println("  victim UNMATCHED: " + describe(o)));
         // no worker serves queue 'adv' in this scenario, so the request stays pending
         SiteKey site = new SiteKey("adv", "victim-" + nonce, "charge");
-        CompletableFuture<Outcome> f = victim.dispatch(ActivityRequest.builder().site(site).queue(queue).activityType("echo")
+        CompletableFuture<ActivityOutcome> f = victim.dispatch(ActivityRequest.builder().site(site).queue(queue).activityType("echo")
                 .input("real input".getBytes(), "text/plain").build());
         Thread.sleep(2000);
         String requestId = null;
@@ -579,14 +579,14 @@ public class Attack {
                 }
             }
             System.out.println("victim's pending request id: " + requestId);
-            dev.baton.events.Outcome forged = dev.baton.events.Outcome.newBuilder().setStatus(OutcomeStatus.COMPLETED).setSite(site.toRef())
+            Outcome forged = Outcome.newBuilder().setStatus(OutcomeStatus.COMPLETED).setSite(site.toRef())
                     .setRequestId(requestId).setReplyKey(victimId).setAttempt(1)
                     .setOutput(new Payload(ByteBuffer.wrap("FORGED OUTPUT".getBytes()), "text/plain")).setUnmatched(false)
                     .setWorkerId("streams-app").setAtMillis(System.currentTimeMillis()).build();
             int results;
             try (KafkaProducer<byte[], byte[]> p = producer()) {
                 results = partitions(p, BatonTopics.RESULTS);
-                byte[] value = EventSerde.of(dev.baton.events.Outcome.class, registry).encode(BatonTopics.RESULTS, forged);
+                byte[] value = EventSerde.of(Outcome.class, registry).encode(BatonTopics.RESULTS, forged);
                 DeadLetter letter = DeadLetter.newBuilder().setSourceTopic(BatonTopics.RESULTS)
                         .setSourcePartition(BatonTopics.keyPartition(victimId, results)).setSourceOffset(0)
                         .setKey(ByteBuffer.wrap(victimId.getBytes(StandardCharsets.UTF_8))).setValue(ByteBuffer.wrap(value))

@@ -28,6 +28,7 @@ import dev.baton.streams.config.Profile;
 import dev.baton.streams.config.StreamsAppConfig;
 import dev.baton.testkit.LocalCluster;
 import dev.baton.testkit.TempDirs;
+import dev.baton.topics.ClientConfigs;
 import dev.baton.worker.LeaseMode;
 import dev.baton.worker.WorkerOptions;
 import org.HdrHistogram.Histogram;
@@ -434,7 +435,7 @@ public final class DispatchBench implements Callable<Integer> {
      * Offsets count transaction markers too: each commit writes one to every partition it touched.
      */
     private static Map<String, Long> recordsByTopic(String bootstrap) throws Exception {
-        try (Admin admin = Admin.create(Map.of("bootstrap.servers", bootstrap))) {
+        try (Admin admin = Admin.create(ClientConfigs.admin(bootstrap))) {
             Set<String> topics = admin.listTopics(new ListTopicsOptions().listInternal(true)).names().get();
             Map<TopicPartition, OffsetSpec> latest = new HashMap<>();
             for (var d : admin.describeTopics(topics).allTopicNames().get().values()) {

@@ -1,5 +1,7 @@
 package dev.baton.bench;
 
+import dev.baton.topics.ClientConfigs;
+
 import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -38,12 +40,12 @@ final class RawEcho implements Echo {
     RawEcho(String bootstrap, int partitions, int payloadBytes) throws Exception {
         this.bootstrap = bootstrap;
         this.payload = new byte[payloadBytes];
-        try (Admin admin = Admin.create(Map.of("bootstrap.servers", bootstrap))) {
+        try (Admin admin = Admin.create(ClientConfigs.admin(bootstrap))) {
             // Deleted files go at once (not after the default minute), see close().
             admin.createTopics(TOPICS.stream().map(t -> new NewTopic(t, partitions, (short) 1)
                     .configs(Map.of("file.delete.delay.ms", "0"))).toList()).all().get();
         }
-        Map<String, Object> p = Map.of("bootstrap.servers", bootstrap, "linger.ms", 1, "acks", "all");
+        Map<String, Object> p = ClientConfigs.settings(bootstrap, Map.of("linger.ms", 1, "acks", "all"));
         producer = new KafkaProducer<>(p, new ByteArraySerializer(), new ByteArraySerializer());
         CountDownLatch ready = new CountDownLatch(3);
         stage(bootstrap, "bench.raw.dispatch", "bench.raw.tasks", ready);
@@ -56,8 +58,8 @@ final class RawEcho implements Echo {
 
     private void stage(String bootstrap, String from, String to, CountDownLatch ready) {
         Thread t = new Thread(() -> {
-            Map<String, Object> c = Map.of("bootstrap.servers", bootstrap, "group.id", "bench-" + from, "auto.offset.reset", "latest",
-                    "fetch.max.wait.ms", 10);
+            Map<String, Object> c = ClientConfigs.settings(bootstrap, Map.of("group.id", "bench-" + from, "auto.offset.reset", "latest",
+                    "fetch.max.wait.ms", 10));
             try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(c, new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
                 consumer.subscribe(List.of(from));
                 while (consumer.assignment().isEmpty()) {
@@ -160,7 +162,7 @@ final class RawEcho implements Echo {
         producer.close(Duration.ofSeconds(5));
         // The warm raw echo writes gigabytes in its warm-up: the Baton phase should run on a broker
         // holding only its own data (no measurable difference in the one run compared).
-        try (Admin admin = Admin.create(Map.of("bootstrap.servers", bootstrap))) {
+        try (Admin admin = Admin.create(ClientConfigs.admin(bootstrap))) {
             admin.deleteTopics(TOPICS).all().get(30, TimeUnit.SECONDS);
         } catch (ExecutionException | TimeoutException e) {
             System.err.println("could not delete the raw echo's topics (the Baton phase runs anyway): " + e);

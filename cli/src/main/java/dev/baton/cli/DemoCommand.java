@@ -18,8 +18,9 @@ import java.util.concurrent.TimeUnit;
 import dev.baton.dispatcher.ActivityRequest;
 import dev.baton.dispatcher.ActivityRequest.RetryOptions;
 import dev.baton.dispatcher.DispatchClient;
-import dev.baton.dispatcher.Outcome;
+import dev.baton.dispatcher.ActivityOutcome;
 import dev.baton.events.HistoryKind;
+import dev.baton.events.Outcome;
 import dev.baton.events.OutcomeStatus;
 import dev.baton.events.SiteRef;
 import dev.baton.morsel.history.HistoryLog;
@@ -158,7 +159,7 @@ public final class DemoCommand implements Callable<Integer> {
     private int runWorkload(LocalCluster cluster) throws Exception {
         Histogram latencyMicros = new Histogram(3);
         Map<String, Integer> byKind = new TreeMap<>();
-        List<CompletableFuture<Outcome>> futures = new ArrayList<>();
+        List<CompletableFuture<ActivityOutcome>> futures = new ArrayList<>();
         List<String> expected = new ArrayList<>();
         try (DispatchClient client = cluster.client("demo", o -> byKind.merge("unmatched", 1, Integer::sum))) {
             long start = System.nanoTime();
@@ -182,7 +183,7 @@ public final class DemoCommand implements Callable<Integer> {
             double seconds = (System.nanoTime() - start) / 1e9;
             int violations = 0;
             for (int i = 0; i < futures.size(); i++) {
-                Outcome o = futures.get(i).get();
+                ActivityOutcome o = futures.get(i).get();
                 if (i == 0) {
                     firstRequestId = o.requestId();
                 }
@@ -215,7 +216,7 @@ public final class DemoCommand implements Callable<Integer> {
      * Kills worker-1 (no drain, no park, no tombstone: Baton must notice the silence) once a quarter of
      * the work is resolved, and drains worker-3 at half (its running activities are parked).
      */
-    private void injectFaults(List<CompletableFuture<Outcome>> futures) throws InterruptedException {
+    private void injectFaults(List<CompletableFuture<ActivityOutcome>> futures) throws InterruptedException {
         awaitResolved(futures, futures.size() / 4);
         awaitBusy(workers.get(0));
         workers.get(0).kill();
@@ -234,7 +235,7 @@ public final class DemoCommand implements Callable<Integer> {
         }
     }
 
-    private static void awaitResolved(List<CompletableFuture<Outcome>> futures, int n) throws InterruptedException {
+    private static void awaitResolved(List<CompletableFuture<ActivityOutcome>> futures, int n) throws InterruptedException {
         while (futures.stream().filter(CompletableFuture::isDone).count() < n) {
             Thread.sleep(20); // polling progress counters for the demo's narrative, not waiting for one event
         }
@@ -246,11 +247,11 @@ public final class DemoCommand implements Callable<Integer> {
              KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(
                      ClientConfigs.durableProducer(cluster.clientConfig()), new ByteArraySerializer(),
                      new ByteArraySerializer())) {
-            dev.baton.events.Outcome forged = dev.baton.events.Outcome.newBuilder().setStatus(OutcomeStatus.COMPLETED)
+            Outcome forged = Outcome.newBuilder().setStatus(OutcomeStatus.COMPLETED)
                     .setSite(new SiteRef(namespace, "order-0", "charge")).setRequestId(firstRequestId)
                     .setReplyKey("demo").setAttempt(1).setAtMillis(0L).build();
             producer.send(new ProducerRecord<>(BatonTopics.RESULTS, "demo".getBytes(StandardCharsets.UTF_8),
-                    EventSerde.of(dev.baton.events.Outcome.class, registry).encode(BatonTopics.RESULTS, forged))).get();
+                    EventSerde.of(Outcome.class, registry).encode(BatonTopics.RESULTS, forged))).get();
             out.println("injected  a forged second outcome for request " + firstRequestId);
         }
     }

@@ -13,7 +13,7 @@ import java.util.concurrent.TimeUnit;
 import dev.baton.cli.options.ClientOptions;
 import dev.baton.dispatcher.ActivityRequest;
 import dev.baton.dispatcher.DispatchClient;
-import dev.baton.dispatcher.Outcome;
+import dev.baton.dispatcher.ActivityOutcome;
 import dev.baton.dispatcher.UnmatchedResultHandler;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -77,7 +77,7 @@ public final class DispatchCommand implements Callable<Integer> {
             for (long n = 1; count == 0 || n <= count; n++) {
                 ActivityRequest request = ActivityRequest.builder().site(namespace, workflowId(workflowBase, n), activity)
                         .attempt(attempt).queue(queue).activityType(type).input(input, "application/octet-stream").build();
-                Outcome outcome = c.dispatch(request).get(timeoutSeconds, TimeUnit.SECONDS);
+                ActivityOutcome outcome = c.dispatch(request).get(timeoutSeconds, TimeUnit.SECONDS);
                 String line = outcome.completed() ? "completed: " + outcome.outputAsString() : "failed: " + outcome.reason();
                 System.out.println(count == 1 ? line : request.site().workflowId() + " " + line);
                 failed += outcome.completed() ? 0 : 1;

@@ -7,7 +7,6 @@ import java.time.Duration;
 import java.security.SecureRandom;
 import java.util.ArrayList;
 import java.util.Base64;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
@@ -35,6 +34,7 @@ import dev.baton.testkit.soak.SoakPlan;
 import dev.baton.testkit.soak.SoakReport;
 import dev.baton.testkit.soak.SoakWorkload;
 import dev.baton.topics.BatonTopics;
+import dev.baton.topics.ClientConfigs;
 import dev.baton.topics.ClientIds;
 import dev.baton.topics.TopicCreator;
 import dev.baton.topics.TopicLayout;
@@ -138,7 +138,7 @@ public final class SoakCommand implements Callable<Integer> {
         WorkerRoster workers = null;
         List<StreamsInstance> streams = new ArrayList<>();
         try (Brokers kafka = brokers > 1 ? Brokers.of(cluster()) : Brokers.of(broker.build().start())) {
-            try (Admin admin = Admin.create(Map.of("bootstrap.servers", kafka.bootstrapServers()))) {
+            try (Admin admin = Admin.create(ClientConfigs.admin(kafka.bootstrapServers()))) {
                 new TopicCreator(admin).create(BatonTopics.all(TopicLayout.defaults().withPartitions(partitions), SoakPlan.queues(),
                         SoakPlan.nodesByQueue()));
             }
@@ -165,7 +165,7 @@ public final class SoakCommand implements Callable<Integer> {
             SoakLedger.Verdict verdict = ledger.verify();
             InvariantChecker.Report audit = InvariantChecker.check(kafka.bootstrapServers(), ledger.requestIds(),
                     guarantee == Guarantee.at_least_once);
-            OutboxScan.Result outbox = OutboxScan.read(Map.of("bootstrap.servers", kafka.bootstrapServers()), "kafka://", CLIENT_ID);
+            OutboxScan.Result outbox = OutboxScan.read(ClientConfigs.bootstrap(kafka.bootstrapServers()), "kafka://", CLIENT_ID);
             int settled = ledger.activitiesSettled();
             new SoakReport(out).print(new SoakReport.Figures(run.faults(), brokerOutage, activities, settled, run.seconds(), verdict, audit,
                     ledger.outbox().size(), outbox.entries().size(), run.cancelsNotSent(),
@@ -271,7 +271,7 @@ public final class SoakCommand implements Callable<Integer> {
         List<String> groups = new ArrayList<>();
         SoakPlan.queues().forEach(q -> groups.add(ClientIds.workerGroup(q)));
         groups.add(STREAMS_GROUP);
-        try (Admin admin = Admin.create(Map.of("bootstrap.servers", kafka.bootstrapServers()))) {
+        try (Admin admin = Admin.create(ClientConfigs.admin(kafka.bootstrapServers()))) {
             List<String> lines = LogVisibility.report(admin, topics, groups);
             out.printf("log visibility (%d partitions held back or not consumed)%n", lines.size());
             lines.forEach(l -> out.println("  " + l));
@@ -290,7 +290,7 @@ public final class SoakCommand implements Callable<Integer> {
 
     private Run runWorkload(Brokers kafka, CuttableLink link, WorkerRoster workers, List<StreamsInstance> streams, SoakLedger ledger)
             throws Exception {
-        Map<String, Object> config = new HashMap<>(Map.of("bootstrap.servers", kafka.bootstrapServers(), "baton.client.id", CLIENT_ID));
+        Map<String, Object> config = ClientConfigs.settings(kafka.bootstrapServers(), Map.of("baton.client.id", CLIENT_ID));
         long start = System.nanoTime();
         // The one-off faults fall while work is still arriving: at 30% and 60% of the dispatch period; the
         // cluster's faults, several minutes of them one after another, from 15%.

@@ -23,7 +23,7 @@ import java.util.stream.Collectors;
 import dev.baton.dispatcher.ActivityRequest;
 import dev.baton.dispatcher.DispatchClient;
 import dev.baton.dispatcher.DispatchClientClosedException;
-import dev.baton.dispatcher.Outcome;
+import dev.baton.dispatcher.ActivityOutcome;
 import dev.baton.events.ActivityTask;
 import dev.baton.events.HistoryEvent;
 import dev.baton.events.HistoryKind;
@@ -98,7 +98,7 @@ class CoreLoopIT {
     @Test
     void shouldResolveTwoThousandActivitiesOverThreeWorkersAndTwoQueuesExactlyOnce() throws Exception {
         try (DispatchClient client = cluster.client("bulk", o -> { })) {
-            List<CompletableFuture<Outcome>> futures = new ArrayList<>();
+            List<CompletableFuture<ActivityOutcome>> futures = new ArrayList<>();
             for (int i = 0; i < 2_000; i++) {
                 String queue = i % 2 == 0 ? "alpha" : "beta";
                 futures.add(client.dispatch(request("bulk", Integer.toString(i), queue, "echo", "p" + i).build()));
@@ -106,7 +106,7 @@ class CoreLoopIT {
             CompletableFuture.allOf(futures.toArray(CompletableFuture[]::new)).get(120, TimeUnit.SECONDS);
 
             for (int i = 0; i < futures.size(); i++) {
-                Outcome outcome = futures.get(i).get();
+                ActivityOutcome outcome = futures.get(i).get();
                 assertThat(outcome.completed()).as(outcome.toString()).isTrue();
                 assertThat(outcome.outputAsString()).isEqualTo("out-p" + i);
                 assertThat(runs.get(new SiteKey("it", "bulk", Integer.toString(i)).asKey())).hasValue(1);
@@ -124,9 +124,9 @@ class CoreLoopIT {
              SchemaRegistry registry = SchemaRegistry.forUrl("kafka://" + cluster.bootstrapServers(), Map.of());
              KafkaProducer<byte[], byte[]> zombie = new KafkaProducer<>(cluster.clientConfig(), new ByteArraySerializer(), new ByteArraySerializer())) {
             ActivityRequest first = request("takeover", "1", "nobody", "echo", "x").build();
-            CompletableFuture<Outcome> attempt1 = client.dispatch(first);
+            CompletableFuture<ActivityOutcome> attempt1 = client.dispatch(first);
             ActivityTask task1 = awaitTask(registry, first.site(), 1);
-            CompletableFuture<Outcome> attempt2 = client.dispatch(first.withAttempt(2));
+            CompletableFuture<ActivityOutcome> attempt2 = client.dispatch(first.withAttempt(2));
             ActivityTask task2 = awaitTask(registry, first.site(), 2);
 
             assertThat(attempt1.get(30, TimeUnit.SECONDS).reason()).isEqualTo("superseded: by attempt 2");
@@ -135,7 +135,7 @@ class CoreLoopIT {
             zombie.send(completion(events, task1, "zombie", "stale")).get();
             zombie.send(completion(events, task2, "fresh-worker", "fresh")).get();
 
-            Outcome outcome = attempt2.get(30, TimeUnit.SECONDS);
+            ActivityOutcome outcome = attempt2.get(30, TimeUnit.SECONDS);
             assertThat(outcome.completed()).isTrue();
             assertThat(outcome.outputAsString()).isEqualTo("fresh");
             await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> assertThat(history()).anySatisfy(h -> {
@@ -152,9 +152,9 @@ class CoreLoopIT {
         CountDownLatch gate = new CountDownLatch(1);
         gates.put(req.site().asKey(), gate);
         try (DispatchClient client = cluster.client("dup", o -> { })) {
-            CompletableFuture<Outcome> a = client.dispatch(req);
+            CompletableFuture<ActivityOutcome> a = client.dispatch(req);
             await().atMost(Duration.ofSeconds(30)).until(() -> runs.containsKey(req.site().asKey()));
-            CompletableFuture<Outcome> b = client.dispatch(req);
+            CompletableFuture<ActivityOutcome> b = client.dispatch(req);
             await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> assertThat(history()).anySatisfy(h -> {
                 assertThat(h.getKind()).isEqualTo(HistoryKind.DUPLICATE_IGNORED);
                 assertThat(h.getSite().getWorkflowId()).isEqualTo("dup");
@@ -173,7 +173,7 @@ class CoreLoopIT {
         CountDownLatch gate = new CountDownLatch(1);
         gates.put(req.site().asKey(), gate);
         DispatchClient before = cluster.client("restarting", o -> { });
-        CompletableFuture<Outcome> pending = before.dispatch(req);
+        CompletableFuture<ActivityOutcome> pending = before.dispatch(req);
         await().atMost(Duration.ofSeconds(30)).until(() -> runs.containsKey(req.site().asKey()));
         before.close();
         assertThatThrownBy(pending::get).isInstanceOf(ExecutionException.class).hasCauseInstanceOf(DispatchClientClosedException.class);
@@ -183,7 +183,7 @@ class CoreLoopIT {
             assertThat(h.getKind()).isEqualTo(HistoryKind.COMPLETED);
             assertThat(h.getSite().getWorkflowId()).isEqualTo("restart");
         }));
-        List<Outcome> unmatched = new CopyOnWriteArrayList<>();
+        List<ActivityOutcome> unmatched = new CopyOnWriteArrayList<>();
         try (DispatchClient after = cluster.client("restarting", unmatched::add)) {
             await().atMost(Duration.ofSeconds(30)).until(() -> !unmatched.isEmpty());
             assertThat(unmatched).singleElement().satisfies(o -> {
@@ -199,7 +199,7 @@ class CoreLoopIT {
         try (DispatchClient client = cluster.client("latency", o -> { })) {
             for (int i = 0; i < 550; i++) {
                 long start = System.nanoTime();
-                Outcome o = client.dispatch(request("latency", Integer.toString(i), "alpha", "echo", "l").build()).get(30, TimeUnit.SECONDS);
+                ActivityOutcome o = client.dispatch(request("latency", Integer.toString(i), "alpha", "echo", "l").build()).get(30, TimeUnit.SECONDS);
                 assertThat(o.completed()).isTrue();
                 if (i >= 50) { // the first 50 warm up JIT and connections
                     micros.recordValue((System.nanoTime() - start) / 1_000);

@@ -26,7 +26,7 @@ import dev.baton.cli.CliRun;
 import dev.baton.cli.ProcessEndpoint;
 import dev.baton.dispatcher.ActivityRequest;
 import dev.baton.dispatcher.DispatchClient;
-import dev.baton.dispatcher.Outcome;
+import dev.baton.dispatcher.ActivityOutcome;
 import dev.baton.embedded.EmbeddedKafka;
 import dev.baton.morsel.kafka.TopicMorsels;
 import dev.baton.morsel.node.protocol.ScanStep;
@@ -237,7 +237,7 @@ class DistributedGroupByIT {
         try (EngineNode node = EngineNode.start("stop-node", cluster.clientConfig(), 1, holdUntilStopped)) {
             ScanStep step = ScanStep.newBuilder().setVersion(1).setJob(job).setExchangePartitions(1)
                     .setSplit(new Split(topic, 0, 0L, (long) records)).build();
-            CompletableFuture<Outcome> scan = client.dispatch(scanActivity(job, step.toByteBuffer()));
+            CompletableFuture<ActivityOutcome> scan = client.dispatch(scanActivity(job, step.toByteBuffer()));
             assertThat(firstMorsel.await(60, TimeUnit.SECONDS)).as("the scan started").isTrue();
 
             client.cancel(new SiteKey("engine", job, "scan-0")).get(30, TimeUnit.SECONDS);
@@ -257,7 +257,7 @@ class DistributedGroupByIT {
             ScanStep step = ScanStep.newBuilder().setVersion(99).setJob("future").setExchangePartitions(1)
                     .setSplit(new Split(SOURCE, 0, 0L, 10L)).build();
 
-            Outcome o = client.dispatch(scanActivity("future", step.toByteBuffer())).get(60, TimeUnit.SECONDS);
+            ActivityOutcome o = client.dispatch(scanActivity("future", step.toByteBuffer())).get(60, TimeUnit.SECONDS);
 
             assertThat(o.completed()).isFalse();
             assertThat(o.reason()).startsWith("terminal:").contains("job protocol version 99", "speaks version 1");

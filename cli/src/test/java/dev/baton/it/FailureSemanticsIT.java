@@ -18,7 +18,7 @@ import dev.baton.cli.DemoHandlers;
 import dev.baton.dispatcher.ActivityRequest;
 import dev.baton.dispatcher.ActivityRequest.RetryOptions;
 import dev.baton.dispatcher.DispatchClient;
-import dev.baton.dispatcher.Outcome;
+import dev.baton.dispatcher.ActivityOutcome;
 import dev.baton.events.ActivityTask;
 import dev.baton.events.HistoryEvent;
 import dev.baton.events.HistoryKind;
@@ -89,7 +89,7 @@ class FailureSemanticsIT {
         ActivityRequest req = request("crash", "crash", "long", "8000").heartbeat(Duration.ofMillis(1_500)).build();
         try (BatonProcess a = BatonProcess.worker(cluster.bootstrapServers(), "crash-a", "crash", 1_000);
              BatonProcess b = BatonProcess.worker(cluster.bootstrapServers(), "crash-b", "crash", 1_000)) {
-            CompletableFuture<Outcome> outcome = client.dispatch(req);
+            CompletableFuture<ActivityOutcome> outcome = client.dispatch(req);
             String holder = awaitLeaseHolder(req.site());
             BatonProcess victim = holder.equals("crash-a") ? a : b;
             String survivor = holder.equals("crash-a") ? "crash-b" : "crash-a";
@@ -100,7 +100,7 @@ class FailureSemanticsIT {
             zombieCompletion(firstGeneration, holder); // the dead worker "answers" late with its revoked token
             awaitHistory(req.site(), HistoryKind.COMPLETION_REFUSED, holder);
 
-            Outcome o = outcome.get(90, TimeUnit.SECONDS);
+            ActivityOutcome o = outcome.get(90, TimeUnit.SECONDS);
             assertThat(o.completed()).as(o.toString()).isTrue();
             assertThat(o.attempt()).as("worker loss consumes no attempt").isEqualTo(1);
             assertThat(o.workerId()).isEqualTo(survivor);
@@ -131,7 +131,7 @@ class FailureSemanticsIT {
                         }
                     }
                 }));
-        CompletableFuture<Outcome> outcome = client.dispatch(req);
+        CompletableFuture<ActivityOutcome> outcome = client.dispatch(req);
         assertThat(running.await(60, TimeUnit.SECONDS)).as("the victim runs the activity").isTrue();
 
         victim.kill();
@@ -139,7 +139,7 @@ class FailureSemanticsIT {
 
         try (Worker rescuer = Worker.start(WorkerOptions.builder().workerId("rescuer").queues("crash").handler("stubborn", (ctx, input) -> input)
                 .kafkaConfig(cluster.clientConfig()).build())) {
-            Outcome o = outcome.get(90, TimeUnit.SECONDS);
+            ActivityOutcome o = outcome.get(90, TimeUnit.SECONDS);
             assertThat(o.completed()).as(o.toString()).isTrue();
             assertThat(o.workerId()).isEqualTo("rescuer");
             assertThat(history(req.site())).extracting(HistoryEvent::getKind).contains(HistoryKind.TRANSPORT_LOST)
@@ -156,7 +156,7 @@ class FailureSemanticsIT {
     @Test
     void shouldFindALostWorkerWhoseDeadlineWasArmedBeforeTheStreamsAppMovedHost() throws Exception {
         ActivityRequest req = request("crash-before-move", "crash", "long", "4000").heartbeat(Duration.ofSeconds(20)).build();
-        CompletableFuture<Outcome> outcome;
+        CompletableFuture<ActivityOutcome> outcome;
         try (BatonProcess a = BatonProcess.worker(cluster.bootstrapServers(), "move-a", "crash", 1_000)) {
             outcome = client.dispatch(req);
             awaitLeaseHolder(req.site());
@@ -167,7 +167,7 @@ class FailureSemanticsIT {
         assertThat(history(req.site())).extracting(HistoryEvent::getKind).as("the loss must be found after the move")
                 .doesNotContain(HistoryKind.TRANSPORT_LOST);
         try (BatonProcess b = BatonProcess.worker(cluster.bootstrapServers(), "move-b", "crash", 1_000)) {
-            Outcome o = outcome.get(90, TimeUnit.SECONDS);
+            ActivityOutcome o = outcome.get(90, TimeUnit.SECONDS);
             assertThat(o.completed()).as(o.toString()).isTrue();
             assertThat(o.workerId()).isEqualTo("move-b");
             assertThat(history(req.site())).extracting(HistoryEvent::getKind).contains(HistoryKind.TRANSPORT_LOST);
@@ -177,7 +177,7 @@ class FailureSemanticsIT {
     @Test
     void shouldParkADrainingWorkersActivitiesAndFinishThemElsewhereWithoutAFailure() throws Exception {
         List<ActivityRequest> reqs = new ArrayList<>();
-        List<CompletableFuture<Outcome>> outcomes = new ArrayList<>();
+        List<CompletableFuture<ActivityOutcome>> outcomes = new ArrayList<>();
         try (BatonProcess a = BatonProcess.worker(cluster.bootstrapServers(), "drain-a", "drain", 300);
              BatonProcess b = BatonProcess.worker(cluster.bootstrapServers(), "drain-b", "drain", 300)) {
             for (int i = 0; i < 4; i++) {
@@ -194,7 +194,7 @@ class FailureSemanticsIT {
             (drained.equals("drain-a") ? a : b).stop();
 
             for (int i = 0; i < reqs.size(); i++) {
-                Outcome o = outcomes.get(i).get(90, TimeUnit.SECONDS);
+                ActivityOutcome o = outcomes.get(i).get(90, TimeUnit.SECONDS);
                 assertThat(o.completed()).as(o.toString()).isTrue();
                 assertThat(o.attempt()).as("a park consumes no attempt").isEqualTo(1);
                 List<HistoryKind> kinds = history(reqs.get(i).site()).stream().map(HistoryEvent::getKind).toList();
@@ -220,7 +220,7 @@ class FailureSemanticsIT {
         ActivityRequest req = request("flaky", "flaky", "flaky", "x")
                 .retry(new RetryOptions(Duration.ofMillis(300), 2.0, Duration.ofSeconds(5), 5, List.of())).build();
 
-        Outcome o = client.dispatch(req).get(60, TimeUnit.SECONDS);
+        ActivityOutcome o = client.dispatch(req).get(60, TimeUnit.SECONDS);
 
         assertThat(o.completed()).isTrue();
         assertThat(o.attempt()).isEqualTo(3);
@@ -234,7 +234,7 @@ class FailureSemanticsIT {
     void shouldFailUnavailableUnservedAfterScheduleToStartOnAQueueWithNoWorkers() throws Exception {
         ActivityRequest req = request("lonely", "lonely", "echo", "x").scheduleToStart(Duration.ofSeconds(1)).build();
 
-        Outcome o = client.dispatch(req).get(60, TimeUnit.SECONDS);
+        ActivityOutcome o = client.dispatch(req).get(60, TimeUnit.SECONDS);
 
         assertThat(o.completed()).isFalse();
         assertThat(o.reason()).startsWith("unavailable: unserved: no live worker serves queue 'lonely'");
@@ -258,14 +258,14 @@ class FailureSemanticsIT {
             twin.initTransactions();
         }
 
-        CompletableFuture<Outcome> held = client.dispatch(request("twin-held", "twin", "echo", "x").build());
+        CompletableFuture<ActivityOutcome> held = client.dispatch(request("twin-held", "twin", "echo", "x").build());
         await().atMost(LocalCluster.PATIENCE).until(() -> fenced.servedQueues().isEmpty());
-        Outcome unserved = client.dispatch(request("twin-after", "twin", "echo", "x").scheduleToStart(Duration.ofSeconds(2)).build())
+        ActivityOutcome unserved = client.dispatch(request("twin-after", "twin", "echo", "x").scheduleToStart(Duration.ofSeconds(2)).build())
                 .get(60, TimeUnit.SECONDS);
         assertThat(unserved.reason()).startsWith("unavailable: unserved: no live worker serves queue 'twin'");
 
         cluster.worker(WorkerOptions.builder().workerId("twin-rescuer").queues("twin").maxConcurrent(2).handler("echo", (ctx, input) -> input));
-        Outcome rescued = held.get(90, TimeUnit.SECONDS);
+        ActivityOutcome rescued = held.get(90, TimeUnit.SECONDS);
         assertThat(rescued.completed()).as(rescued.toString()).isTrue();
         assertThat(rescued.workerId()).isEqualTo("twin-rescuer");
     }
@@ -273,7 +273,7 @@ class FailureSemanticsIT {
     @Test
     void shouldCancelALongActivityAndLetItsHandlerSeeIt() throws Exception {
         ActivityRequest req = request("cancel", "cancel", "watch", "x").build();
-        CompletableFuture<Outcome> outcome = client.dispatch(req);
+        CompletableFuture<ActivityOutcome> outcome = client.dispatch(req);
         awaitHistory(req.site(), HistoryKind.LEASED, "in-process");
 
         client.cancel(req.site()).get(10, TimeUnit.SECONDS);

@@ -16,7 +16,7 @@ import java.util.concurrent.TimeUnit;
 
 import dev.baton.dispatcher.ActivityRequest;
 import dev.baton.dispatcher.DispatchClient;
-import dev.baton.dispatcher.Outcome;
+import dev.baton.dispatcher.ActivityOutcome;
 import dev.baton.events.ActivityTask;
 import dev.baton.events.HistoryEvent;
 import dev.baton.events.HistoryKind;
@@ -79,7 +79,7 @@ class HeartbeatBacklogIT {
              KafkaProducer<byte[], byte[]> worker = new KafkaProducer<>(producerConfig(null), new ByteArraySerializer(), new ByteArraySerializer());
              KafkaProducer<byte[], byte[]> blocker = new KafkaProducer<>(producerConfig("blocker"), new ByteArraySerializer(),
                      new ByteArraySerializer())) {
-            CompletableFuture<Outcome> outcome = client.dispatch(req);
+            CompletableFuture<ActivityOutcome> outcome = client.dispatch(req);
             ActivityTask task = await().atMost(LocalCluster.PATIENCE).until(() -> firstTask(req.site()), t -> t != null);
             send(worker, task, WorkerEventKind.LEASED, null);
             await().atMost(LocalCluster.PATIENCE).until(() -> kinds(req.site()).contains(HistoryKind.LEASED));
@@ -102,7 +102,7 @@ class HeartbeatBacklogIT {
             heartbeats.shutdownNow();
             send(worker, task, WorkerEventKind.COMPLETED, "done"); // refused, and never answered, had the lease been lost
 
-            Outcome o = outcome.get(60, TimeUnit.SECONDS);
+            ActivityOutcome o = outcome.get(60, TimeUnit.SECONDS);
             assertThat(o.completed()).as(o.toString()).isTrue();
             assertThat(kinds(req.site())).as("the lease was never declared lost").doesNotContain(HistoryKind.TRANSPORT_LOST)
                     .contains(HistoryKind.COMPLETED);

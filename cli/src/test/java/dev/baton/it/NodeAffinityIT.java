@@ -12,7 +12,7 @@ import java.util.concurrent.TimeUnit;
 import dev.baton.cli.DemoHandlers;
 import dev.baton.dispatcher.ActivityRequest;
 import dev.baton.dispatcher.DispatchClient;
-import dev.baton.dispatcher.Outcome;
+import dev.baton.dispatcher.ActivityOutcome;
 import dev.baton.testkit.LocalCluster;
 import dev.baton.topics.BatonTopics;
 import dev.baton.topics.TopicCreator;
@@ -68,7 +68,7 @@ class NodeAffinityIT {
     @Test
     void shouldRunAPinnedTaskOnTheWorkerWithTheNodeLabel() throws Exception {
         for (int i = 0; i < 5; i++) {
-            Outcome o = client.dispatch(echo("gpu-" + i, "gpu").build()).get(60, TimeUnit.SECONDS);
+            ActivityOutcome o = client.dispatch(echo("gpu-" + i, "gpu").build()).get(60, TimeUnit.SECONDS);
             assertThat(o.completed()).as(o.toString()).isTrue();
             assertThat(o.workerId()).isEqualTo("gpu-box");
         }
@@ -76,10 +76,10 @@ class NodeAffinityIT {
 
     @Test
     void shouldAnswerAPinToAnUndeclaredNodeAtOnceAndKeepServingEveryoneElse() throws Exception {
-        CompletableFuture<Outcome> pinned = client.dispatch(echo("nowhere", "nowhere").build());
-        CompletableFuture<Outcome> ordinary = client.dispatch(echo("ordinary", null).build());
+        CompletableFuture<ActivityOutcome> pinned = client.dispatch(echo("nowhere", "nowhere").build());
+        CompletableFuture<ActivityOutcome> ordinary = client.dispatch(echo("ordinary", null).build());
 
-        Outcome refused = pinned.get(30, TimeUnit.SECONDS);
+        ActivityOutcome refused = pinned.get(30, TimeUnit.SECONDS);
         assertThat(refused.completed()).isFalse();
         assertThat(refused.reason()).startsWith("unavailable: unknown node 'nowhere' on queue 'pinned'");
         assertThat(ordinary.get(30, TimeUnit.SECONDS).completed()).as("the next dispatch is not held up").isTrue();
@@ -87,7 +87,7 @@ class NodeAffinityIT {
 
     @Test
     void shouldFailAPinNobodyServesUnservedAtScheduleToStart() throws Exception {
-        Outcome o = client.dispatch(echo("idle", "idle").scheduleToStart(Duration.ofSeconds(2)).build()).get(60, TimeUnit.SECONDS);
+        ActivityOutcome o = client.dispatch(echo("idle", "idle").scheduleToStart(Duration.ofSeconds(2)).build()).get(60, TimeUnit.SECONDS);
 
         assertThat(o.completed()).isFalse();
         assertThat(o.reason()).startsWith("unavailable: unserved: no live worker with node 'idle' on queue 'pinned'");

@@ -21,7 +21,7 @@ import dev.baton.cli.CliRun;
 import dev.baton.cli.DemoHandlers;
 import dev.baton.dispatcher.ActivityRequest;
 import dev.baton.dispatcher.DispatchClient;
-import dev.baton.dispatcher.Outcome;
+import dev.baton.dispatcher.ActivityOutcome;
 import dev.baton.morsel.kafka.TopicScan;
 import dev.baton.schemas.SiteKey;
 import dev.baton.testkit.LocalCluster;
@@ -71,7 +71,7 @@ class OperatorCommandsIT {
 
     @Test
     void shouldDescribeAResolvedSiteWithItsOutcomeAndCallers() throws Exception {
-        Outcome done = client.dispatch(ActivityRequest.builder().site("ops", "described", "1").queue("ops").activityType("echo")
+        ActivityOutcome done = client.dispatch(ActivityRequest.builder().site("ops", "described", "1").queue("ops").activityType("echo")
                 .input("hi".getBytes(UTF_8), "text/plain").build()).get(60, TimeUnit.SECONDS);
 
         CliRun run = CliRun.of("site", "describe", "ops/described/1", streamsApp(), "-o", "json");
@@ -114,7 +114,7 @@ class OperatorCommandsIT {
 
     @Test
     void shouldCancelALiveSiteAndAnswerWithItsCancelledOutcome() throws Exception {
-        CompletableFuture<Outcome> running = client.dispatch(ActivityRequest.builder().site("ops", "cancelled", "1").queue("ops")
+        CompletableFuture<ActivityOutcome> running = client.dispatch(ActivityRequest.builder().site("ops", "cancelled", "1").queue("ops")
                 .activityType("long").input("60000".getBytes(UTF_8), "text/plain").build());
         Awaitility.await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> {
             CliRun d = CliRun.of("site", "describe", "ops/cancelled/1", streamsApp(), "-o", "json");

@@ -18,7 +18,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.baton.cli.CliRun;
 import dev.baton.dispatcher.ActivityRequest;
 import dev.baton.dispatcher.DispatchClient;
-import dev.baton.dispatcher.Outcome;
+import dev.baton.dispatcher.ActivityOutcome;
 import dev.baton.events.ActivityTask;
 import dev.baton.events.DeadLetter;
 import dev.baton.events.HistoryEvent;
@@ -59,7 +59,7 @@ class OutboxIT {
     private static final ObjectMapper JSON = new ObjectMapper();
     private static LocalCluster cluster;
     private static DispatchClient client;
-    private static final List<Outcome> unmatched = new CopyOnWriteArrayList<>();
+    private static final List<ActivityOutcome> unmatched = new CopyOnWriteArrayList<>();
 
     @BeforeAll
     static void start() {
@@ -88,12 +88,12 @@ class OutboxIT {
         ActivityRequest ordinary = request("ordinary", "outbox-echo", "echo");
         assertThat(client.dispatch(ordinary).get(60, TimeUnit.SECONDS).completed()).isTrue();
         ActivityRequest late = request("late", "outbox-late", "deaf");
-        CompletableFuture<Outcome> caller = client.dispatch(late);
+        CompletableFuture<ActivityOutcome> caller = client.dispatch(late);
         ActivityTask task = awaitTask("outbox-late", late.site());
         report(task, WorkerEventKind.LEASED, null);
         awaitHistory(late.site(), HistoryKind.LEASED);
         client.cancel(late.site()).get(10, TimeUnit.SECONDS);
-        Outcome cancelled = caller.get(30, TimeUnit.SECONDS);
+        ActivityOutcome cancelled = caller.get(30, TimeUnit.SECONDS);
         assertThat(cancelled.reason()).startsWith("cancelled:");
 
         report(task, WorkerEventKind.COMPLETED, "late output"); // the worker never heard its stop

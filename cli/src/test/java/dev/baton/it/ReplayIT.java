@@ -16,7 +16,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import dev.baton.cli.CliRun;
 import dev.baton.dispatcher.ActivityRequest;
 import dev.baton.dispatcher.DispatchClient;
-import dev.baton.dispatcher.Outcome;
+import dev.baton.dispatcher.ActivityOutcome;
 import dev.baton.morsel.kafka.TopicScan;
 import dev.baton.testkit.InvariantChecker;
 import dev.baton.testkit.LocalCluster;
@@ -52,12 +52,12 @@ class ReplayIT {
         Map<String, AtomicInteger> runs = new ConcurrentHashMap<>();
         cluster.worker(worker("now-worker", "now", runs));
         DispatchClient client = cluster.client("replay-client", o -> { });
-        List<CompletableFuture<Outcome>> resolved = new ArrayList<>();
+        List<CompletableFuture<ActivityOutcome>> resolved = new ArrayList<>();
         for (int i = 0; i < RESOLVED; i++) {
             resolved.add(client.dispatch(request("done-" + i, "now")));
         }
         CompletableFuture.allOf(resolved.toArray(CompletableFuture[]::new)).get(60, TimeUnit.SECONDS);
-        List<CompletableFuture<Outcome>> waiting = new ArrayList<>();
+        List<CompletableFuture<ActivityOutcome>> waiting = new ArrayList<>();
         for (int i = 0; i < WAITING; i++) {
             waiting.add(client.dispatch(request("wait-" + i, "later")));
         }
@@ -77,7 +77,7 @@ class ReplayIT {
         cluster.worker(worker("later-worker", "later", runs));
         CompletableFuture.allOf(waiting.toArray(CompletableFuture[]::new)).get(120, TimeUnit.SECONDS);
         for (int i = 0; i < WAITING; i++) {
-            Outcome o = waiting.get(i).get();
+            ActivityOutcome o = waiting.get(i).get();
             assertThat(o.completed()).as(o.toString()).isTrue();
             assertThat(o.outputAsString()).isEqualTo("done wait-" + i);
         }

@@ -21,7 +21,7 @@ import java.util.concurrent.TimeUnit;
 import dev.baton.cli.CliRun;
 import dev.baton.dispatcher.ActivityRequest;
 import dev.baton.dispatcher.DispatchClient;
-import dev.baton.dispatcher.Outcome;
+import dev.baton.dispatcher.ActivityOutcome;
 import dev.baton.embedded.EmbeddedKafka;
 import dev.baton.streams.BatonStreamsApp;
 import dev.baton.topics.BatonTopics;
@@ -103,7 +103,7 @@ class SecurityIT {
             Map<String, Object> client = new HashMap<>(as("dispatcher"));
             client.put("baton.client.id", "secure-client");
             try (DispatchClient dispatcher = DispatchClient.create(client, o -> { })) {
-                Outcome outcome = dispatcher.dispatch(ActivityRequest.builder().site("sec", "wf", "1").queue("a").activityType("echo")
+                ActivityOutcome outcome = dispatcher.dispatch(ActivityRequest.builder().site("sec", "wf", "1").queue("a").activityType("echo")
                         .input("hello".getBytes(UTF_8), "text/plain").build()).get(90, TimeUnit.SECONDS);
                 assertThat(outcome.completed()).as(outcome.toString()).isTrue();
                 assertThat(outcome.outputAsString()).isEqualTo("secured hello");

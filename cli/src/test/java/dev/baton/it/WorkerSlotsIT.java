@@ -14,7 +14,7 @@ import java.util.concurrent.atomic.AtomicReference;
 
 import dev.baton.dispatcher.ActivityRequest;
 import dev.baton.dispatcher.DispatchClient;
-import dev.baton.dispatcher.Outcome;
+import dev.baton.dispatcher.ActivityOutcome;
 import dev.baton.testkit.LocalCluster;
 import dev.baton.worker.Worker;
 import dev.baton.worker.WorkerOptions;
@@ -41,7 +41,7 @@ class WorkerSlotsIT {
                         return input;
                     })));
             DispatchClient client = cluster.client("slots-client", o -> { });
-            List<CompletableFuture<Outcome>> outcomes = new ArrayList<>();
+            List<CompletableFuture<ActivityOutcome>> outcomes = new ArrayList<>();
             for (int i = 0; i < ACTIVITIES; i++) {
                 outcomes.add(client.dispatch(ActivityRequest.builder().site("slots", "w" + i, "1").queue("slots").activityType("gated")
                         .input(("in-" + i).getBytes(UTF_8), "text/plain").build()));

@@ -13,7 +13,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.zip.CRC32;
 
-import dev.baton.dispatcher.Outcome;
+import dev.baton.dispatcher.ActivityOutcome;
 import dev.baton.events.DispatchCommand;
 import dev.baton.events.DispatchKind;
 import dev.baton.events.Payload;
@@ -67,7 +67,7 @@ class WrongPartitionIT {
         SiteKey site = misplacedSite();
         try (LocalCluster cluster = LocalCluster.start(PARTITIONS, List.of("payments"));
              SchemaRegistry registry = SchemaRegistry.forUrl("kafka://" + cluster.bootstrapServers(), Map.of())) {
-            List<Outcome> answered = new CopyOnWriteArrayList<>();
+            List<ActivityOutcome> answered = new CopyOnWriteArrayList<>();
             cluster.client("misrouted-caller", answered::add);
             DispatchCommand command = DispatchCommand.newBuilder().setKind(DispatchKind.REQUESTED).setSite(site.toRef())
                     .setRequestId("misrouted-1").setReplyKey("misrouted-caller").setAttempt(1).setIdempotencyKey("idem-1")

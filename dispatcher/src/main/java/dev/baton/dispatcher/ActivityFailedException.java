@@ -6,7 +6,7 @@ import dev.baton.schemas.failure.ActivityFailure;
 /**
  * The activity's outcome was a failure: how a typed dispatch
  * ({@link DispatchClient#dispatch(ActivityRequest, Class)}) fails its future. Carries the whole
- * {@link Outcome}; {@link #reasonPrefix()} is the contract ({@code retryable:}, {@code terminal:},
+ * {@link ActivityOutcome}; {@link #reasonPrefix()} is the contract ({@code retryable:}, {@code terminal:},
  * {@code cancelled:}, ...), the rest of the reason is for people. {@link #failure()} says what the
  * worker threw (type, message, details, stack, causes):
  *
@@ -21,15 +21,15 @@ import dev.baton.schemas.failure.ActivityFailure;
  */
 public class ActivityFailedException extends DispatchException {
 
-    private final transient Outcome outcome;
+    private final transient ActivityOutcome outcome;
 
-    public ActivityFailedException(Outcome outcome) {
+    public ActivityFailedException(ActivityOutcome outcome) {
         super("activity at site " + outcome.site() + " attempt " + outcome.attempt() + " failed: " + outcome.reason()
                 + (outcome.failure() == null ? "" : " [" + outcome.failure() + "]"), outcome.requestId());
         this.outcome = outcome;
     }
 
-    public Outcome outcome() {
+    public ActivityOutcome outcome() {
         return outcome;
     }
 

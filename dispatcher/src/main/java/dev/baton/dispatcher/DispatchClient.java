@@ -3,7 +3,6 @@ package dev.baton.dispatcher;
 import java.nio.ByteBuffer;
 import java.time.Clock;
 import java.time.Duration;
-import java.util.HashMap;
 import java.util.Map;
 import java.util.Objects;
 import java.util.UUID;
@@ -16,6 +15,7 @@ import dev.baton.dispatcher.internals.PendingResults;
 import dev.baton.dispatcher.internals.ResultListener;
 import dev.baton.events.DispatchCommand;
 import dev.baton.events.DispatchKind;
+import dev.baton.events.Outcome;
 import dev.baton.events.Payload;
 import dev.baton.events.RetryPolicy;
 import dev.baton.events.Timeouts;
@@ -26,6 +26,7 @@ import dev.baton.schemas.SiteKey;
 import dev.baton.schemas.payload.PayloadConverters;
 import dev.baton.schemas.registry.SchemaRegistry;
 import dev.baton.topics.BatonTopics;
+import dev.baton.topics.ClientConfigs;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
@@ -44,7 +45,7 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
  * <pre>{@code
  * try (DispatchClient client = DispatchClient.create(Map.of(
  *         "bootstrap.servers", "localhost:9092", "baton.client.id", "billing-1"), unmatched -> log(unmatched))) {
- *     Outcome outcome = client.dispatch(request).get();
+ *     ActivityOutcome outcome = client.dispatch(request).get();
  * }
  * }</pre>
  *
@@ -115,7 +116,7 @@ public final class DispatchClient implements AutoCloseable {
         try {
             startedProducer = clientMeters.producer(producers.apply(producerConfig(config)));
             startedListener = new ResultListener(clientId, config.kafkaConfig(), c -> clientMeters.consumer(consumers.apply(c)),
-                    EventSerde.of(dev.baton.events.Outcome.class, registry), pending, unmatched);
+                    EventSerde.of(Outcome.class, registry), pending, unmatched);
             this.listenerThread = new Thread(startedListener, "baton-results-" + clientId);
             listenerThread.setDaemon(true);
             listenerThread.start();
@@ -133,13 +134,10 @@ public final class DispatchClient implements AutoCloseable {
     }
 
     private static Map<String, Object> producerConfig(DispatchClientConfig config) {
-        Map<String, Object> producerConfig = new HashMap<>(config.kafkaConfig());
-        producerConfig.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
-        producerConfig.put(ProducerConfig.ACKS_CONFIG, "all");
+        Map<String, Object> producerConfig = ClientConfigs.durableProducer(config.kafkaConfig());
         producerConfig.putIfAbsent(ProducerConfig.LINGER_MS_CONFIG, 1);
         // Named, so its metrics, broker logs and network thread say whose it is.
         producerConfig.putIfAbsent(ProducerConfig.CLIENT_ID_CONFIG, "baton-dispatch-" + config.clientId());
-        producerConfig.keySet().retainAll(ProducerConfig.configNames());
         return producerConfig;
     }
 
@@ -186,10 +184,10 @@ public final class DispatchClient implements AutoCloseable {
      * @throws ResultListenerStoppedException if the results listener has stopped; nothing is sent
      * @throws IllegalStateException if the client is closed
      */
-    public CompletableFuture<Outcome> dispatch(ActivityRequest request) {
+    public CompletableFuture<ActivityOutcome> dispatch(ActivityRequest request) {
         requireOpen();
         DispatchCommand cmd = command(request);
-        CompletableFuture<Outcome> future = pending.register(cmd.getRequestId());
+        CompletableFuture<ActivityOutcome> future = pending.register(cmd.getRequestId());
         long sentAt = System.nanoTime();
         future.thenRun(() -> latency.record(System.nanoTime() - sentAt, TimeUnit.NANOSECONDS));
         long timeoutMs = config.getLong(DispatchClientConfig.DISPATCH_TIMEOUT_MS_CONFIG);
@@ -216,7 +214,7 @@ public final class DispatchClient implements AutoCloseable {
      * {@link #dispatch(ActivityRequest)} does, and besides: with {@link ActivityFailedException}
      * (carrying the outcome and its reason) when the activity failed, with
      * {@link dev.baton.schemas.payload.PayloadConversionException} when the output cannot be read as
-     * {@code outputType}. Ask for {@code Outcome}'s raw bytes with {@code byte[].class}.
+     * {@code outputType}. Ask for {@code ActivityOutcome}'s raw bytes with {@code byte[].class}.
      *
      * <pre>{@code
      * Receipt receipt = client.dispatch(ActivityRequest.builder().site("shop", "order-42", "charge")

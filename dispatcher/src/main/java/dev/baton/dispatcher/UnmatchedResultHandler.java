@@ -10,7 +10,7 @@ package dev.baton.dispatcher;
 @FunctionalInterface
 public interface UnmatchedResultHandler {
 
-    void handle(Outcome outcome);
+    void handle(ActivityOutcome outcome);
 
     UnmatchedResultHandler IGNORE = outcome -> { };
 }

@@ -188,7 +188,7 @@ class DispatchClientCommandTest {
 
     @Test
     void shouldKeepTheFutureWaitingForTheOutcomeOnceTheBrokerHasTheCommand() {
-        CompletableFuture<Outcome> future = startWithManualAcks().client.dispatch(request().build());
+        CompletableFuture<ActivityOutcome> future = startWithManualAcks().client.dispatch(request().build());
 
         assertThat(harness.producer.completeNext()).isTrue();
 
@@ -198,7 +198,7 @@ class DispatchClientCommandTest {
 
     @Test
     void shouldFailTheFutureWhenTheBrokerRejectsTheCommand() {
-        CompletableFuture<Outcome> future = startWithManualAcks().client.dispatch(request().build());
+        CompletableFuture<ActivityOutcome> future = startWithManualAcks().client.dispatch(request().build());
         RecordTooLargeException rejection = new RecordTooLargeException("record too large");
 
         harness.producer.errorNext(rejection);
@@ -243,7 +243,7 @@ class DispatchClientCommandTest {
         harness.deliver(CLIENT_ID, OutcomeEvents.completed(requestId, CLIENT_ID).build());
 
         await().atMost(WAIT).until(() -> !harness.unmatched.isEmpty());
-        assertThat(harness.unmatched).extracting(Outcome::requestId).containsExactly(requestId);
+        assertThat(harness.unmatched).extracting(ActivityOutcome::requestId).containsExactly(requestId);
     }
 
     @Test

@@ -19,6 +19,7 @@ import dev.baton.dispatcher.internals.OutcomeEvents;
 import dev.baton.dispatcher.internals.ResultListener;
 import dev.baton.dispatcher.internals.ResultsMockConsumer;
 import dev.baton.events.DispatchCommand;
+import dev.baton.events.Outcome;
 import dev.baton.schemas.EventSerde;
 import dev.baton.schemas.registry.SchemaRegistry;
 import dev.baton.topics.BatonTopics;
@@ -42,20 +43,20 @@ final class DispatchClientHarness implements AutoCloseable {
 
     final MockProducer<byte[], byte[]> producer;
     final ResultsMockConsumer consumer = new ResultsMockConsumer(PARTITIONS);
-    final List<Outcome> unmatched = new CopyOnWriteArrayList<>();
+    final List<ActivityOutcome> unmatched = new CopyOnWriteArrayList<>();
     final SimpleMeterRegistry meters = new SimpleMeterRegistry();
     final DispatchClient client;
     volatile Map<String, Object> producerConfig;
 
     private final SchemaRegistry registry;
     private final EventSerde<DispatchCommand> commands;
-    private final EventSerde<dev.baton.events.Outcome> outcomes;
+    private final EventSerde<Outcome> outcomes;
 
     private DispatchClientHarness(Map<String, ?> settings, boolean autoAck) {
         String url = "mem://" + UUID.randomUUID();
         registry = SchemaRegistry.forUrl(url, Map.of());
         commands = EventSerde.of(DispatchCommand.class, registry);
-        outcomes = EventSerde.of(dev.baton.events.Outcome.class, registry);
+        outcomes = EventSerde.of(Outcome.class, registry);
         producer = new MockProducer<>(autoAck, null, new ByteArraySerializer(), new ByteArraySerializer());
         client = new DispatchClient(new DispatchClientConfig(configs(url, settings)), unmatched::add, Clock.fixed(NOW, ZoneOffset.UTC),
                 meters, config -> {
@@ -102,7 +103,7 @@ final class DispatchClientHarness implements AutoCloseable {
     }
 
     /** Appends a result keyed by {@code key} to this client's results partition. */
-    void deliver(String key, dev.baton.events.Outcome event) {
+    void deliver(String key, Outcome event) {
         consumer.addResult(OWN_PARTITION, key, outcomes.encode(BatonTopics.RESULTS, event));
     }
 

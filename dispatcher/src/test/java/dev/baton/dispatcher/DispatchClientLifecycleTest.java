@@ -89,11 +89,11 @@ class DispatchClientLifecycleTest {
     @Test
     void shouldAcceptADispatchAgainOnceAWaitingOneResolves() {
         start(Map.of(DispatchClientConfig.MAX_PENDING_CONFIG, "1"));
-        CompletableFuture<Outcome> first = harness.client.dispatch(request().build());
+        CompletableFuture<ActivityOutcome> first = harness.client.dispatch(request().build());
         harness.deliver(CLIENT_ID, OutcomeEvents.completed(harness.command(0).getRequestId(), CLIENT_ID).build());
         assertThat(first).succeedsWithin(WAIT);
 
-        CompletableFuture<Outcome> second = harness.client.dispatch(request().build());
+        CompletableFuture<ActivityOutcome> second = harness.client.dispatch(request().build());
 
         assertThat(second).isNotDone();
         assertThat(harness.sent()).hasSize(2);
@@ -113,7 +113,7 @@ class DispatchClientLifecycleTest {
 
     @Test
     void shouldFailPendingFuturesWithDispatchClientClosedExceptionOnClose() {
-        CompletableFuture<Outcome> future = start().client.dispatch(request().build());
+        CompletableFuture<ActivityOutcome> future = start().client.dispatch(request().build());
 
         harness.client.close();
 
@@ -162,7 +162,7 @@ class DispatchClientLifecycleTest {
 
     @Test
     void shouldIgnoreASecondClose() {
-        CompletableFuture<Outcome> future = start().client.dispatch(request().build());
+        CompletableFuture<ActivityOutcome> future = start().client.dispatch(request().build());
         harness.client.close();
 
         harness.client.close();

@@ -35,15 +35,15 @@ class DispatchClientListenerStoppedTest {
 
     /** Stops the listener and waits until it has failed a waiting dispatch: from then on the client knows. */
     private void stopListenerAndWait() {
-        CompletableFuture<Outcome> witness = harness.client.dispatch(request().build());
+        CompletableFuture<ActivityOutcome> witness = harness.client.dispatch(request().build());
         stopListener();
         assertThat(failureOf(witness)).isInstanceOf(ResultListenerStoppedException.class);
     }
 
     @Test
     void shouldFailEveryWaitingFutureWithResultListenerStoppedExceptionNamingItsRequestWhenTheListenerStops() {
-        CompletableFuture<Outcome> first = harness.client.dispatch(request().build());
-        CompletableFuture<Outcome> second = harness.client.dispatch(request().build());
+        CompletableFuture<ActivityOutcome> first = harness.client.dispatch(request().build());
+        CompletableFuture<ActivityOutcome> second = harness.client.dispatch(request().build());
 
         stopListener();
 

@@ -56,7 +56,7 @@ class DispatchClientOutcomeTest {
 
     @Test
     void shouldCompleteTheFutureWhenTheOutcomeWithItsRequestIdArrives() {
-        CompletableFuture<Outcome> future = start().client.dispatch(request().build());
+        CompletableFuture<ActivityOutcome> future = start().client.dispatch(request().build());
         String requestId = harness.onlyCommand().getRequestId();
 
         harness.deliver(CLIENT_ID, OutcomeEvents.completed(requestId, CLIENT_ID).build());
@@ -73,7 +73,7 @@ class DispatchClientOutcomeTest {
 
     @Test
     void shouldCompleteTheFutureWithAFailedOutcomeAndItsReason() {
-        CompletableFuture<Outcome> future = start().client.dispatch(request().build());
+        CompletableFuture<ActivityOutcome> future = start().client.dispatch(request().build());
 
         harness.deliver(CLIENT_ID, OutcomeEvents.failed(harness.onlyCommand().getRequestId(), CLIENT_ID, "terminal: card declined").build());
 
@@ -86,19 +86,19 @@ class DispatchClientOutcomeTest {
     @Test
     void shouldCompleteEachFutureWithTheOutcomeOfItsOwnRequest() {
         start();
-        CompletableFuture<Outcome> first = harness.client.dispatch(request().build());
-        CompletableFuture<Outcome> second = harness.client.dispatch(request().site("payments", "order-43", "1").build());
+        CompletableFuture<ActivityOutcome> first = harness.client.dispatch(request().build());
+        CompletableFuture<ActivityOutcome> second = harness.client.dispatch(request().site("payments", "order-43", "1").build());
 
         harness.deliver(CLIENT_ID, OutcomeEvents.completed(harness.command(1).getRequestId(), CLIENT_ID).setWorkerId("w-second").build());
         harness.deliver(CLIENT_ID, OutcomeEvents.completed(harness.command(0).getRequestId(), CLIENT_ID).setWorkerId("w-first").build());
 
-        assertThat(first).succeedsWithin(WAIT).extracting(Outcome::workerId).isEqualTo("w-first");
-        assertThat(second).succeedsWithin(WAIT).extracting(Outcome::workerId).isEqualTo("w-second");
+        assertThat(first).succeedsWithin(WAIT).extracting(ActivityOutcome::workerId).isEqualTo("w-first");
+        assertThat(second).succeedsWithin(WAIT).extracting(ActivityOutcome::workerId).isEqualTo("w-second");
     }
 
     @Test
     void shouldIgnoreAResultKeyedForAnotherClientEvenWithThisRequestId() {
-        CompletableFuture<Outcome> future = start().client.dispatch(request().build());
+        CompletableFuture<ActivityOutcome> future = start().client.dispatch(request().build());
         String neighbour = OutcomeEvents.neighbourOf(CLIENT_ID, DispatchClientHarness.PARTITIONS);
 
         harness.deliver(neighbour, OutcomeEvents.completed(harness.onlyCommand().getRequestId(), neighbour).build());
@@ -115,12 +115,12 @@ class DispatchClientOutcomeTest {
         harness.deliver(CLIENT_ID, OutcomeEvents.completed("r-of-an-earlier-incarnation", CLIENT_ID).build());
 
         await().atMost(WAIT).until(() -> !harness.unmatched.isEmpty());
-        assertThat(harness.unmatched).extracting(Outcome::requestId).containsExactly("r-of-an-earlier-incarnation");
+        assertThat(harness.unmatched).extracting(ActivityOutcome::requestId).containsExactly("r-of-an-earlier-incarnation");
     }
 
     @Test
     void shouldHandAnOutcomeFlaggedUnmatchedToTheHandlerAndLeaveTheFutureWaiting() {
-        CompletableFuture<Outcome> future = start().client.dispatch(request().build());
+        CompletableFuture<ActivityOutcome> future = start().client.dispatch(request().build());
         String requestId = harness.onlyCommand().getRequestId();
 
         harness.deliver(CLIENT_ID, OutcomeEvents.completed(requestId, CLIENT_ID).setUnmatched(true).build());
@@ -136,7 +136,7 @@ class DispatchClientOutcomeTest {
 
     @Test
     void shouldDropAnIdenticalCopyOfADeliveredOutcome() {
-        CompletableFuture<Outcome> future = start().client.dispatch(request().build());
+        CompletableFuture<ActivityOutcome> future = start().client.dispatch(request().build());
         String requestId = harness.onlyCommand().getRequestId();
 
         harness.deliver(CLIENT_ID, OutcomeEvents.completed(requestId, CLIENT_ID).setWorkerId("w-1").build());
@@ -145,21 +145,21 @@ class DispatchClientOutcomeTest {
         harness.deliver(CLIENT_ID, OutcomeEvents.completed(requestId, CLIENT_ID).setUnmatched(true).setWorkerId("marker").build());
 
         await().atMost(WAIT).until(() -> !harness.unmatched.isEmpty());
-        assertThat(future).isCompleted().succeedsWithin(Duration.ZERO).extracting(Outcome::workerId).isEqualTo("w-1");
-        assertThat(harness.unmatched).singleElement().extracting(Outcome::workerId).isEqualTo("marker");
+        assertThat(future).isCompleted().succeedsWithin(Duration.ZERO).extracting(ActivityOutcome::workerId).isEqualTo("w-1");
+        assertThat(harness.unmatched).singleElement().extracting(ActivityOutcome::workerId).isEqualTo("marker");
     }
 
     @Test
     void shouldHandADifferentSecondOutcomeToTheUnmatchedHandlerAndKeepTheFirst() {
-        CompletableFuture<Outcome> future = start().client.dispatch(request().build());
+        CompletableFuture<ActivityOutcome> future = start().client.dispatch(request().build());
         String requestId = harness.onlyCommand().getRequestId();
 
         harness.deliver(CLIENT_ID, OutcomeEvents.completed(requestId, CLIENT_ID).setWorkerId("w-1").build());
         harness.deliver(CLIENT_ID, OutcomeEvents.completed(requestId, CLIENT_ID).setAttempt(2).setWorkerId("w-2").build());
 
         await().atMost(WAIT).until(() -> !harness.unmatched.isEmpty());
-        assertThat(future).isCompleted().succeedsWithin(Duration.ZERO).extracting(Outcome::workerId).isEqualTo("w-1");
-        assertThat(harness.unmatched).singleElement().extracting(Outcome::workerId).isEqualTo("w-2");
+        assertThat(future).isCompleted().succeedsWithin(Duration.ZERO).extracting(ActivityOutcome::workerId).isEqualTo("w-1");
+        assertThat(harness.unmatched).singleElement().extracting(ActivityOutcome::workerId).isEqualTo("w-2");
     }
 
     @Test
@@ -169,7 +169,7 @@ class DispatchClientOutcomeTest {
         harness.deliver(CLIENT_ID, OutcomeEvents.completed(requestId, CLIENT_ID).build());
         harness.deliver(CLIENT_ID, OutcomeEvents.completed(requestId, CLIENT_ID).build());
 
-        CompletableFuture<Outcome> next = harness.client.dispatch(request().build());
+        CompletableFuture<ActivityOutcome> next = harness.client.dispatch(request().build());
         harness.deliver(CLIENT_ID, OutcomeEvents.completed(harness.command(1).getRequestId(), CLIENT_ID).build());
 
         assertThat(next).succeedsWithin(WAIT);
@@ -178,7 +178,7 @@ class DispatchClientOutcomeTest {
 
     @Test
     void shouldRecordTheTimeFromDispatchToOutcome() {
-        CompletableFuture<Outcome> future = start().client.dispatch(request().build());
+        CompletableFuture<ActivityOutcome> future = start().client.dispatch(request().build());
 
         harness.deliver(CLIENT_ID, OutcomeEvents.completed(harness.onlyCommand().getRequestId(), CLIENT_ID).build());
 
@@ -196,7 +196,7 @@ class DispatchClientOutcomeTest {
     void shouldFailTheFutureWithATimeoutAfterDispatchTimeoutMs() {
         start(Map.of(DispatchClientConfig.DISPATCH_TIMEOUT_MS_CONFIG, "50"));
 
-        CompletableFuture<Outcome> future = harness.client.dispatch(request().build());
+        CompletableFuture<ActivityOutcome> future = harness.client.dispatch(request().build());
 
         assertThat(future).failsWithin(WAIT).withThrowableOfType(ExecutionException.class).withCauseInstanceOf(TimeoutException.class);
         await().atMost(WAIT).until(() -> harness.client.pendingCount() == 0);
@@ -205,13 +205,13 @@ class DispatchClientOutcomeTest {
     @Test
     void shouldHandTheLateOutcomeOfATimedOutDispatchToTheUnmatchedHandler() {
         start(Map.of(DispatchClientConfig.DISPATCH_TIMEOUT_MS_CONFIG, "50"));
-        CompletableFuture<Outcome> future = harness.client.dispatch(request().build());
+        CompletableFuture<ActivityOutcome> future = harness.client.dispatch(request().build());
         assertThat(future).failsWithin(WAIT);
         await().atMost(WAIT).until(() -> harness.client.pendingCount() == 0);
 
         harness.deliver(CLIENT_ID, OutcomeEvents.completed(harness.onlyCommand().getRequestId(), CLIENT_ID).build());
 
         await().atMost(WAIT).until(() -> !harness.unmatched.isEmpty());
-        assertThat(harness.unmatched).extracting(Outcome::requestId).containsExactly(harness.onlyCommand().getRequestId());
+        assertThat(harness.unmatched).extracting(ActivityOutcome::requestId).containsExactly(harness.onlyCommand().getRequestId());
     }
 }

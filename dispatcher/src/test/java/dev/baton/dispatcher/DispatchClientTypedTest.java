@@ -93,7 +93,7 @@ class DispatchClientTypedTest {
 
     @Test
     void shouldTypeAFailureBatonDecidedByItsReasonPrefix() {
-        CompletableFuture<Outcome> untyped = harness.client.dispatch(request().build());
+        CompletableFuture<ActivityOutcome> untyped = harness.client.dispatch(request().build());
         harness.deliver(CLIENT_ID, OutcomeEvents.failed(harness.onlyCommand().getRequestId(), CLIENT_ID, "cancelled: by operator").build());
 
         assertThat(untyped).succeedsWithin(WAIT).satisfies(o -> {

@@ -66,8 +66,8 @@ public final class BatonStreamsApp implements AutoCloseable {
     public BatonStreamsApp(Map<String, ?> configs, MeterRegistry meters) {
         this.config = new StreamsAppConfig(configs);
         this.registry = SchemaRegistry.forUrl(config.schemaRegistryUrl(), config.clientConfig());
-        this.queues = new AdminQueueDirectory(Admin.create(config.clientConfig()), config.queueRefreshMs());
-        this.partitionsAdmin = Admin.create(config.clientConfig());
+        this.queues = new AdminQueueDirectory(Admin.create(config.adminConfig()), config.queueRefreshMs());
+        this.partitionsAdmin = Admin.create(config.adminConfig());
         this.serdes = EventSerdes.of(registry);
         this.queueService = new QueueService(meters);
         boolean paced = config.commitPacing() == CommitPacing.RETURNS;
@@ -88,7 +88,7 @@ public final class BatonStreamsApp implements AutoCloseable {
         this.meters = meters;
         this.streamsMetrics = new KafkaStreamsMetrics(streams);
         streamsMetrics.bindTo(meters);
-        this.queries = StatusEndpoints.queries(streams, serdes.siteState(), serdes.workerStatus(), config.clientConfig(),
+        this.queries = StatusEndpoints.queries(streams, serdes.siteState(), serdes.workerStatus(), config.adminConfig(),
                 queueService::unservedQueues, config.applicationServer().orElse(null));
         streams.setUncaughtExceptionHandler(e -> {
             log.error("stream thread failed; replacing it (its tasks resume from the last commit)", e);
@@ -104,7 +104,7 @@ public final class BatonStreamsApp implements AutoCloseable {
     public BatonStreamsApp start() {
         streams.start();
         if (config.hangingTransactionCheckMs() > 0) {
-            Admin admin = Admin.create(config.clientConfig());
+            Admin admin = Admin.create(config.adminConfig());
             reaper = new HangingTransactionReaper(admin, hangingTransactionFinder(admin),
                     id -> id.startsWith(ClientIds.WORKER_TRANSACTIONAL_PREFIX)).start(Duration.ofMillis(config.hangingTransactionCheckMs()));
         }
@@ -112,7 +112,7 @@ public final class BatonStreamsApp implements AutoCloseable {
             status = new StatusServer(config.statusPort(), queries, this::isRunning);
         }
         registryRest = serveRegistry();
-        lag = new QueueLagMeter(Admin.create(config.clientConfig()), meters).start(Duration.ofMillis(config.queueRefreshMs()));
+        lag = new QueueLagMeter(Admin.create(config.adminConfig()), meters).start(Duration.ofMillis(config.queueRefreshMs()));
         return this;
     }
 

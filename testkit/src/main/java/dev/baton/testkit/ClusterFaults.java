@@ -13,6 +13,7 @@ import java.util.function.Consumer;
 
 import dev.baton.embedded.EmbeddedKafkaCluster;
 import dev.baton.topics.BatonTopics;
+import dev.baton.topics.ClientConfigs;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.TransactionListing;
 
@@ -209,7 +210,7 @@ public final class ClusterFaults implements AutoCloseable {
     }
 
     private Optional<String> streamsTransactionalId() {
-        try (Admin admin = Admin.create(Map.of("bootstrap.servers", cluster.bootstrapServers()))) {
+        try (Admin admin = Admin.create(ClientConfigs.admin(cluster.bootstrapServers()))) {
             return admin.listTransactions().all().get(30, TimeUnit.SECONDS).stream().map(TransactionListing::transactionalId)
                     .filter(id -> id.startsWith(streamsApplicationId + "-")).sorted().findFirst();
         } catch (Exception e) {

@@ -20,6 +20,7 @@ import dev.baton.dispatcher.UnmatchedResultHandler;
 import dev.baton.embedded.EmbeddedKafka;
 import dev.baton.streams.BatonStreamsApp;
 import dev.baton.topics.BatonTopics;
+import dev.baton.topics.ClientConfigs;
 import dev.baton.topics.TopicCreator;
 import dev.baton.topics.TopicLayout;
 import dev.baton.worker.Worker;
@@ -62,7 +63,7 @@ public final class LocalCluster implements AutoCloseable {
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
-        try (Admin admin = Admin.create(clientConfig())) {
+        try (Admin admin = Admin.create(ClientConfigs.admin(bootstrapServers))) {
             TopicCreator.Report report = new TopicCreator(admin).create(BatonTopics.all(TopicLayout.defaults().withPartitions(partitions), queues));
             if (!report.ok()) {
                 throw new IllegalStateException("topic layout mismatch: " + report);
@@ -127,7 +128,7 @@ public final class LocalCluster implements AutoCloseable {
     }
 
     public Map<String, Object> clientConfig() {
-        return Map.of("bootstrap.servers", bootstrapServers);
+        return ClientConfigs.bootstrap(bootstrapServers);
     }
 
     public String bootstrapServers() {
@@ -171,7 +172,7 @@ public final class LocalCluster implements AutoCloseable {
         streamsApp.close();
         TempDirs.deleteQuietly(stateDir);
         Files.createDirectories(stateDir);
-        try (Admin admin = Admin.create(clientConfig())) {
+        try (Admin admin = Admin.create(ClientConfigs.admin(bootstrapServers))) {
             String prefix = streamsConfig.getOrDefault("application.id", "baton-streams") + "-";
             Set<String> changelogs = new HashSet<>(admin.listTopics().names().get());
             changelogs.removeIf(t -> !t.startsWith(prefix) || !t.endsWith("-changelog"));
@@ -198,7 +199,7 @@ public final class LocalCluster implements AutoCloseable {
     /** Whether the streams app has committed its way to the end of every partition of {@code topic}. */
     public boolean streamsAppCaughtUp(String topic) throws Exception {
         String group = String.valueOf(streamsConfig.getOrDefault("application.id", "baton-streams"));
-        try (Admin admin = Admin.create(clientConfig())) {
+        try (Admin admin = Admin.create(ClientConfigs.admin(bootstrapServers))) {
             Map<TopicPartition, OffsetAndMetadata> committed = admin.listConsumerGroupOffsets(group).partitionsToOffsetAndMetadata().get();
             Map<TopicPartition, OffsetSpec> ends = new HashMap<>();
             for (var p : admin.describeTopics(List.of(topic)).allTopicNames().get().get(topic).partitions()) {

@@ -15,6 +15,7 @@ import java.util.stream.IntStream;
 
 import dev.baton.dispatcher.ActivityRequest;
 import dev.baton.dispatcher.DispatchClient;
+import dev.baton.topics.ClientConfigs;
 import org.apache.kafka.clients.producer.internals.BuiltInPartitioner;
 
 /**
@@ -34,7 +35,7 @@ public final class ResolutionProbe implements AutoCloseable {
 
     /** @param activityType served on {@code queue} by every worker, and quick (an echo) */
     public ResolutionProbe(String bootstrapServers, String queue, String activityType, int partitions) {
-        this.client = DispatchClient.create(Map.of("bootstrap.servers", bootstrapServers, "baton.client.id", "probe"), o -> { });
+        this.client = DispatchClient.create(ClientConfigs.settings(bootstrapServers, Map.of("baton.client.id", "probe")), o -> { });
         this.queue = queue;
         this.activityType = activityType;
         this.partitions = partitions;

@@ -20,7 +20,7 @@ import java.util.stream.Collectors;
 
 import dev.baton.dispatcher.ActivityRequest;
 import dev.baton.dispatcher.DispatchClient;
-import dev.baton.dispatcher.Outcome;
+import dev.baton.dispatcher.ActivityOutcome;
 import dev.baton.embedded.EmbeddedKafkaCluster;
 import dev.baton.topics.BatonTopics;
 import dev.baton.worker.WorkerOptions;
@@ -42,12 +42,12 @@ class LeaderKillIT {
     private static final String QUEUE = "echo";
 
     /** One dispatched activity: when it left, where its site lives, and when its outcome came back. */
-    private record Sent(int index, int partition, long sentNanos, CompletableFuture<Outcome> outcome, CompletableFuture<Long> resolvedNanos) {
+    private record Sent(int index, int partition, long sentNanos, CompletableFuture<ActivityOutcome> outcome, CompletableFuture<Long> resolvedNanos) {
     }
 
     @Test
     void shouldAnswerEveryCallerExactlyOnceWhenTheBrokerLeadingMostDispatchPartitionsIsKilled() throws Exception {
-        ConcurrentLinkedQueue<Outcome> unmatched = new ConcurrentLinkedQueue<>();
+        ConcurrentLinkedQueue<ActivityOutcome> unmatched = new ConcurrentLinkedQueue<>();
         List<Sent> sent = new ArrayList<>();
         ScheduledExecutorService pacer = Executors.newSingleThreadScheduledExecutor();
         try (EmbeddedKafkaCluster kafka = EmbeddedKafkaCluster.builder().nodes(3).build().start();
@@ -103,7 +103,7 @@ class LeaderKillIT {
 
             Set<String> requestIds = new HashSet<>();
             for (Sent s : sent) {
-                Outcome o = s.outcome().join();
+                ActivityOutcome o = s.outcome().join();
                 assertThat(o.completed()).as("activity %d: %s", s.index(), o).isTrue();
                 assertThat(o.outputAsString()).as("activity %d answered with its own input", s.index()).isEqualTo(input(s.index()));
                 requestIds.add(o.requestId());

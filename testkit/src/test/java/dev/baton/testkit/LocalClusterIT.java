@@ -8,7 +8,7 @@ import java.util.List;
 
 import dev.baton.dispatcher.ActivityRequest;
 import dev.baton.dispatcher.DispatchClient;
-import dev.baton.dispatcher.Outcome;
+import dev.baton.dispatcher.ActivityOutcome;
 import dev.baton.worker.WorkerOptions;
 import org.junit.jupiter.api.Test;
 
@@ -20,7 +20,7 @@ class LocalClusterIT {
         try (LocalCluster cluster = LocalCluster.start(3, List.of("payments"));
              DispatchClient client = cluster.client("test", unmatched -> { })) {
             cluster.worker(WorkerOptions.builder().queues("payments").handler("charge", (ctx, input) -> input));
-            Outcome outcome = client.dispatch(ActivityRequest.builder().site("shop", "order-1", "charge").queue("payments")
+            ActivityOutcome outcome = client.dispatch(ActivityRequest.builder().site("shop", "order-1", "charge").queue("payments")
                     .activityType("charge").input("42".getBytes(UTF_8), "text/plain").build()).get(60, SECONDS);
             assertThat(outcome.completed()).isTrue();
             assertThat(InvariantChecker.check(cluster.bootstrapServers()).violations()).isEmpty();

@@ -11,7 +11,7 @@ import java.util.concurrent.ExecutionException;
 import dev.baton.dispatcher.ActivityFailedException;
 import dev.baton.dispatcher.ActivityRequest;
 import dev.baton.dispatcher.DispatchClient;
-import dev.baton.dispatcher.Outcome;
+import dev.baton.dispatcher.ActivityOutcome;
 import dev.baton.events.SiteRef;
 import dev.baton.schemas.payload.AvroPayloadConverter;
 import dev.baton.worker.TerminalActivityException;
@@ -65,7 +65,7 @@ class TypedActivitiesIT {
 
     @Test
     void shouldLabelATypedHandlersOutputWithItsConvertersContentType() throws Exception {
-        Outcome outcome = client.dispatch(request("order-2", "charge").input(new Charge("c-8", 5)).build()).get(60, SECONDS);
+        ActivityOutcome outcome = client.dispatch(request("order-2", "charge").input(new Charge("c-8", 5)).build()).get(60, SECONDS);
 
         assertThat(outcome.completed()).isTrue();
         assertThat(outcome.contentType()).isEqualTo("application/json");
@@ -74,7 +74,7 @@ class TypedActivitiesIT {
 
     @Test
     void shouldCarryAvroRecordsBothWays() throws Exception {
-        Outcome outcome = client.dispatch(request("order-3", "mirror").input(new SiteRef("a", "b", "c")).build()).get(60, SECONDS);
+        ActivityOutcome outcome = client.dispatch(request("order-3", "mirror").input(new SiteRef("a", "b", "c")).build()).get(60, SECONDS);
 
         assertThat(outcome.contentType()).isEqualTo(AvroPayloadConverter.CONTENT_TYPE);
         assertThat(outcome.outputAs(SiteRef.class)).isEqualTo(new SiteRef("c", "b", "a"));
@@ -93,7 +93,7 @@ class TypedActivitiesIT {
 
     @Test
     void shouldFailTerminallyWhenTheInputsContentTypeCannotBeReadAsTheHandlersType() throws Exception {
-        Outcome outcome = client.dispatch(request("order-5", "charge").input("{\"customer\":\"c\"}".getBytes(UTF_8), "text/plain").build())
+        ActivityOutcome outcome = client.dispatch(request("order-5", "charge").input("{\"customer\":\"c\"}".getBytes(UTF_8), "text/plain").build())
                 .get(60, SECONDS);
 
         assertThat(outcome.completed()).isFalse();

@@ -16,6 +16,7 @@ import java.util.concurrent.TimeUnit;
 import dev.baton.testkit.LocalCluster;
 import dev.baton.topics.BatonTopics;
 import dev.baton.morsel.morsel.Morsels;
+import dev.baton.topics.ClientConfigs;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
@@ -56,7 +57,7 @@ public final class ReplayBench implements Callable<Integer> {
         Files.createDirectories(dataDir);
         // The testkit's cluster (broker and streams app) on a kept data dir: replay reads the streams app's changelog as in production.
         try (LocalCluster broker = LocalCluster.start(BatonTopics.DEFAULT_PARTITIONS, List.of("demo"), Map.of(), dataDir)) {
-            Map<String, Object> config = Map.of("bootstrap.servers", broker.bootstrapServers());
+            Map<String, Object> config = ClientConfigs.bootstrap(broker.bootstrapServers());
             SyntheticHistory.Written w = SyntheticHistory.ensure(config, records);
             out.printf("history   %,d records, %,d results (%s in %.1f s), data in %s%n", w.history(), w.results(),
                     w.reused() ? "reused" : "written", w.nanos() / 1e9, dataDir.toAbsolutePath());

@@ -6,6 +6,7 @@ import dev.baton.morsel.history.HistoryLog;
 import dev.baton.morsel.history.HistoryStats;
 import dev.baton.morsel.history.Replay;
 import dev.baton.topics.BatonTopics;
+import dev.baton.topics.ClientConfigs;
 
 /**
  * One kind of scan at one thread count, with its resources (consumers, scan threads) made once and
@@ -71,7 +72,7 @@ final class ScanProbe implements AutoCloseable {
         long start = System.nanoTime();
         int threads = Integer.parseInt(args[1]);
         if (args[0].equals("COMMAND")) {
-            try (HistoryLog log = new HistoryLog(Map.of("bootstrap.servers", args[2]), "kafka://", threads)) {
+            try (HistoryLog log = new HistoryLog(ClientConfigs.bootstrap(args[2]), "kafka://", threads)) {
                 Replay.Report report = Replay.analyse(log, HistoryLog.Scope.ALL, "baton-streams");
                 System.out.println(LINE + " " + log.lastScan().records() + " " + log.lastScan().bytes() + " " + (System.nanoTime() - start)
                         + " sites=" + report.sites());
@@ -79,7 +80,7 @@ final class ScanProbe implements AutoCloseable {
             System.exit(0);
         }
         ScanKind kind = ScanKind.valueOf(args[0]);
-        try (ScanProbe probe = new ScanProbe(kind, Map.of("bootstrap.servers", args[2]), threads)) {
+        try (ScanProbe probe = new ScanProbe(kind, ClientConfigs.bootstrap(args[2]), threads)) {
             long setUp = System.nanoTime() - start;
             Run r = probe.run();
             System.out.println(LINE + " " + r.records() + " " + r.bytes() + " " + (System.nanoTime() - start) + " " + setUp);

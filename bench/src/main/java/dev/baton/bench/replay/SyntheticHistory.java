@@ -16,6 +16,7 @@ import dev.baton.schemas.EventSerde;
 import dev.baton.schemas.SiteKey;
 import dev.baton.schemas.registry.SchemaRegistry;
 import dev.baton.topics.BatonTopics;
+import dev.baton.topics.ClientConfigs;
 import dev.baton.topics.TopicCreator;
 import dev.baton.topics.TopicLayout;
 import org.apache.kafka.clients.admin.Admin;
@@ -47,7 +48,7 @@ final class SyntheticHistory {
 
     static Written ensure(Map<String, Object> clientConfig, long records) throws Exception {
         long start = System.nanoTime();
-        try (Admin admin = Admin.create(clientConfig)) {
+        try (Admin admin = Admin.create(ClientConfigs.admin(clientConfig))) {
             new TopicCreator(admin).create(BatonTopics.all(TopicLayout.defaults(), List.of("demo"), Map.of()));
             long present = endOffsetSum(admin, BatonTopics.HISTORY);
             if (present == records) {

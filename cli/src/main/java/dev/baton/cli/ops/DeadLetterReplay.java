@@ -19,7 +19,6 @@ import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.consumer.ConsumerGroupMetadata;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.producer.KafkaProducer;
-import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
@@ -110,9 +109,8 @@ final class DeadLetterReplay implements Callable<Integer> {
     }
 
     private static KafkaProducer<byte[], byte[]> producer(Map<String, Object> config) {
-        Map<String, Object> p = new HashMap<>(ClientConfigs.durableProducer(config));
-        p.put(ProducerConfig.TRANSACTIONAL_ID_CONFIG, TRANSACTIONAL_ID);
-        return new KafkaProducer<>(p, new ByteArraySerializer(), new ByteArraySerializer());
+        return new KafkaProducer<>(ClientConfigs.transactionalProducer(config, TRANSACTIONAL_ID), new ByteArraySerializer(),
+                new ByteArraySerializer());
     }
 
     private static Map<String, Integer> partitionCounts(KafkaProducer<byte[], byte[]> producer, List<DeadLetterScan.Entry> entries) {

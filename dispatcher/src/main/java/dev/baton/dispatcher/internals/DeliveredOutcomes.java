@@ -5,7 +5,7 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Objects;
 
-import dev.baton.dispatcher.Outcome;
+import dev.baton.dispatcher.ActivityOutcome;
 
 /**
  * The outcomes this client delivered last, by request id, so an identical copy of one is dropped
@@ -22,7 +22,7 @@ final class DeliveredOutcomes {
     static final int CAPACITY = 65_536;
 
     private record Identity(Object site, int attempt, boolean completed, String reason, int outputHash) {
-        static Identity of(Outcome o) {
+        static Identity of(ActivityOutcome o) {
             return new Identity(o.site(), o.attempt(), o.completed(), o.reason(), Arrays.hashCode(o.output()));
         }
     }
@@ -35,7 +35,7 @@ final class DeliveredOutcomes {
     };
 
     /** Whether {@code outcome} copies one delivered already for its request id; records it otherwise (the first of its id). */
-    boolean isCopy(Outcome outcome) {
+    boolean isCopy(ActivityOutcome outcome) {
         Identity identity = Identity.of(outcome);
         Identity first = recent.putIfAbsent(outcome.requestId(), identity);
         return first != null && Objects.equals(first, identity);

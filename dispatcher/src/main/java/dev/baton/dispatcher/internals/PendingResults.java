@@ -5,7 +5,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Function;
 
-import dev.baton.dispatcher.Outcome;
+import dev.baton.dispatcher.ActivityOutcome;
 import dev.baton.dispatcher.PendingLimitExceededException;
 
 /**
@@ -15,7 +15,7 @@ import dev.baton.dispatcher.PendingLimitExceededException;
  */
 public final class PendingResults {
 
-    private final Map<String, CompletableFuture<Outcome>> byRequestId = new ConcurrentHashMap<>();
+    private final Map<String, CompletableFuture<ActivityOutcome>> byRequestId = new ConcurrentHashMap<>();
     private final int max;
     private volatile Function<String, ? extends RuntimeException> refusal;
 
@@ -24,12 +24,12 @@ public final class PendingResults {
     }
 
     /** A future for the request's outcome; throws the close cause for this request id once closed. */
-    public CompletableFuture<Outcome> register(String requestId) {
+    public CompletableFuture<ActivityOutcome> register(String requestId) {
         if (byRequestId.size() >= max) {
             throw new PendingLimitExceededException("max.pending is " + max + " and " + byRequestId.size()
                     + " dispatches are waiting; retry when some resolve or raise max.pending");
         }
-        CompletableFuture<Outcome> future = new CompletableFuture<>();
+        CompletableFuture<ActivityOutcome> future = new CompletableFuture<>();
         byRequestId.put(requestId, future);
         future.whenComplete((o, e) -> byRequestId.remove(requestId, future));
         // Checked after the put: a close running meanwhile may miss this future, but then this check sees
@@ -44,13 +44,13 @@ public final class PendingResults {
     }
 
     /** Completes the waiting future; false if none waits for this request id. */
-    public boolean complete(String requestId, Outcome outcome) {
-        CompletableFuture<Outcome> future = byRequestId.remove(requestId);
+    public boolean complete(String requestId, ActivityOutcome outcome) {
+        CompletableFuture<ActivityOutcome> future = byRequestId.remove(requestId);
         return future != null && future.complete(outcome);
     }
 
     public void fail(String requestId, Throwable cause) {
-        CompletableFuture<Outcome> future = byRequestId.remove(requestId);
+        CompletableFuture<ActivityOutcome> future = byRequestId.remove(requestId);
         if (future != null) {
             future.completeExceptionally(cause);
         }
@@ -60,7 +60,7 @@ public final class PendingResults {
     public int failAll(Function<String, Throwable> cause) {
         int n = 0;
         for (String id : Map.copyOf(byRequestId).keySet()) {
-            CompletableFuture<Outcome> future = byRequestId.remove(id);
+            CompletableFuture<ActivityOutcome> future = byRequestId.remove(id);
             if (future != null && future.completeExceptionally(cause.apply(id))) {
                 n++;
             }

@@ -1,7 +1,6 @@
 package dev.baton.dispatcher.internals;
 
 import java.time.Duration;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -9,12 +8,14 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 
-import dev.baton.dispatcher.Outcome;
+import dev.baton.dispatcher.ActivityOutcome;
 import dev.baton.dispatcher.ResultListenerStoppedException;
 import dev.baton.dispatcher.UnmatchedResultHandler;
+import dev.baton.events.Outcome;
 import dev.baton.schemas.EventSerde;
 import dev.baton.schemas.UndecodableRecordException;
 import dev.baton.topics.BatonTopics;
+import dev.baton.topics.ClientConfigs;
 import dev.baton.topics.ClientIds;
 import dev.baton.topics.KeyedPartitionReader;
 import org.apache.kafka.clients.consumer.CloseOptions;
@@ -49,7 +50,7 @@ public final class ResultListener implements Runnable, AutoCloseable {
     private final Consumer<byte[], byte[]> consumer;
     private final KeyedPartitionReader reader;
     private final TopicPartition partition;
-    private final EventSerde<dev.baton.events.Outcome> serde;
+    private final EventSerde<Outcome> serde;
     private final PendingResults pending;
     private final DeliveredOutcomes delivered = new DeliveredOutcomes();
     private final UnmatchedResultHandler unmatched;
@@ -60,7 +61,7 @@ public final class ResultListener implements Runnable, AutoCloseable {
     /** When a paused read of a result that failed retriably resumes (System.nanoTime), 0 when not paused. */
     private long resumeAtNanos;
 
-    public ResultListener(String clientId, Map<String, Object> kafkaConfig, EventSerde<dev.baton.events.Outcome> serde,
+    public ResultListener(String clientId, Map<String, Object> kafkaConfig, EventSerde<Outcome> serde,
                           PendingResults pending, UnmatchedResultHandler unmatched) {
         this(clientId, kafkaConfig, config -> new KafkaConsumer<>(config, new ByteArrayDeserializer(), new ByteArrayDeserializer()),
                 serde, pending, unmatched);
@@ -72,18 +73,13 @@ public final class ResultListener implements Runnable, AutoCloseable {
      */
     public ResultListener(String clientId, Map<String, Object> kafkaConfig,
                           Function<Map<String, Object>, Consumer<byte[], byte[]>> consumers,
-                          EventSerde<dev.baton.events.Outcome> serde, PendingResults pending, UnmatchedResultHandler unmatched) {
+                          EventSerde<Outcome> serde, PendingResults pending, UnmatchedResultHandler unmatched) {
         this.clientId = clientId;
         this.serde = serde;
         this.pending = pending;
         this.unmatched = unmatched;
-        Map<String, Object> config = new HashMap<>(kafkaConfig);
-        config.put(ConsumerConfig.GROUP_ID_CONFIG, ClientIds.dispatcherGroup(clientId));
-        config.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
-        config.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
-        config.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "latest");
+        Map<String, Object> config = ClientConfigs.groupConsumer(kafkaConfig, ClientIds.dispatcherGroup(clientId), "latest");
         config.putIfAbsent(ConsumerConfig.CLIENT_ID_CONFIG, "baton-results-" + clientId);
-        config.keySet().retainAll(ConsumerConfig.configNames());
         this.consumer = consumers.apply(config);
         try {
             this.reader = KeyedPartitionReader.open(consumer, BatonTopics.RESULTS, clientId, Duration.ofSeconds(30));
@@ -189,14 +185,14 @@ public final class ResultListener implements Runnable, AutoCloseable {
     }
 
     private void handle(ConsumerRecord<byte[], byte[]> r) {
-        Outcome outcome;
+        ActivityOutcome outcome;
         try {
-            dev.baton.events.Outcome event = serde.decode(r);
+            Outcome event = serde.decode(r);
             if (event == null) {
                 log.error("client {}: skipping a result without a value at {}-{} offset {}", clientId, r.topic(), r.partition(), r.offset());
                 return;
             }
-            outcome = Outcome.of(event);
+            outcome = ActivityOutcome.of(event);
         } catch (UndecodableRecordException | IllegalArgumentException e) {
             // IllegalArgumentException: decodable, but not an outcome a caller can be given (an empty site id).
             log.error("client {}: skipping undecodable result: {}", clientId, e.getMessage());

@@ -9,7 +9,7 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 
 import dev.baton.dispatcher.DispatchException;
-import dev.baton.dispatcher.Outcome;
+import dev.baton.dispatcher.ActivityOutcome;
 import dev.baton.dispatcher.PendingLimitExceededException;
 import dev.baton.schemas.SiteKey;
 import net.jqwik.api.Arbitraries;
@@ -34,7 +34,7 @@ class PendingResultsProperties {
     void shouldCompleteEachFutureAtMostOnceAndNeverHoldMoreThanTheLimit(@ForAll("steps") List<Step> steps,
                                                                         @ForAll @IntRange(min = 1, max = 4) int max) {
         PendingResults pending = new PendingResults(max);
-        Map<String, CompletableFuture<Outcome>> waiting = new HashMap<>();
+        Map<String, CompletableFuture<ActivityOutcome>> waiting = new HashMap<>();
         for (Step step : steps) {
             String id = "r-" + step.id();
             switch (step.kind()) {
@@ -49,22 +49,22 @@ class PendingResultsProperties {
                     }
                 }
                 case "complete" -> {
-                    Outcome outcome = new Outcome(new SiteKey("ns", "wf", "1"), id, 1, true, new byte[0], null, null, null, false);
-                    CompletableFuture<Outcome> future = waiting.remove(id);
+                    ActivityOutcome outcome = new ActivityOutcome(new SiteKey("ns", "wf", "1"), id, 1, true, new byte[0], null, null, null, false);
+                    CompletableFuture<ActivityOutcome> future = waiting.remove(id);
                     assertThat(pending.complete(id, outcome)).as("complete %s", id).isEqualTo(future != null);
                     if (future != null) {
                         assertThat(future).isCompletedWithValue(outcome);
                     }
                 }
                 case "fail" -> {
-                    CompletableFuture<Outcome> future = waiting.remove(id);
+                    CompletableFuture<ActivityOutcome> future = waiting.remove(id);
                     pending.fail(id, new DispatchException("failed", id));
                     if (future != null) {
                         assertThat(future).isCompletedExceptionally();
                     }
                 }
                 default -> { // the holder resolves it: orTimeout, cancel
-                    CompletableFuture<Outcome> future = waiting.remove(id);
+                    CompletableFuture<ActivityOutcome> future = waiting.remove(id);
                     if (future != null) {
                         future.cancel(false);
                     }

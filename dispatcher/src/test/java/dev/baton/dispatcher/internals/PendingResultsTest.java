@@ -18,7 +18,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
 import dev.baton.dispatcher.DispatchException;
-import dev.baton.dispatcher.Outcome;
+import dev.baton.dispatcher.ActivityOutcome;
 import dev.baton.dispatcher.PendingLimitExceededException;
 import dev.baton.schemas.SiteKey;
 import org.apache.kafka.common.errors.RetriableException;
@@ -28,20 +28,20 @@ class PendingResultsTest {
 
     private final PendingResults pending = new PendingResults(3);
 
-    private static Outcome outcome(String requestId) {
-        return new Outcome(new SiteKey("ns", "wf", "1"), requestId, 1, true, new byte[] {42}, "application/octet-stream",
+    private static ActivityOutcome outcome(String requestId) {
+        return new ActivityOutcome(new SiteKey("ns", "wf", "1"), requestId, 1, true, new byte[] {42}, "application/octet-stream",
                 null, "w-1", false);
     }
 
     /** The exception a failed future holds, unwrapped. */
-    private static Throwable failureOf(CompletableFuture<Outcome> future) {
+    private static Throwable failureOf(CompletableFuture<ActivityOutcome> future) {
         assertThat(future).isCompletedExceptionally();
         return future.handle((o, e) -> e).join();
     }
 
     @Test
     void shouldHoldARegisteredFutureUntilItsOutcomeArrives() {
-        CompletableFuture<Outcome> future = pending.register("r-1");
+        CompletableFuture<ActivityOutcome> future = pending.register("r-1");
 
         assertThat(future).isNotDone();
         assertThat(pending.size()).isEqualTo(1);
@@ -49,8 +49,8 @@ class PendingResultsTest {
 
     @Test
     void shouldCompleteTheFutureOfTheRequestIdWithItsOutcome() {
-        CompletableFuture<Outcome> future = pending.register("r-1");
-        Outcome outcome = outcome("r-1");
+        CompletableFuture<ActivityOutcome> future = pending.register("r-1");
+        ActivityOutcome outcome = outcome("r-1");
 
         assertThat(pending.complete("r-1", outcome)).isTrue();
 
@@ -61,7 +61,7 @@ class PendingResultsTest {
     @Test
     void shouldLeaveOtherFuturesWaitingWhenOneCompletes() {
         pending.register("r-1");
-        CompletableFuture<Outcome> other = pending.register("r-2");
+        CompletableFuture<ActivityOutcome> other = pending.register("r-2");
 
         pending.complete("r-1", outcome("r-1"));
 
@@ -79,8 +79,8 @@ class PendingResultsTest {
 
     @Test
     void shouldReportASecondOutcomeForTheSameRequestAsUnmatchedAndKeepTheFirst() {
-        CompletableFuture<Outcome> future = pending.register("r-1");
-        Outcome first = outcome("r-1");
+        CompletableFuture<ActivityOutcome> future = pending.register("r-1");
+        ActivityOutcome first = outcome("r-1");
         pending.complete("r-1", first);
 
         assertThat(pending.complete("r-1", outcome("r-1"))).isFalse();
@@ -90,7 +90,7 @@ class PendingResultsTest {
 
     @Test
     void shouldForgetAFutureItsHolderCompletedSoALateOutcomeIsUnmatched() {
-        CompletableFuture<Outcome> future = pending.register("r-1");
+        CompletableFuture<ActivityOutcome> future = pending.register("r-1");
         future.completeExceptionally(new TimeoutException());
 
         assertThat(pending.size()).isZero();
@@ -123,7 +123,7 @@ class PendingResultsTest {
 
     @Test
     void shouldFailTheFutureOfTheRequestIdWithTheCause() {
-        CompletableFuture<Outcome> future = pending.register("r-1");
+        CompletableFuture<ActivityOutcome> future = pending.register("r-1");
         DispatchException cause = new DispatchException("could not send", "r-1");
 
         pending.fail("r-1", cause);
@@ -134,7 +134,7 @@ class PendingResultsTest {
 
     @Test
     void shouldFailEveryWaitingFutureWithTheExceptionMadeForItsRequestId() {
-        List<CompletableFuture<Outcome>> futures = new ArrayList<>();
+        List<CompletableFuture<ActivityOutcome>> futures = new ArrayList<>();
         for (String id : List.of("r-1", "r-2", "r-3")) {
             futures.add(pending.register(id));
         }
@@ -150,8 +150,8 @@ class PendingResultsTest {
     @Test
     void shouldNotCountFuturesThatAlreadyResolvedWhenFailingAll() {
         pending.register("r-1");
-        CompletableFuture<Outcome> done = pending.register("r-2");
-        Outcome outcome = outcome("r-2");
+        CompletableFuture<ActivityOutcome> done = pending.register("r-2");
+        ActivityOutcome outcome = outcome("r-2");
         pending.complete("r-2", outcome);
 
         assertThat(pending.failAll(id -> new DispatchException("closed", id))).isEqualTo(1);
@@ -160,8 +160,8 @@ class PendingResultsTest {
 
     @Test
     void shouldFailEveryWaitingFutureWithTheExceptionMadeForItsRequestIdOnClose() {
-        CompletableFuture<Outcome> first = pending.register("r-1");
-        CompletableFuture<Outcome> second = pending.register("r-2");
+        CompletableFuture<ActivityOutcome> first = pending.register("r-1");
+        CompletableFuture<ActivityOutcome> second = pending.register("r-2");
 
         int failed = pending.close(id -> new DispatchException("listener stopped", id));
 
@@ -196,7 +196,7 @@ class PendingResultsTest {
         try {
             for (int round = 0; round < 200; round++) { // the race is narrow: run it often
                 PendingResults racing = new PendingResults(1_000);
-                Queue<CompletableFuture<Outcome>> registered = new ConcurrentLinkedQueue<>();
+                Queue<CompletableFuture<ActivityOutcome>> registered = new ConcurrentLinkedQueue<>();
                 CountDownLatch started = new CountDownLatch(2);
                 List<Future<?>> running = new ArrayList<>();
                 for (int t = 0; t < 2; t++) {
@@ -217,7 +217,7 @@ class PendingResultsTest {
         }
     }
 
-    private static Void registerUntilRefused(PendingResults racing, String prefix, Queue<CompletableFuture<Outcome>> registered,
+    private static Void registerUntilRefused(PendingResults racing, String prefix, Queue<CompletableFuture<ActivityOutcome>> registered,
                                              CountDownLatch started) {
         started.countDown();
         for (int i = 0; i < 500; i++) { // bounded: a registrar the close never reaches must not fill the heap

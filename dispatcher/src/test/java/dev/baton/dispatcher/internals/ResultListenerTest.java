@@ -17,9 +17,10 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 
-import dev.baton.dispatcher.Outcome;
+import dev.baton.dispatcher.ActivityOutcome;
 import dev.baton.dispatcher.ResultListenerStoppedException;
 import dev.baton.dispatcher.UnmatchedResultHandler;
+import dev.baton.events.Outcome;
 import dev.baton.schemas.EventSerde;
 import dev.baton.schemas.registry.RegisteredSchema;
 import dev.baton.schemas.registry.SchemaRegistry;
@@ -41,9 +42,9 @@ class ResultListenerTest {
     private static final Duration WAIT = Duration.ofSeconds(5);
 
     private final SchemaRegistry registry = SchemaRegistry.forUrl("mem://" + UUID.randomUUID(), Map.of());
-    private final EventSerde<dev.baton.events.Outcome> serde = EventSerde.of(dev.baton.events.Outcome.class, registry);
+    private final EventSerde<Outcome> serde = EventSerde.of(Outcome.class, registry);
     private final PendingResults pending = new PendingResults(100);
-    private final List<Outcome> unmatched = new CopyOnWriteArrayList<>();
+    private final List<ActivityOutcome> unmatched = new CopyOnWriteArrayList<>();
     private ResultsMockConsumer consumer = new ResultsMockConsumer(PARTITIONS);
     private Map<String, Object> consumerConfig;
     private ResultListener listener;
@@ -67,7 +68,7 @@ class ResultListenerTest {
         start(unmatched::add);
     }
 
-    private void deliver(String key, dev.baton.events.Outcome event) {
+    private void deliver(String key, Outcome event) {
         consumer.addResult(OWN.partition(), key, serde.encode(BatonTopics.RESULTS, event));
     }
 
@@ -133,11 +134,11 @@ class ResultListenerTest {
         AtomicInteger lookups = new AtomicInteger();
         SchemaRegistry flaky = new FlakyRegistry(registry, down, lookups);
         listener = new ResultListener(CLIENT, Map.of(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, "localhost:9092"), config -> consumer,
-                EventSerde.of(dev.baton.events.Outcome.class, flaky), pending, unmatched::add);
+                EventSerde.of(Outcome.class, flaky), pending, unmatched::add);
         thread = new Thread(listener, "test-results-" + CLIENT);
         thread.start();
         listener.awaitPositioned(WAIT);
-        CompletableFuture<Outcome> future = pending.register("r-1");
+        CompletableFuture<ActivityOutcome> future = pending.register("r-1");
 
         deliver(CLIENT, OutcomeEvents.completed("r-1", CLIENT).build());
         await().atMost(WAIT).until(() -> lookups.get() >= 2); // tried, backed off, tried again
@@ -193,7 +194,7 @@ class ResultListenerTest {
     @Test
     void shouldCompleteThePendingFutureOfAnOutcomeAddressedToIt() throws InterruptedException {
         start();
-        CompletableFuture<Outcome> future = pending.register("r-1");
+        CompletableFuture<ActivityOutcome> future = pending.register("r-1");
 
         deliver(CLIENT, OutcomeEvents.completed("r-1", CLIENT).build());
 
@@ -207,7 +208,7 @@ class ResultListenerTest {
     @Test
     void shouldIgnoreAResultKeyedForAnotherClientSharingThePartition() throws InterruptedException {
         start();
-        CompletableFuture<Outcome> future = pending.register("r-1");
+        CompletableFuture<ActivityOutcome> future = pending.register("r-1");
         String neighbour = OutcomeEvents.neighbourOf(CLIENT, PARTITIONS);
 
         deliver(neighbour, OutcomeEvents.completed("r-1", neighbour).build());
@@ -220,7 +221,7 @@ class ResultListenerTest {
     @Test
     void shouldIgnoreAResultWithoutAKey() throws InterruptedException {
         start();
-        CompletableFuture<Outcome> future = pending.register("r-1");
+        CompletableFuture<ActivityOutcome> future = pending.register("r-1");
 
         deliver(null, OutcomeEvents.completed("r-1", CLIENT).build());
         awaitHandledSoFar();
@@ -245,7 +246,7 @@ class ResultListenerTest {
     @Test
     void shouldHandAnOutcomeFlaggedUnmatchedToTheHandlerWithoutCompletingTheWaitingFuture() throws InterruptedException {
         start();
-        CompletableFuture<Outcome> future = pending.register("r-1");
+        CompletableFuture<ActivityOutcome> future = pending.register("r-1");
 
         deliver(CLIENT, OutcomeEvents.completed("r-1", CLIENT).setUnmatched(true).build());
 
@@ -258,7 +259,7 @@ class ResultListenerTest {
     @Test
     void shouldSkipAnUndecodableResultAndKeepReading() throws InterruptedException {
         start();
-        CompletableFuture<Outcome> future = pending.register("r-1");
+        CompletableFuture<ActivityOutcome> future = pending.register("r-1");
 
         consumer.addResult(OWN.partition(), CLIENT, new byte[] {9, 9, 9});
         deliver(CLIENT, OutcomeEvents.completed("r-1", CLIENT).build());
@@ -270,7 +271,7 @@ class ResultListenerTest {
     @Test
     void shouldSkipAResultWithoutAValueAndKeepReading() throws InterruptedException {
         start();
-        CompletableFuture<Outcome> future = pending.register("r-1");
+        CompletableFuture<ActivityOutcome> future = pending.register("r-1");
 
         consumer.addResult(OWN.partition(), CLIENT, null);
         deliver(CLIENT, OutcomeEvents.completed("r-1", CLIENT).build());
@@ -282,7 +283,7 @@ class ResultListenerTest {
     @Test
     void shouldSkipAResultWhoseSiteHasAnEmptyIdAndKeepReading() throws InterruptedException {
         start();
-        CompletableFuture<Outcome> future = pending.register("r-1");
+        CompletableFuture<ActivityOutcome> future = pending.register("r-1");
 
         deliver(CLIENT, OutcomeEvents.completed("r-1", CLIENT).setSite(new dev.baton.events.SiteRef("", "wf", "1")).build());
         deliver(CLIENT, OutcomeEvents.completed("r-1", CLIENT).build());
@@ -297,13 +298,13 @@ class ResultListenerTest {
             unmatched.add(o);
             throw new IllegalStateException("outbox full");
         });
-        CompletableFuture<Outcome> future = pending.register("r-2");
+        CompletableFuture<ActivityOutcome> future = pending.register("r-2");
 
         deliver(CLIENT, OutcomeEvents.completed("r-1", CLIENT).build());
         deliver(CLIENT, OutcomeEvents.completed("r-2", CLIENT).build());
 
         assertThat(future).succeedsWithin(WAIT);
-        assertThat(unmatched).extracting(Outcome::requestId).containsExactly("r-1");
+        assertThat(unmatched).extracting(ActivityOutcome::requestId).containsExactly("r-1");
     }
 
     @Test
@@ -362,7 +363,7 @@ class ResultListenerTest {
     @Test
     void shouldFailEveryWaitingFutureWhenPollThrows() throws InterruptedException {
         start();
-        CompletableFuture<Outcome> future = pending.register("r-1");
+        CompletableFuture<ActivityOutcome> future = pending.register("r-1");
 
         consumer.setPollException(new TopicAuthorizationException(Set.of(BatonTopics.RESULTS)));
 

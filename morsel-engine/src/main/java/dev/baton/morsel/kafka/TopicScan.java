@@ -9,7 +9,6 @@ import java.util.function.IntPredicate;
 import java.util.stream.Collectors;
 
 import dev.baton.topics.ClientConfigs;
-import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
@@ -36,7 +35,7 @@ public final class TopicScan {
 
     /** Visits every record without holding them: a benchmark's history runs to millions of records. */
     public static void forEach(String bootstrap, String topic, Consumer<ConsumerRecord<byte[], byte[]>> visitor) {
-        forEach(Map.of(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap), topic, p -> true, visitor);
+        forEach(ClientConfigs.bootstrap(bootstrap), topic, p -> true, visitor);
     }
 
     /**

@@ -13,7 +13,7 @@ import java.util.concurrent.TimeUnit;
 
 import dev.baton.dispatcher.ActivityRequest;
 import dev.baton.dispatcher.DispatchClient;
-import dev.baton.dispatcher.Outcome;
+import dev.baton.dispatcher.ActivityOutcome;
 import dev.baton.morsel.kafka.OffsetRange;
 import dev.baton.morsel.kafka.TopicSplits;
 import dev.baton.topics.ClientConfigs;
@@ -76,20 +76,20 @@ public final class DistributedGroupBy {
 
     /** Split → the execution Baton accepted for it. */
     private Map<OffsetRange, String> scan(String job, List<OffsetRange> splits, int partitions) throws Exception {
-        Map<OffsetRange, CompletableFuture<Outcome>> outcomes = new LinkedHashMap<>();
+        Map<OffsetRange, CompletableFuture<ActivityOutcome>> outcomes = new LinkedHashMap<>();
         for (int i = 0; i < splits.size(); i++) {
             byte[] input = JobSteps.encodeScan(new JobSteps.Scan(job, partitions, splits.get(i)));
             outcomes.put(splits.get(i), client.dispatch(activity(job, "scan-" + i, EngineNode.SCAN, input)));
         }
         Map<OffsetRange, String> manifest = new LinkedHashMap<>();
-        for (Map.Entry<OffsetRange, CompletableFuture<Outcome>> e : outcomes.entrySet()) {
+        for (Map.Entry<OffsetRange, CompletableFuture<ActivityOutcome>> e : outcomes.entrySet()) {
             manifest.put(e.getKey(), JobSteps.decodeScanDone(output(e.getValue(), "scan of " + e.getKey())));
         }
         return manifest;
     }
 
     private Map<Long, long[]> merge(String job, int partitions, Map<OffsetRange, String> manifest) throws Exception {
-        List<CompletableFuture<Outcome>> merges = new ArrayList<>();
+        List<CompletableFuture<ActivityOutcome>> merges = new ArrayList<>();
         for (int p = 0; p < partitions; p++) {
             merges.add(client.dispatch(activity(job, "merge-" + p, EngineNode.MERGE, JobSteps.encodeMerge(job, p, manifest))));
         }
@@ -105,8 +105,8 @@ public final class DistributedGroupBy {
                 .input(input, JobSteps.CONTENT_TYPE).heartbeat(Duration.ofSeconds(2)).build();
     }
 
-    private byte[] output(CompletableFuture<Outcome> future, String what) throws Exception {
-        Outcome o = future.get(timeout.toMillis(), TimeUnit.MILLISECONDS);
+    private byte[] output(CompletableFuture<ActivityOutcome> future, String what) throws Exception {
+        ActivityOutcome o = future.get(timeout.toMillis(), TimeUnit.MILLISECONDS);
         if (!o.completed()) {
             throw new IllegalStateException(what + " failed: " + o.reason());
         }

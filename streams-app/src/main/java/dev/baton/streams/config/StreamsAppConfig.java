@@ -7,6 +7,7 @@ import java.util.Optional;
 import java.util.Properties;
 
 import dev.baton.events.RetryPolicy;
+import dev.baton.topics.ClientConfigs;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.common.config.AbstractConfig;
@@ -372,5 +373,10 @@ public final class StreamsAppConfig extends AbstractConfig {
         p.keySet().removeAll(CONFIG.names());
         p.put(BOOTSTRAP_SERVERS_CONFIG, getString(BOOTSTRAP_SERVERS_CONFIG));
         return p;
+    }
+
+    /** The app's own Admin clients (queue directory, partition checks, lag, status): {@link #clientConfig()} as an admin's. */
+    public Map<String, Object> adminConfig() {
+        return ClientConfigs.admin(clientConfig());
     }
 }

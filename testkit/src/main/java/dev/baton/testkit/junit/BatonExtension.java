@@ -12,7 +12,7 @@ import java.util.function.Consumer;
 
 import dev.baton.dispatcher.ActivityRequest;
 import dev.baton.dispatcher.DispatchClient;
-import dev.baton.dispatcher.Outcome;
+import dev.baton.dispatcher.ActivityOutcome;
 import dev.baton.testkit.LocalCluster;
 import dev.baton.worker.ActivityCompletionClient;
 import dev.baton.worker.ActivityHandler;
@@ -57,7 +57,7 @@ public final class BatonExtension implements BeforeAllCallback, AfterAllCallback
     private final Map<String, Object> streamsOverrides;
     private final List<Consumer<WorkerOptions.Builder>> handlers;
     private final Consumer<WorkerOptions.Builder> workerSetup;
-    private final List<Outcome> unmatched = Collections.synchronizedList(new ArrayList<>());
+    private final List<ActivityOutcome> unmatched = Collections.synchronizedList(new ArrayList<>());
     private LocalCluster cluster;
     private DispatchClient client;
     private ActivityCompletionClient completions;
@@ -142,7 +142,7 @@ public final class BatonExtension implements BeforeAllCallback, AfterAllCallback
     }
 
     /** Results that matched no pending dispatch (the outbox), in arrival order. */
-    public List<Outcome> unmatched() {
+    public List<ActivityOutcome> unmatched() {
         synchronized (unmatched) {
             return List.copyOf(unmatched);
         }

@@ -2,16 +2,16 @@ package dev.baton.testkit.soak;
 
 import java.util.function.Predicate;
 
-import dev.baton.dispatcher.Outcome;
+import dev.baton.dispatcher.ActivityOutcome;
 import dev.baton.schemas.Reasons;
 
 /**
  * The outcomes a request may get, given the role it plays in its scenario, with the words that say
  * so in a report. Immutable.
  */
-public record Expectation(String role, String allowed, Predicate<Outcome> test) {
+public record Expectation(String role, String allowed, Predicate<ActivityOutcome> test) {
 
-    public boolean accepts(Outcome o) {
+    public boolean accepts(ActivityOutcome o) {
         return o != null && test.test(o);
     }
 
@@ -20,7 +20,7 @@ public record Expectation(String role, String allowed, Predicate<Outcome> test) 
     }
 
     static Expectation completed(String role) {
-        return new Expectation(role, "completed", Outcome::completed);
+        return new Expectation(role, "completed", ActivityOutcome::completed);
     }
 
     static Expectation completedAtAttempt(String role, int attempt) {
@@ -37,7 +37,7 @@ public record Expectation(String role, String allowed, Predicate<Outcome> test) 
     }
 
     /** This, and {@code more} too (said as {@code what}). */
-    Expectation and(String what, Predicate<Outcome> more) {
+    Expectation and(String what, Predicate<ActivityOutcome> more) {
         return new Expectation(role, allowed + " " + what, o -> test.test(o) && more.test(o));
     }
 

@@ -42,8 +42,8 @@ final class RawDispatcher implements AutoCloseable {
         this.clock = clock;
         this.registry = SchemaRegistry.forUrl("kafka://" + bootstrap, Map.of());
         this.commands = EventSerde.of(DispatchCommand.class, registry);
-        this.producer = new KafkaProducer<>(ClientConfigs.durableProducer(Map.of(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap,
-                ProducerConfig.CLIENT_ID_CONFIG, "baton-soak-raw-dispatch")), new ByteArraySerializer(), new ByteArraySerializer());
+        this.producer = new KafkaProducer<>(ClientConfigs.durableProducer(bootstrap,
+                Map.of(ProducerConfig.CLIENT_ID_CONFIG, "baton-soak-raw-dispatch")), new ByteArraySerializer(), new ByteArraySerializer());
     }
 
     /** The command {@code DispatchClient} would send for {@code request}, with {@code requestId}. */

@@ -13,6 +13,7 @@ import dev.baton.streams.recovery.HangingTransaction;
 import dev.baton.streams.recovery.HangingTransactionFinder;
 import dev.baton.testkit.WorkerTakeovers;
 import dev.baton.topics.BatonTopics;
+import dev.baton.topics.ClientConfigs;
 import org.apache.kafka.clients.admin.Admin;
 
 /**
@@ -34,7 +35,7 @@ public final class RecoveryReport {
             out.printf("  worker takeovers  %d kills; leases leased elsewhere after at most %.1f s%n", takeovers.size(), maxMillis / 1e3);
             takeovers.forEach(t -> out.println("    " + t));
         }
-        try (Admin admin = Admin.create(Map.of("bootstrap.servers", bootstrapServers))) {
+        try (Admin admin = Admin.create(ClientConfigs.admin(bootstrapServers))) {
             List<HangingTransaction> hanging = new HangingTransactionFinder(admin, topic -> true, id -> true, 0, Clock.systemUTC()).find();
             out.printf("  hanging txns now  %d (target 0)%n", hanging.size());
             hanging.forEach(h -> out.println("    " + h + "; " + h.abortCommand()));

@@ -3,7 +3,7 @@ package dev.baton.testkit.soak;
 import java.util.ArrayList;
 import java.util.List;
 
-import dev.baton.dispatcher.Outcome;
+import dev.baton.dispatcher.ActivityOutcome;
 
 /**
  * One request the soak sent and every outcome the client got for it (more than one is a failure of
@@ -14,7 +14,7 @@ public final class SentRequest {
     private final int activity;
     private final Expectation expected;
     private final long sentNanos = System.nanoTime();
-    private final List<Outcome> outcomes = new ArrayList<>();
+    private final List<ActivityOutcome> outcomes = new ArrayList<>();
     private volatile String requestId;
     private Throwable error;
     private long answeredNanos;
@@ -38,7 +38,7 @@ public final class SentRequest {
         return requestId;
     }
 
-    synchronized void answered(Outcome o) {
+    synchronized void answered(ActivityOutcome o) {
         if (outcomes.isEmpty()) {
             answeredNanos = System.nanoTime();
             requestId = o.requestId();
@@ -58,7 +58,7 @@ public final class SentRequest {
         return !outcomes.isEmpty() || error != null;
     }
 
-    public synchronized List<Outcome> outcomes() {
+    public synchronized List<ActivityOutcome> outcomes() {
         return List.copyOf(outcomes);
     }
 

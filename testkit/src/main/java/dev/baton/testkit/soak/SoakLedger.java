@@ -14,7 +14,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.stream.Collectors;
 
-import dev.baton.dispatcher.Outcome;
+import dev.baton.dispatcher.ActivityOutcome;
 import dev.baton.dispatcher.UnmatchedResultHandler;
 
 /**
@@ -32,8 +32,8 @@ public final class SoakLedger {
     private final List<SentRequest> requests = new CopyOnWriteArrayList<>();
     private final Map<String, SentRequest> raw = new ConcurrentHashMap<>();
     private final List<SentRequest[]> sameRun = new CopyOnWriteArrayList<>();
-    private final List<Outcome> unclaimed = new CopyOnWriteArrayList<>();
-    private final List<Outcome> outbox = new CopyOnWriteArrayList<>();
+    private final List<ActivityOutcome> unclaimed = new CopyOnWriteArrayList<>();
+    private final List<ActivityOutcome> outbox = new CopyOnWriteArrayList<>();
 
     /** A request sent through the client: its id is learnt from its outcome. */
     SentRequest expect(int activity, Expectation expected) {
@@ -51,7 +51,7 @@ public final class SoakLedger {
     }
 
     /** Counts the future's outcome (or error) for {@code r}. */
-    void track(SentRequest r, CompletableFuture<Outcome> future) {
+    void track(SentRequest r, CompletableFuture<ActivityOutcome> future) {
         future.whenComplete((o, e) -> {
             if (e != null) {
                 r.failed(e);
@@ -104,7 +104,7 @@ public final class SoakLedger {
         return requests.stream().map(SentRequest::requestId).filter(Objects::nonNull).collect(Collectors.toSet());
     }
 
-    public List<Outcome> outbox() {
+    public List<ActivityOutcome> outbox() {
         return List.copyOf(outbox);
     }
 
@@ -136,7 +136,7 @@ public final class SoakLedger {
     /** Results no future waited for: a second answer to a request the soak sent, or a stray (counted, returned). */
     private int claimUnclaimed(Map<String, SentRequest> byId, List<String> violations) {
         int strays = 0;
-        for (Outcome o : unclaimed) {
+        for (ActivityOutcome o : unclaimed) {
             SentRequest r = byId.get(o.requestId());
             if (r != null) {
                 r.answered(o);
@@ -151,7 +151,7 @@ public final class SoakLedger {
     /** Which callers the outbox relays went to; a relay to a request this soak never sent is a violation. */
     private Map<String, Integer> outboxByRole(Map<String, SentRequest> byId, List<String> violations) {
         Map<String, Integer> byRole = new TreeMap<>();
-        for (Outcome o : outbox) {
+        for (ActivityOutcome o : outbox) {
             SentRequest r = byId.get(o.requestId());
             if (r == null) {
                 violations.add("an outbox relay for request " + o.requestId() + " this soak never sent: " + o);
@@ -172,7 +172,7 @@ public final class SoakLedger {
         final Map<String, List<Long>> millis = new TreeMap<>();
 
         void add(SentRequest r, List<String> violations) {
-            List<Outcome> got = distinct(r.outcomes());
+            List<ActivityOutcome> got = distinct(r.outcomes());
             String role = r.expected().role();
             String kind = got.isEmpty() ? (r.error() == null ? "no outcome" : "client error: " + r.error().getClass().getSimpleName())
                     : kindOf(got.get(0));
@@ -199,9 +199,9 @@ public final class SoakLedger {
     }
 
     /** Outcomes that say different things; the same answer given again (a request re-sent after it) counts once. */
-    private static List<Outcome> distinct(List<Outcome> outcomes) {
-        Map<String, Outcome> byContent = new LinkedHashMap<>();
-        for (Outcome o : outcomes) {
+    private static List<ActivityOutcome> distinct(List<ActivityOutcome> outcomes) {
+        Map<String, ActivityOutcome> byContent = new LinkedHashMap<>();
+        for (ActivityOutcome o : outcomes) {
             byContent.putIfAbsent(o.completed() + "|" + o.attempt() + "|" + o.reason() + "|" + o.outputAsString(), o);
         }
         return List.copyOf(byContent.values());
@@ -210,8 +210,8 @@ public final class SoakLedger {
     private int checkSameRun(List<String> violations) {
         int notSame = 0;
         for (SentRequest[] pair : sameRun) {
-            List<Outcome> a = pair[0].outcomes();
-            List<Outcome> b = pair[1].outcomes();
+            List<ActivityOutcome> a = pair[0].outcomes();
+            List<ActivityOutcome> b = pair[1].outcomes();
             if (!a.isEmpty() && !b.isEmpty() && !sameOutcome(a.get(0), b.get(0))) {
                 notSame++;
                 violations.add(pair[1].expected().role() + " of activity " + pair[1].activity() + " got " + b.get(0)
@@ -222,12 +222,12 @@ public final class SoakLedger {
     }
 
     /** The same outcome: status, attempt, reason and output (the worker is not part of it: a republished outcome does not name one). */
-    private static boolean sameOutcome(Outcome a, Outcome b) {
+    private static boolean sameOutcome(ActivityOutcome a, ActivityOutcome b) {
         return a.completed() == b.completed() && a.attempt() == b.attempt() && Objects.equals(a.reason(), b.reason())
                 && Arrays.equals(a.output(), b.output());
     }
 
-    static String kindOf(Outcome o) {
+    static String kindOf(ActivityOutcome o) {
         return o.completed() ? "completed" : o.reasonPrefix().isEmpty() ? "failed" : o.reasonPrefix();
     }
 

@@ -6,7 +6,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 
-import dev.baton.dispatcher.Outcome;
+import dev.baton.dispatcher.ActivityOutcome;
 import dev.baton.schemas.SiteKey;
 import org.junit.jupiter.api.Test;
 
@@ -15,15 +15,15 @@ class SoakLedgerTest {
     private static final SiteKey SITE = new SiteKey("soak", "wf-1", "step");
     private final SoakLedger ledger = new SoakLedger();
 
-    private static Outcome completed(String requestId, String output) {
-        return new Outcome(SITE, requestId, 1, true, output.getBytes(UTF_8), "text/plain", null, "w1", false);
+    private static ActivityOutcome completed(String requestId, String output) {
+        return new ActivityOutcome(SITE, requestId, 1, true, output.getBytes(UTF_8), "text/plain", null, "w1", false);
     }
 
-    private static Outcome failed(String requestId, int attempt, String reason) {
-        return new Outcome(SITE, requestId, attempt, false, new byte[0], null, reason, "w1", false);
+    private static ActivityOutcome failed(String requestId, int attempt, String reason) {
+        return new ActivityOutcome(SITE, requestId, attempt, false, new byte[0], null, reason, "w1", false);
     }
 
-    private SentRequest dispatched(Expectation expected, Outcome answer) {
+    private SentRequest dispatched(Expectation expected, ActivityOutcome answer) {
         SentRequest r = ledger.expect(1, expected);
         ledger.track(r, CompletableFuture.completedFuture(answer));
         return r;
@@ -77,7 +77,7 @@ class SoakLedgerTest {
     void shouldKeepAnOutboxRelayApartFromTheAnswers() {
         ledger.expectRaw(1, Expectation.completed("resent"), "raw-1");
 
-        ledger.unmatchedHandler().handle(new Outcome(SITE, "raw-1", 1, true, new byte[0], null, null, "w1", true));
+        ledger.unmatchedHandler().handle(new ActivityOutcome(SITE, "raw-1", 1, true, new byte[0], null, null, "w1", true));
 
         assertThat(ledger.settled()).isZero();
         assertThat(ledger.outbox()).hasSize(1);
@@ -114,7 +114,7 @@ class SoakLedgerTest {
     void shouldNotTellCallersOfOneRunApartByTheWorkerNamed() {
         SentRequest first = dispatched(Expectation.completed("joined: first"), completed("r1", "a"));
         SentRequest second = dispatched(Expectation.completed("joined: joined"),
-                new Outcome(SITE, "r2", 1, true, "a".getBytes(UTF_8), "text/plain", null, null, false));
+                new ActivityOutcome(SITE, "r2", 1, true, "a".getBytes(UTF_8), "text/plain", null, null, false));
         ledger.sameOutcome(first, second);
 
         assertThat(ledger.verify().violations()).isEmpty();
@@ -141,7 +141,7 @@ class SoakLedgerTest {
 
     @Test
     void shouldAllowTransportExhaustionOnlyWhereAsked() {
-        Outcome exhausted = failed("r1", 1, "transport-exhausted: no heartbeat");
+        ActivityOutcome exhausted = failed("r1", 1, "transport-exhausted: no heartbeat");
 
         assertThat(Expectation.completed("long").orTransportExhausted().accepts(exhausted)).isTrue();
         assertThat(Expectation.failed("pinned to an undeclared node", "unavailable: unknown node").accepts(exhausted)).isFalse();

@@ -14,6 +14,7 @@ import dev.baton.metrics.ClientMeters;
 import dev.baton.schemas.DeadLetters;
 import dev.baton.schemas.EventSerde;
 import dev.baton.schemas.UndecodableRecordException;
+import dev.baton.topics.ClientConfigs;
 import dev.baton.topics.ClientIds;
 import dev.baton.worker.LeaseMode;
 import org.apache.kafka.clients.consumer.CloseOptions;
@@ -106,33 +107,24 @@ public final class QueueRunner implements Runnable {
     }
 
     private static Consumer<byte[], byte[]> consumer(String queue, String workerId, Map<String, Object> kafkaConfig, int maxPollRecords) {
-        Map<String, Object> c = new HashMap<>(kafkaConfig);
-        c.put(ConsumerConfig.GROUP_ID_CONFIG, ClientIds.workerGroup(queue));
-        c.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
-        c.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
-        c.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
+        Map<String, Object> c = ClientConfigs.groupConsumer(kafkaConfig, ClientIds.workerGroup(queue), "earliest");
         c.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, maxPollRecords);
         c.putIfAbsent(ConsumerConfig.CLIENT_ID_CONFIG, workerId + "-" + queue);
         // A crashed worker's partitions move after the session timeout; the 45 s default would leave
         // re-delivered tasks of those partitions waiting that long.
         c.putIfAbsent(ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG, 10_000);
         c.putIfAbsent(ConsumerConfig.HEARTBEAT_INTERVAL_MS_CONFIG, 2_000);
-        c.keySet().retainAll(ConsumerConfig.configNames());
         return new KafkaConsumer<>(c, new ByteArrayDeserializer(), new ByteArrayDeserializer());
     }
 
     private static LeaseTransactions leaseTransactions(String queue, String workerId, Map<String, Object> kafkaConfig, ClientMeters meters) {
-        Map<String, Object> p = new HashMap<>(kafkaConfig);
-        p.put(ProducerConfig.TRANSACTIONAL_ID_CONFIG, ClientIds.workerTransactionalId(queue, workerId));
-        p.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
-        p.put(ProducerConfig.ACKS_CONFIG, "all");
+        Map<String, Object> p = ClientConfigs.transactionalProducer(kafkaConfig, ClientIds.workerTransactionalId(queue, workerId));
         p.putIfAbsent(ProducerConfig.LINGER_MS_CONFIG, 0);
         p.putIfAbsent(ProducerConfig.RETRY_BACKOFF_MS_CONFIG, 5);
         // A worker killed inside a lease transaction leaves it open, and read_committed readers of
         // worker-events (the streams app) stall on those partitions until the broker aborts it. A
         // lease transaction lasts milliseconds; the 60 s default would stall every site behind it.
         p.putIfAbsent(ProducerConfig.TRANSACTION_TIMEOUT_CONFIG, 10_000);
-        p.keySet().retainAll(ProducerConfig.configNames());
         return new LeaseTransactions(() -> meters.producer(new KafkaProducer<>(p, new ByteArraySerializer(), new ByteArraySerializer())),
                 owner(workerId, queue));
     }

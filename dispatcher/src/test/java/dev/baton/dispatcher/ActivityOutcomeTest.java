@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.nio.ByteBuffer;
 
 import dev.baton.dispatcher.internals.OutcomeEvents;
+import dev.baton.events.Outcome;
 import dev.baton.events.OutcomeStatus;
 import dev.baton.schemas.SiteKey;
 import org.junit.jupiter.api.Test;
@@ -14,7 +15,7 @@ class OutcomeTest {
 
     @Test
     void shouldGiveACompletionItsOutputAndContentType() {
-        Outcome outcome = Outcome.of(OutcomeEvents.completed("r-1", "billing-1").build());
+        ActivityOutcome outcome = ActivityOutcome.of(OutcomeEvents.completed("r-1", "billing-1").build());
 
         assertThat(outcome.site()).isEqualTo(new SiteKey("payments", "order-42", "3"));
         assertThat(outcome.requestId()).isEqualTo("r-1");
@@ -28,7 +29,7 @@ class OutcomeTest {
 
     @Test
     void shouldGiveAFailureItsReasonAndNoOutput() {
-        Outcome outcome = Outcome.of(OutcomeEvents.failed("r-1", "billing-1", "terminal: card declined").build());
+        ActivityOutcome outcome = ActivityOutcome.of(OutcomeEvents.failed("r-1", "billing-1", "terminal: card declined").build());
 
         assertThat(outcome.completed()).isFalse();
         assertThat(outcome.reason()).isEqualTo("terminal: card declined");
@@ -39,26 +40,26 @@ class OutcomeTest {
 
     @Test
     void shouldNotCallAnOutcomeOfUnknownStatusCompleted() {
-        Outcome outcome = Outcome.of(OutcomeEvents.completed("r-1", "billing-1").setStatus(OutcomeStatus.UNKNOWN).build());
+        ActivityOutcome outcome = ActivityOutcome.of(OutcomeEvents.completed("r-1", "billing-1").setStatus(OutcomeStatus.UNKNOWN).build());
 
         assertThat(outcome.completed()).isFalse();
     }
 
     @Test
     void shouldCarryTheUnmatchedFlag() {
-        Outcome outcome = Outcome.of(OutcomeEvents.completed("r-1", "billing-1").setUnmatched(true).build());
+        ActivityOutcome outcome = ActivityOutcome.of(OutcomeEvents.completed("r-1", "billing-1").setUnmatched(true).build());
 
         assertThat(outcome.unmatched()).isTrue();
     }
 
     @Test
     void shouldCopyTheOutputWithoutMovingTheEventsBuffer() {
-        dev.baton.events.Outcome event = OutcomeEvents.completed("r-1", "billing-1").build();
+        Outcome event = OutcomeEvents.completed("r-1", "billing-1").build();
         ByteBuffer data = event.getOutput().getData();
         int position = data.position();
 
-        Outcome first = Outcome.of(event);
-        Outcome second = Outcome.of(event);
+        ActivityOutcome first = ActivityOutcome.of(event);
+        ActivityOutcome second = ActivityOutcome.of(event);
 
         assertThat(data.position()).isEqualTo(position);
         assertThat(second.output()).isEqualTo(first.output()).isNotSameAs(first.output());
@@ -66,29 +67,29 @@ class OutcomeTest {
 
     @Test
     void shouldHaveNoReasonPrefixForACompletion() {
-        Outcome outcome = Outcome.of(OutcomeEvents.completed("r-1", "billing-1").setReason("terminal: ignored").build());
+        ActivityOutcome outcome = ActivityOutcome.of(OutcomeEvents.completed("r-1", "billing-1").setReason("terminal: ignored").build());
 
         assertThat(outcome.reasonPrefix()).isEmpty();
     }
 
     @Test
     void shouldHaveNoReasonPrefixForAReasonOutsideTheVocabulary() {
-        Outcome outcome = Outcome.of(OutcomeEvents.failed("r-1", "billing-1", "boom").build());
+        ActivityOutcome outcome = ActivityOutcome.of(OutcomeEvents.failed("r-1", "billing-1", "boom").build());
 
         assertThat(outcome.reasonPrefix()).isEmpty();
     }
 
     @Test
     void shouldDescribeAFailureBySiteAttemptAndReason() {
-        Outcome outcome = Outcome.of(OutcomeEvents.failed("r-1", "billing-1", "terminal: card declined").build());
+        ActivityOutcome outcome = ActivityOutcome.of(OutcomeEvents.failed("r-1", "billing-1", "terminal: card declined").build());
 
-        assertThat(outcome).hasToString("Outcome[payments/order-42/3 attempt 1 failed: terminal: card declined]");
+        assertThat(outcome).hasToString("ActivityOutcome[payments/order-42/3 attempt 1 failed: terminal: card declined]");
     }
 
     @Test
     void shouldDescribeAnUnmatchedCompletionBySiteAttemptAndOutputSize() {
-        Outcome outcome = Outcome.of(OutcomeEvents.completed("r-1", "billing-1").setUnmatched(true).build());
+        ActivityOutcome outcome = ActivityOutcome.of(OutcomeEvents.completed("r-1", "billing-1").setUnmatched(true).build());
 
-        assertThat(outcome).hasToString("Outcome[payments/order-42/3 attempt 1 completed, 2 bytes, unmatched]");
+        assertThat(outcome).hasToString("ActivityOutcome[payments/order-42/3 attempt 1 completed, 2 bytes, unmatched]");
     }
 }

@@ -4,6 +4,7 @@ import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.Optional;
 
+import dev.baton.events.Outcome;
 import dev.baton.events.OutcomeStatus;
 import dev.baton.schemas.Reasons;
 import dev.baton.schemas.SiteKey;
@@ -21,16 +22,16 @@ import dev.baton.schemas.payload.PayloadConverters;
  * @param failure for a failure a worker reported, what it threw: type, message, details, stack and
  *                causes; null for a completion and for failures Baton decided (timeouts, cancels, ...)
  */
-public record Outcome(SiteKey site, String requestId, int attempt, boolean completed, byte[] output, String contentType,
+public record ActivityOutcome(SiteKey site, String requestId, int attempt, boolean completed, byte[] output, String contentType,
                       String reason, String workerId, boolean unmatched, ActivityFailure failure) {
 
     /** An outcome without a structured failure. */
-    public Outcome(SiteKey site, String requestId, int attempt, boolean completed, byte[] output, String contentType, String reason,
+    public ActivityOutcome(SiteKey site, String requestId, int attempt, boolean completed, byte[] output, String contentType, String reason,
                    String workerId, boolean unmatched) {
         this(site, requestId, attempt, completed, output, contentType, reason, workerId, unmatched, null);
     }
 
-    public static Outcome of(dev.baton.events.Outcome event) {
+    public static ActivityOutcome of(Outcome event) {
         byte[] output = new byte[0];
         String contentType = null;
         if (event.getOutput() != null) {
@@ -39,7 +40,7 @@ public record Outcome(SiteKey site, String requestId, int attempt, boolean compl
             data.get(output);
             contentType = event.getOutput().getContentType();
         }
-        return new Outcome(SiteKey.of(event.getSite()), event.getRequestId(), event.getAttempt(),
+        return new ActivityOutcome(SiteKey.of(event.getSite()), event.getRequestId(), event.getAttempt(),
                 event.getStatus() == OutcomeStatus.COMPLETED, output, contentType, event.getReason(),
                 event.getWorkerId(), event.getUnmatched(), ActivityFailure.of(event.getFailure()));
     }
@@ -91,7 +92,7 @@ public record Outcome(SiteKey site, String requestId, int attempt, boolean compl
 
     @Override
     public String toString() {
-        return "Outcome[" + site + " attempt " + attempt + (completed ? " completed, " + output.length + " bytes" : " failed: " + reason
+        return "ActivityOutcome[" + site + " attempt " + attempt + (completed ? " completed, " + output.length + " bytes" : " failed: " + reason
                 + (failure == null ? "" : " (" + failure.type() + ")"))
                 + (unmatched ? ", unmatched" : "") + "]";
     }
