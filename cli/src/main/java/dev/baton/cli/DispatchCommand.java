@@ -60,6 +60,9 @@ public final class DispatchCommand implements Callable<Integer> {
     @Option(names = "--interval-ms", defaultValue = "1000", description = "Pause after each outcome when --count is not 1 (default ${DEFAULT-VALUE})")
     long intervalMs;
 
+    @Option(names = "--stack", description = "With a failure a worker reported, print each stack of its chain too")
+    boolean stacks;
+
     @Option(names = "--metrics-port", defaultValue = "0", description = "Serve the dispatcher's metrics on this port at /metrics (0 = off)")
     int metricsPort;
 
@@ -80,6 +83,7 @@ public final class DispatchCommand implements Callable<Integer> {
                 ActivityOutcome outcome = c.dispatch(request).get(timeoutSeconds, TimeUnit.SECONDS);
                 String line = outcome.completed() ? "completed: " + outcome.outputAsString() : "failed: " + outcome.reason();
                 System.out.println(count == 1 ? line : request.site().workflowId() + " " + line);
+                FailureLines.of(outcome.failure(), stacks, "  ").forEach(System.out::println);
                 failed += outcome.completed() ? 0 : 1;
                 if (count != 1) {
                     TimeUnit.MILLISECONDS.sleep(intervalMs); // the example dispatcher's pace, not a wait for an event

@@ -8,6 +8,7 @@ import java.util.TreeMap;
 import java.util.concurrent.Callable;
 
 import dev.baton.events.HistoryEvent;
+import dev.baton.schemas.failure.ActivityFailure;
 import dev.baton.morsel.history.HistoryLog;
 import dev.baton.morsel.history.HistoryStats;
 import picocli.CommandLine.Command;
@@ -27,6 +28,9 @@ public final class HistoryCommand implements Callable<Integer> {
 
     @Option(names = "--namespace", description = "Only this namespace")
     String namespace;
+
+    @Option(names = "--stack", description = "Print the stacks of the failures workers reported, not only their types and messages")
+    boolean stacks;
 
 
 
@@ -49,6 +53,7 @@ public final class HistoryCommand implements Callable<Integer> {
                 System.out.printf("%s  %-20s %-20s attempt %d%s%s%s%n", Instant.ofEpochMilli(e.getAtMillis()), e.getSite().getActivityId(),
                         e.getKind(), e.getAttempt(), e.getGeneration() == null ? "" : " gen " + e.getGeneration(),
                         e.getWorkerId() == null ? "" : " worker " + e.getWorkerId(), e.getReason() == null ? "" : "  " + e.getReason());
+                FailureLines.of(ActivityFailure.of(e.getFailure()), stacks, "      ").forEach(System.out::println);
             }
             return 0;
         }

@@ -92,6 +92,23 @@ class OperatorCommandsIT {
     }
 
     @Test
+    void shouldPrintTheFailureAWorkerReportedWithItsStackOnRequest() {
+        CliRun run = CliRun.of("dispatch", "--queue", "ops", "--type", "terminal", "--namespace", "ops", "--workflow", "failing", "--input", "x",
+                "--stack", "--bootstrap-servers", cluster.bootstrapServers());
+
+        assertThat(run.exit()).as(run.output()).isEqualTo(1);
+        assertThat(run.printed()).contains("failed: terminal: this activity always fails",
+                "  failure: dev.baton.worker.TerminalActivityException: this activity always fails")
+                .containsPattern("\\n {6}at dev\\.baton\\.cli\\.DemoHandlers");
+
+        Awaitility.await().atMost(Duration.ofSeconds(60)).untilAsserted(() -> {
+            CliRun history = CliRun.of("history", "--workflow", "failing", "--namespace", "ops", "--bootstrap-servers", cluster.bootstrapServers());
+            assertThat(history.printed()).contains("FAILED", "      failure: dev.baton.worker.TerminalActivityException: this activity always fails")
+                    .doesNotContain("at dev.baton.cli.DemoHandlers");
+        });
+    }
+
+    @Test
     void shouldAnswerOneForASiteBatonDoesNotHold() {
         assertThat(CliRun.of("site", "describe", "ops/never/1", streamsApp()).exit()).isEqualTo(1);
         assertThat(CliRun.of("site", "describe", "not-a-site", streamsApp()).exit()).as("three parts required").isEqualTo(2);
