@@ -127,11 +127,48 @@ public final class EventSender implements AutoCloseable {
         if (abandoned) {
             return;
         }
-        producer.send(record(e.ref(), kind, output, reason, failure, details), (meta, ex) -> {
-            if (ex != null && !abandoned) {
-                log.warn("worker {}: {} for {} not sent: {}", workerId, kind, e.site(), ex.toString());
+        ProducerRecord<byte[], byte[]> record = record(e.ref(), kind, output, reason, failure, details);
+        DeferredLease lease = e.deferredLease();
+        if (lease == null) {
+            producer.send(record, (meta, ex) -> warnIfLost(e, kind, ex));
+            return;
+        }
+        synchronized (lease) {
+            boolean leases = lease.settle(); // this report reaches the streams app first: it is the lease
+            producer.send(record, (meta, ex) -> {
+                warnIfLost(e, kind, ex);
+                if (leases) {
+                    lease.acknowledged(ex);
+                }
+            });
+        }
+    }
+
+    /**
+     * Sends the run's {@code LEASED} event unless a report of the run was sent first (then that report
+     * leased it). Called when the run outlived the lease deferral of {@link PlainLeases}.
+     */
+    public void deferredLease(Execution e) {
+        DeferredLease lease = e.deferredLease();
+        synchronized (lease) {
+            if (!lease.settle()) {
+                return;
             }
-        });
+            if (abandoned) {
+                lease.acknowledged(new IllegalStateException("worker " + workerId + " was killed: nothing more is sent"));
+                return;
+            }
+            producer.send(leaseRecord(e), (meta, ex) -> {
+                warnIfLost(e, WorkerEventKind.LEASED, ex);
+                lease.acknowledged(ex);
+            });
+        }
+    }
+
+    private void warnIfLost(Execution e, WorkerEventKind kind, Exception ex) {
+        if (ex != null && !abandoned) {
+            log.warn("worker {}: {} for {} not sent: {}", workerId, kind, e.site(), ex.toString());
+        }
     }
 
     private ProducerRecord<byte[], byte[]> record(CompletionRef ref, WorkerEventKind kind, EncodedPayload output, String reason,

@@ -33,6 +33,7 @@ public final class Execution implements ActivityContext {
     private volatile PayloadConverters converters = PayloadConverters.defaults();
     private volatile Completer completer;
     private volatile boolean completesLater;
+    private volatile DeferredLease deferredLease;
 
     public Execution(ActivityTask task, String workerId, long nowMillis) {
         this.task = task;
@@ -49,6 +50,15 @@ public final class Execution implements ActivityContext {
 
     public CompletionRef ref() {
         return new CompletionRef(site, task.getAttempt(), task.getGeneration(), task.getToken());
+    }
+
+    /** Under deferred plain leases, the lease this run's first report settles; null otherwise. Set before the handler starts. */
+    void deferLease(DeferredLease lease) {
+        this.deferredLease = lease;
+    }
+
+    DeferredLease deferredLease() {
+        return deferredLease;
     }
 
     /** Whether the handler asked to complete later. */

@@ -23,6 +23,11 @@ interface Leases extends AutoCloseable {
 
     void send(ProducerRecord<byte[], byte[]> record);
 
+    /** Leases the execution's task before its handler starts: its {@code LEASED} event, by default at once. */
+    default void lease(Execution e, EventSender events) {
+        send(events.leaseRecord(e));
+    }
+
     void commit(Map<TopicPartition, OffsetAndMetadata> consumed, ConsumerGroupMetadata group);
 
     void recover(RuntimeException failure);

@@ -5,7 +5,9 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
@@ -13,35 +15,70 @@ import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.consumer.ConsumerGroupMetadata;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.producer.ProducerRecord;
-import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.TopicPartition;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Leases without a transaction ({@link dev.baton.worker.LeaseMode#PLAIN}): each {@code LEASED} event
- * goes out on the worker's event producer, the one its run's heartbeats and result use, so they reach
- * the streams app in order. The handler starts at once. The batch's offsets are committed only once
- * every lease of the batch is acknowledged: offsets committed ahead of a lease that never arrived
- * would leave a site waiting for a worker that is gone, with no heartbeat deadline armed. Not
- * thread-safe: the queue loop's thread alone uses it.
+ * Leases without a transaction ({@link dev.baton.worker.LeaseMode#PLAIN}): the handler starts at once,
+ * and the run's {@code LEASED} event waits for {@link #DEFERRAL}. A run that reports before then (most
+ * do: a completion, a failure, a heartbeat) is leased by that report, which the streams app takes as
+ * the generation's lease, and no {@code LEASED} is sent: a short activity costs one worker event, one
+ * row write and one history event fewer. Every event of a run goes out on the worker's event producer,
+ * so they reach the streams app in order ({@link DeferredLease}).
+ *
+ * <p>The batch's offsets are committed only once every run of the batch is leased and acknowledged:
+ * offsets committed ahead of a lease that never arrived would leave a site waiting for a worker that
+ * is gone, with no heartbeat deadline armed. The loop waits for that, at most the deferral and a
+ * round trip. Not thread-safe: the queue loop's thread alone uses it (the deferral's timer only sends).
  */
 final class PlainLeases implements Leases {
 
     private static final Logger log = LoggerFactory.getLogger(PlainLeases.class);
     /** How long the loop waits for a batch's leases to be acknowledged before it gives the batch up. */
     static final Duration ACK_TIMEOUT = Duration.ofSeconds(30);
+    /**
+     * How long a run may go without a report before its {@code LEASED} is sent. Most activities that
+     * finish within it are short ones whose records matter most; the rest pay at most this much later
+     * start of their heartbeat deadline, and this much longer for the loop's next poll.
+     */
+    static final Duration DEFERRAL = Duration.ofMillis(20);
 
     private final EventSender events;
     private final Consumer<byte[], byte[]> consumer;
     private final String owner;
-    private final List<Future<RecordMetadata>> sent = new ArrayList<>();
+    private final Duration deferral;
+    private final ScheduledExecutorService timer;
+    private final List<Future<?>> sent = new ArrayList<>();
 
     PlainLeases(EventSender events, Consumer<byte[], byte[]> consumer, String owner) {
+        this(events, consumer, owner, DEFERRAL);
+    }
+
+    /** {@code deferral} zero sends each {@code LEASED} at once. */
+    PlainLeases(EventSender events, Consumer<byte[], byte[]> consumer, String owner, Duration deferral) {
         this.events = events;
         this.consumer = consumer;
         this.owner = owner;
+        this.deferral = deferral;
+        this.timer = deferral.isZero() ? null : Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread t = new Thread(r, "baton-lease-deferral " + owner);
+            t.setDaemon(true);
+            return t;
+        });
+    }
+
+    @Override
+    public void lease(Execution e, EventSender events) {
+        if (timer == null) {
+            send(events.leaseRecord(e));
+            return;
+        }
+        DeferredLease lease = new DeferredLease();
+        e.deferLease(lease);
+        sent.add(lease.proven());
+        timer.schedule(() -> events.deferredLease(e), deferral.toMillis(), TimeUnit.MILLISECONDS);
     }
 
     @Override
@@ -68,7 +105,7 @@ final class PlainLeases implements Leases {
     public void commit(Map<TopicPartition, OffsetAndMetadata> consumed, ConsumerGroupMetadata group) {
         long deadline = System.nanoTime() + ACK_TIMEOUT.toNanos();
         try {
-            for (Future<RecordMetadata> f : sent) {
+            for (Future<?> f : sent) {
                 f.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
             }
         } catch (InterruptedException e) {
@@ -96,5 +133,8 @@ final class PlainLeases implements Leases {
 
     @Override
     public void close() {
+        if (timer != null) {
+            timer.shutdownNow();
+        }
     }
 }

@@ -301,7 +301,7 @@ public final class QueueRunner implements Runnable {
             return null;
         }
         Execution e = new Execution(task, workerId, now);
-        leases.send(events.leaseRecord(e));
+        leases.lease(e, events);
         return e;
     }
 

@@ -35,8 +35,9 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Plain leases (a streams app running at-least-once): the handler starts when the task is read, not
- * when its lease is acknowledged, and the batch's offsets are committed only after every lease of the
- * batch is. MockConsumer over a log and a MockProducer whose sends the test acknowledges by hand.
+ * when its lease is acknowledged; a run that reports within the deferral is leased by that report
+ * (no LEASED), a longer one gets its LEASED first; the batch's offsets are committed only after every
+ * run of the batch is leased and acknowledged. MockConsumer over a log and a MockProducer whose sends the test acknowledges by hand.
  */
 class PlainLeasesTest {
 
@@ -85,7 +86,7 @@ class PlainLeasesTest {
         TaskLogConsumer consumer = start(List.of(task("a", "t-a"), task("b", "t-b")));
 
         await().atMost(PATIENCE).until(() -> started.get() == 2);
-        assertThat(leasesSent()).as("leases sent, none acknowledged yet").hasSize(2);
+        await().atMost(PATIENCE).until(() -> leasesSent().size() == 2); // the runs outlived the deferral: LEASED went out
         assertThat(committed(consumer)).as("offsets committed before the leases are acknowledged").isNull();
 
         producer.completeNext();
@@ -100,6 +101,7 @@ class PlainLeasesTest {
         TaskLogConsumer consumer = start(List.of(task("a", "same-token"), task("a", "same-token")));
 
         await().atMost(PATIENCE).until(() -> started.get() == 1);
+        await().atMost(PATIENCE).until(() -> leasesSent().size() == 1);
         producer.completeNext();
         // Both records handled: the batch's offsets are committed.
         await().atMost(PATIENCE).until(() -> committed(consumer) != null && committed(consumer).offset() == 2);
@@ -107,12 +109,57 @@ class PlainLeasesTest {
         assertThat(started.get()).isEqualTo(1);
     }
 
+    @Test
+    void shouldLetTheCompletionOfAShortRunBeItsLease() {
+        finish.release(2); // the handlers return at once, well within a deferral this long even on a loaded machine
+        Duration deferral = Duration.ofSeconds(1);
+        TaskLogConsumer consumer = start(List.of(task("a", "t-a"), task("b", "t-b")), deferral);
+
+        await().atMost(PATIENCE).until(() -> kindsSent().size() == 2);
+        assertThat(kindsSent()).containsOnly(WorkerEventKind.COMPLETED);
+        assertThat(committed(consumer)).as("offsets wait for the completions that lease the runs").isNull();
+        producer.completeNext();
+        producer.completeNext();
+
+        await().atMost(PATIENCE).until(() -> committed(consumer) != null && committed(consumer).offset() == 2);
+        await().during(deferral.multipliedBy(2)).atMost(PATIENCE).until(() -> leasesSent().isEmpty());
+    }
+
+    @Test
+    void shouldSendTheLeaseOfALongRunBeforeItsCompletion() {
+        start(List.of(task("a", "t-a")));
+        await().atMost(PATIENCE).until(() -> leasesSent().size() == 1);
+
+        finish.release();
+
+        await().atMost(PATIENCE).until(() -> kindsSent().size() == 2);
+        assertThat(kindsSent()).containsExactly(WorkerEventKind.LEASED, WorkerEventKind.COMPLETED);
+        producer.completeNext(); // acknowledged: the loop commits and stops at once
+        producer.completeNext();
+    }
+
+    @Test
+    void shouldLeaseAtOnceWithoutADeferral() {
+        start(List.of(task("a", "t-a")), Duration.ZERO);
+
+        await().atMost(PATIENCE).until(() -> started.get() == 1);
+        await().atMost(PATIENCE).until(() -> leasesSent().size() == 1);
+    }
+
     private TaskLogConsumer start(List<byte[]> tasks) {
+        return start(tasks, PlainLeases.DEFERRAL);
+    }
+
+    private TaskLogConsumer start(List<byte[]> tasks, Duration deferral) {
         TaskLogConsumer consumer = new TaskLogConsumer(TOPIC, tasks, tasks.size(), () -> { });
-        queueRunner = new QueueRunner(QUEUE, "w", List.of(TOPIC), consumer, new PlainLeases(events, consumer, "worker w queue q"), taskSerde,
+        queueRunner = new QueueRunner(QUEUE, "w", List.of(TOPIC), consumer, new PlainLeases(events, consumer, "worker w queue q", deferral), taskSerde,
                 events, deadLetters, runner, slots, CLOCK, () -> { }, () -> { });
         daemon(queueRunner, "test-queue").start();
         return consumer;
+    }
+
+    private List<WorkerEventKind> kindsSent() {
+        return producer.history().stream().map(r -> eventSerde.decode(BatonTopics.WORKER_EVENTS, r.value()).getKind()).toList();
     }
 
     private List<WorkerEvent> leasesSent() {
