@@ -11,7 +11,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
-import java.util.function.Supplier;
 
 import dev.baton.dispatcher.DispatchClient;
 import dev.baton.embedded.EmbeddedKafka;
@@ -146,26 +145,16 @@ public final class SoakCommand implements Callable<Integer> {
             out.printf("soak   broker%s %s, %d activities at %d/s, %d workers, %d streams-app instances%n",
                     brokers > 1 ? "s" : "", kafka.bootstrapServers(), activities, rate, workerCount, streamsInstances);
             List<String> guaranteeConfig = guaranteeConfig();
-            workers = new WorkerRoster(kafka.bootstrapServers(), "soak-worker-", 1_000,
-                    guarantee == Guarantee.at_least_once ? List.of("worker.lease.mode=plain") : List.of());
-            // Every process starts at once (BatonProcess.startAll): one rebalance for both streams apps, not one each.
-            List<Supplier<? extends AutoCloseable>> starts = new ArrayList<>();
             for (int i = 1; i <= streamsInstances; i++) {
                 Path stateDir = Files.createDirectories(work.resolve("streams-" + i));
                 String name = "streams-" + i;
-                starts.add(() -> new StreamsInstance(name, () -> BatonProcess.streamsApp(kafka.bootstrapServers(), name, stateDir, guaranteeConfig)));
+                streams.add(new StreamsInstance(name, () -> BatonProcess.streamsApp(kafka.bootstrapServers(), name, stateDir, guaranteeConfig)));
             }
-            WorkerRoster roster = workers;
+            workers = new WorkerRoster(kafka.bootstrapServers(), "soak-worker-", 1_000,
+                    guarantee == Guarantee.at_least_once ? List.of("worker.lease.mode=plain") : List.of());
             for (int i = 1; i <= workerCount; i++) {
-                int index = i;
-                starts.add(() -> roster.start(SoakPlan.workerSpec(index)));
-            }
-            @SuppressWarnings("unchecked")
-            List<AutoCloseable> up = BatonProcess.startAll(starts.toArray(Supplier[]::new));
-            up.subList(0, streamsInstances).forEach(s -> streams.add((StreamsInstance) s));
-            for (AutoCloseable w : up.subList(streamsInstances, up.size())) {
-                String name = ((BatonProcess) w).name();
-                out.printf("soak   worker %s serves %s%n", name, workers.specOf(name));
+                BatonProcess w = workers.start(SoakPlan.workerSpec(i));
+                out.printf("soak   worker %s serves %s%n", w.name(), workers.specOf(w.name()));
             }
             out.printf("soak   processes up after %.1f s%n", (System.nanoTime() - started) / 1e9);
             SoakLedger ledger = new SoakLedger();
