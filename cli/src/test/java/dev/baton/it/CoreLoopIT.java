@@ -194,10 +194,10 @@ class CoreLoopIT {
     }
 
     @Test
-    void shouldLogLatencyOfFiveHundredSequentialRoundTrips() throws Exception {
+    void shouldLogLatencyOfSequentialRoundTrips() throws Exception {
         Histogram micros = new Histogram(3);
         try (DispatchClient client = cluster.client("latency", o -> { })) {
-            for (int i = 0; i < 550; i++) {
+            for (int i = 0; i < 150; i++) {
                 long start = System.nanoTime();
                 ActivityOutcome o = client.dispatch(request("latency", Integer.toString(i), "alpha", "echo", "l").build()).get(30, TimeUnit.SECONDS);
                 assertThat(o.completed()).isTrue();
@@ -211,7 +211,7 @@ class CoreLoopIT {
                 micros.getMaxValue() / 1000.0);
         log.warn(line);
         System.out.println(line);
-        assertThat(micros.getTotalCount()).isEqualTo(500);
+        assertThat(micros.getTotalCount()).isEqualTo(100);
     }
 
     private static ProducerRecord<byte[], byte[]> completion(EventSerde<WorkerEvent> serde, ActivityTask task, String worker, String output) {

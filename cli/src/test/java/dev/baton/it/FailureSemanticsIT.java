@@ -87,8 +87,9 @@ class FailureSemanticsIT {
     @Test
     void shouldFinishAnActivityOnAnotherWorkerWhenItsWorkerIsKilledMidActivity() throws Exception {
         ActivityRequest req = request("crash", "crash", "long", "8000").heartbeat(Duration.ofMillis(1_500)).build();
-        try (BatonProcess a = BatonProcess.worker(cluster.bootstrapServers(), "crash-a", "crash", 1_000);
-             BatonProcess b = BatonProcess.worker(cluster.bootstrapServers(), "crash-b", "crash", 1_000)) {
+        List<BatonProcess> pair = BatonProcess.startAll(() -> BatonProcess.worker(cluster.bootstrapServers(), "crash-a", "crash", 1_000),
+                () -> BatonProcess.worker(cluster.bootstrapServers(), "crash-b", "crash", 1_000));
+        try (BatonProcess a = pair.get(0); BatonProcess b = pair.get(1)) {
             CompletableFuture<ActivityOutcome> outcome = client.dispatch(req);
             String holder = awaitLeaseHolder(req.site());
             BatonProcess victim = holder.equals("crash-a") ? a : b;
@@ -178,8 +179,9 @@ class FailureSemanticsIT {
     void shouldParkADrainingWorkersActivitiesAndFinishThemElsewhereWithoutAFailure() throws Exception {
         List<ActivityRequest> reqs = new ArrayList<>();
         List<CompletableFuture<ActivityOutcome>> outcomes = new ArrayList<>();
-        try (BatonProcess a = BatonProcess.worker(cluster.bootstrapServers(), "drain-a", "drain", 300);
-             BatonProcess b = BatonProcess.worker(cluster.bootstrapServers(), "drain-b", "drain", 300)) {
+        List<BatonProcess> pair = BatonProcess.startAll(() -> BatonProcess.worker(cluster.bootstrapServers(), "drain-a", "drain", 300),
+                () -> BatonProcess.worker(cluster.bootstrapServers(), "drain-b", "drain", 300));
+        try (BatonProcess a = pair.get(0); BatonProcess b = pair.get(1)) {
             for (int i = 0; i < 4; i++) {
                 ActivityRequest req = ActivityRequest.builder().site("failures", "drain", Integer.toString(i)).queue("drain").activityType("long")
                         .input("15000".getBytes(UTF_8), "text/plain").heartbeat(Duration.ofSeconds(5)).build();

@@ -9,8 +9,13 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
 
 /**
  * A {@code baton} command in its own JVM, on this JVM's class path, so a crash is a real
@@ -67,6 +72,38 @@ public final class BatonProcess implements AutoCloseable {
             Thread.currentThread().interrupt();
             throw new IllegalStateException("interrupted while starting " + name, e);
         }
+    }
+
+    /**
+     * Runs every start at once, each on a thread of its own, and returns what they started in their
+     * order. A JVM's start and a consumer group's first rebalance are mostly waiting, so processes
+     * started together are up in about the time of the slowest. If any start fails, the others are
+     * closed once they are up and the first failure is thrown.
+     */
+    @SafeVarargs
+    public static <T extends AutoCloseable> List<T> startAll(Supplier<? extends T>... starts) {
+        List<CompletableFuture<T>> started = new ArrayList<>();
+        ExecutorService threads = Executors.newFixedThreadPool(Math.max(1, starts.length));
+        try {
+            for (Supplier<? extends T> start : starts) {
+                started.add(CompletableFuture.supplyAsync(start::get, threads));
+            }
+            CompletableFuture.allOf(started.toArray(CompletableFuture[]::new)).join();
+        } catch (CompletionException e) {
+            for (CompletableFuture<T> f : started) {
+                if (!f.isCompletedExceptionally()) {
+                    try {
+                        f.join().close();
+                    } catch (Exception closing) {
+                        e.addSuppressed(closing);
+                    }
+                }
+            }
+            throw e.getCause() instanceof RuntimeException r ? r : e;
+        } finally {
+            threads.shutdown();
+        }
+        return started.stream().map(CompletableFuture::join).toList();
     }
 
     /**
