@@ -23,6 +23,7 @@ import dev.baton.events.WorkerStatus;
 import dev.baton.events.store.SiteState;
 import dev.baton.events.store.SiteStatus;
 import dev.baton.events.store.PreviousRun;
+import dev.baton.events.store.Refusal;
 import dev.baton.events.store.Superseded;
 import dev.baton.events.store.Waiter;
 import org.apache.avro.specific.SpecificRecord;
@@ -53,7 +54,7 @@ public final class AvroTrust {
         ClassSecurityValidator.Builder builder = ClassSecurityValidator.builder();
         EVENT_TYPES.forEach(builder::add);
         List.of(SiteRef.class, Payload.class, Failure.class, RetryPolicy.class, Timeouts.class,
-                SiteState.class, SiteStatus.class, Waiter.class, Superseded.class, PreviousRun.class,
+                SiteState.class, SiteStatus.class, Waiter.class, Superseded.class, PreviousRun.class, Refusal.class,
                 DispatchKind.class, WorkerEventKind.class, WorkerControlKind.class, OutcomeStatus.class, HistoryKind.class)
                 .forEach(builder::add);
         for (Class<?> c : extra) {

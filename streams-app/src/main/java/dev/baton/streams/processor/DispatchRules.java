@@ -4,8 +4,10 @@ import java.util.Optional;
 
 import dev.baton.events.DispatchCommand;
 import dev.baton.events.HistoryKind;
+import dev.baton.events.Outcome;
 import dev.baton.events.OutcomeStatus;
 import dev.baton.events.store.PreviousRun;
+import dev.baton.events.store.Refusal;
 import dev.baton.events.store.SiteState;
 import dev.baton.events.store.SiteStatus;
 import dev.baton.events.store.Superseded;
@@ -27,8 +29,10 @@ final class DispatchRules {
     private final SiteLifecycle lifecycle;
     private final Emitter emit;
     private final QueueDirectory queues;
+    private final boolean atLeastOnce;
 
-    DispatchRules(SiteStore sites, SiteLifecycle lifecycle, Emitter emit, QueueDirectory queues) {
+    DispatchRules(SiteStore sites, SiteLifecycle lifecycle, Emitter emit, QueueDirectory queues, boolean atLeastOnce) {
+        this.atLeastOnce = atLeastOnce;
         this.sites = sites;
         this.lifecycle = lifecycle;
         this.emit = emit;
@@ -67,6 +71,20 @@ final class DispatchRules {
             emit.outcome(cmd.getReplyKey(), lifecycle.previousRunOutcome(site, held.getPreviousRun(), previousRunCaller(held, cmd.getRequestId())));
             emit.history(site, lifecycle.history(site, held, HistoryKind.OUTCOME_REPUBLISHED, held.getPreviousRun().getReason())
                     .setRequestId(cmd.getRequestId()).build());
+        } else if (earlierRun(held, cmd.getRequestId()) != null) {
+            // At-least-once: a caller of a run ended before the previous one (it left previousRun or superseded since).
+            PreviousRun run = earlierRun(held, cmd.getRequestId());
+            emit.outcome(cmd.getReplyKey(), lifecycle.previousRunOutcome(site, run, new Waiter(cmd.getRequestId(), cmd.getReplyKey())));
+            emit.history(site, lifecycle.history(site, held, HistoryKind.OUTCOME_REPUBLISHED, run.getReason())
+                    .setRequestId(cmd.getRequestId()).build());
+        } else if (refusal(held, cmd.getRequestId()) != null) {
+            // At-least-once: a request this site refused, read again: the same refusal.
+            Refusal refused = refusal(held, cmd.getRequestId());
+            emit.outcome(cmd.getReplyKey(), Outcome.newBuilder().setStatus(OutcomeStatus.FAILED).setSite(site.toRef())
+                    .setRequestId(cmd.getRequestId()).setReplyKey(cmd.getReplyKey()).setAttempt(refused.getAttempt())
+                    .setReason(refused.getReason()).setAtMillis(emit.now()).build());
+            emit.history(site, lifecycle.history(site, held, HistoryKind.OUTCOME_REPUBLISHED, refused.getReason())
+                    .setRequestId(cmd.getRequestId()).build());
         } else if (cmd.getAttempt() > held.getAttempt()) {
             if (resolved) {
                 lifecycle.startRun(site, held, cmd, emit.now());
@@ -75,12 +93,17 @@ final class DispatchRules {
                 lifecycle.startRun(site, held, cmd, held.getFirstRequestedAtMillis());
             }
         } else if (cmd.getAttempt() < SiteLifecycle.callerAttempt(held)) {
-            refuse(site, cmd, HistoryKind.ATTEMPT_REFUSED, Reasons.TERMINAL + " AttemptRefused: attempt " + cmd.getAttempt()
+            refuse(site, held, cmd, HistoryKind.ATTEMPT_REFUSED, Reasons.TERMINAL + " AttemptRefused: attempt " + cmd.getAttempt()
                     + " is below the site's attempt " + SiteLifecycle.callerAttempt(held));
         } else if (!cmd.getIdempotencyKey().equals(held.getIdempotencyKey())) {
-            refuse(site, cmd, HistoryKind.SITE_COLLISION, Reasons.TERMINAL + " SiteCollision: attempt " + cmd.getAttempt()
+            refuse(site, held, cmd, HistoryKind.SITE_COLLISION, Reasons.TERMINAL + " SiteCollision: attempt " + cmd.getAttempt()
                     + " of site " + site + " is held by a different request (idempotency key differs)");
         } else if (resolved) {
+            // At-least-once: the request becomes a caller of the resolved run, so that read again
+            // after a newer run replaced this one it still gets this run's outcome.
+            if (atLeastOnce) {
+                lifecycle.join(site, held, cmd.getRequestId(), cmd.getReplyKey());
+            }
             republish(site, cmd, held);
         } else {
             join(site, cmd, held);
@@ -114,7 +137,7 @@ final class DispatchRules {
 
     private void join(SiteKey site, DispatchCommand cmd, SiteState held) {
         if (!lifecycle.join(site, held, cmd.getRequestId(), cmd.getReplyKey())) {
-            refuse(site, cmd, HistoryKind.DUPLICATE_IGNORED, Reasons.RETRYABLE + " site " + site + " already has "
+            refuse(site, held, cmd, HistoryKind.DUPLICATE_IGNORED, Reasons.RETRYABLE + " site " + site + " already has "
                     + SiteLifecycle.MAX_WAITERS + " joined callers waiting; re-send this request once it resolves to get its outcome");
             return;
         }
@@ -127,10 +150,31 @@ final class DispatchRules {
         return before == null ? null : before.getCallers().stream().filter(w -> w.getRequestId().equals(requestId)).findFirst().orElse(null);
     }
 
+    /** At-least-once: the remembered earlier run {@code requestId} was a caller of, or null. */
+    private static PreviousRun earlierRun(SiteState held, String requestId) {
+        for (PreviousRun run : held.getEarlierRuns()) {
+            if (run.getCallers().stream().anyMatch(w -> w.getRequestId().equals(requestId))) {
+                return run;
+            }
+        }
+        return null;
+    }
+
+    /** At-least-once: the remembered refusal of {@code requestId}, or null. */
+    private static Refusal refusal(SiteState held, String requestId) {
+        return held.getRefusals().stream().filter(r -> r.getRequestId().equals(requestId)).findFirst().orElse(null);
+    }
+
     /** Whether {@code requestId} is a caller the site's last takeover answered {@code superseded:}: its request sent again. */
     private static boolean wasSuperseded(SiteState held, String requestId) {
         Superseded gone = held.getSuperseded();
         return gone != null && gone.getCallers().stream().anyMatch(w -> w.getRequestId().equals(requestId));
+    }
+
+    /** Refuses this caller by the site's rules; at-least-once, the site's row remembers the refusal. */
+    private void refuse(SiteKey site, SiteState held, DispatchCommand cmd, HistoryKind kind, String reason) {
+        refuse(site, cmd, kind, reason);
+        lifecycle.rememberRefusal(site, held, cmd.getRequestId(), Math.max(cmd.getAttempt(), 0), reason);
     }
 
     /** Refuses this caller only; the site, if any, is untouched. */

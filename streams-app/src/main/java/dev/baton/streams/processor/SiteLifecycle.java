@@ -18,6 +18,7 @@ import dev.baton.events.Timeouts;
 import dev.baton.events.WorkerControl;
 import dev.baton.events.WorkerControlKind;
 import dev.baton.events.store.PreviousRun;
+import dev.baton.events.store.Refusal;
 import dev.baton.events.store.SiteState;
 import dev.baton.events.store.SiteStatus;
 import dev.baton.events.store.Superseded;
@@ -46,6 +47,10 @@ final class SiteLifecycle {
 
     /** Callers besides the first that one run remembers; more are answered at once (see {@link #join}). */
     static final int MAX_WAITERS = 64;
+    /** At-least-once: the earlier runs and the refusals a row remembers (see {@link #rememberRun} and {@link #rememberRefusal}). */
+    static final int MAX_REMEMBERED = 8;
+    /** At-least-once: the most output bytes the remembered earlier runs keep between them; older runs are forgotten first. */
+    static final int MAX_REMEMBERED_OUTPUT_BYTES = 64 * 1024;
 
     private final SiteStore sites;
     private final DeadlineIndex deadlines;
@@ -59,10 +64,13 @@ final class SiteLifecycle {
     private final QueueTimeouts queueTimeouts;
     /** The streams app's token key, or null: new sites then get random secrets. */
     private final byte[] tokenKey;
+    /** At-least-once: rows remember earlier runs and refusals, so a request read again gets the answer it got. */
+    private final boolean atLeastOnce;
 
     SiteLifecycle(SiteStore sites, DeadlineIndex deadlines, Emitter emit, SiteMetrics metrics,
                   long defaultHeartbeatWindowMs, long dedupeWindowMs, RetryPolicies retries, WorkerCensus census,
-                  QueueService queueService, QueueTimeouts queueTimeouts, byte[] tokenKey) {
+                  QueueService queueService, QueueTimeouts queueTimeouts, byte[] tokenKey, boolean atLeastOnce) {
+        this.atLeastOnce = atLeastOnce;
         this.queueTimeouts = queueTimeouts;
         this.tokenKey = tokenKey;
         this.retries = retries;
@@ -99,9 +107,15 @@ final class SiteLifecycle {
             state.setTokenSecret(previous.getTokenSecret());
             state.setResolvedToken(previous.getResolvedToken());
             state.setSuperseded(previous.getSuperseded());
-            state.setPreviousRun(previous.getState() == SiteStatus.RESOLVED ? new PreviousRun(previous.getAttempt(),
-                    previous.getOutcomeStatus(), previous.getOutcomeReason(), previous.getOutcomeOutput(), callers(previous),
-                    previous.getOutcomeFailure()) : previous.getPreviousRun());
+            state.setEarlierRuns(previous.getEarlierRuns());
+            state.setRefusals(previous.getRefusals());
+            if (previous.getState() == SiteStatus.RESOLVED) {
+                rememberRun(state, previous.getPreviousRun());
+                state.setPreviousRun(new PreviousRun(previous.getAttempt(), previous.getOutcomeStatus(), previous.getOutcomeReason(),
+                        previous.getOutcomeOutput(), callers(previous), previous.getOutcomeFailure()));
+            } else {
+                state.setPreviousRun(previous.getPreviousRun());
+            }
         }
         beginAttempt(site, state);
         return state;
@@ -259,9 +273,55 @@ final class SiteLifecycle {
         for (Waiter caller : superseded) {
             emit.outcome(caller.getReplyKey(), supersededOutcome(site, held.getAttempt(), byAttempt, caller, held.getWorkerId()));
         }
+        Superseded before = held.getSuperseded();
+        if (before != null) {
+            rememberRun(held, new PreviousRun(before.getAttempt(), OutcomeStatus.FAILED, supersededReason(before.getByAttempt()), null,
+                    before.getCallers(), null));
+        }
         held.setSuperseded(new Superseded(held.getAttempt(), byAttempt, superseded));
         emit.history(site, history(site, held, HistoryKind.SUPERSEDED, reason).setWorkerId(held.getWorkerId()).build());
         metrics.resolved(held, OutcomeStatus.FAILED, reason);
+    }
+
+    /**
+     * At-least-once: {@code run}, leaving {@code previousRun} or {@code superseded} for a newer one,
+     * joins the row's earlier runs (the last {@value #MAX_REMEMBERED}, with at most
+     * {@value #MAX_REMEMBERED_OUTPUT_BYTES} output bytes between them; the oldest go first). A
+     * request of its callers read again, reprocessed after a restart whose state is ahead of it or
+     * sent again, then gets the answer it got, not whatever the newer run would decide for it.
+     */
+    void rememberRun(SiteState row, PreviousRun run) {
+        if (!atLeastOnce || run == null) {
+            return;
+        }
+        List<PreviousRun> runs = new ArrayList<>(row.getEarlierRuns());
+        runs.add(run);
+        while (runs.size() > MAX_REMEMBERED || outputBytes(runs) > MAX_REMEMBERED_OUTPUT_BYTES) {
+            runs.remove(0);
+        }
+        row.setEarlierRuns(runs);
+    }
+
+    private static long outputBytes(List<PreviousRun> runs) {
+        return runs.stream().mapToLong(r -> r.getOutput() == null ? 0 : r.getOutput().getData().remaining()).sum();
+    }
+
+    /**
+     * At-least-once: the site refused {@code requestId} (it is no caller of any run): the row keeps
+     * the refusal among its last {@value #MAX_REMEMBERED}, so the request read again gets it again.
+     * The refusal then writes the row, which also stamps the dispatch's offset on it.
+     */
+    void rememberRefusal(SiteKey site, SiteState row, String requestId, int attempt, String reason) {
+        if (!atLeastOnce) {
+            return;
+        }
+        List<Refusal> refusals = new ArrayList<>(row.getRefusals());
+        refusals.add(new Refusal(requestId, attempt, reason));
+        while (refusals.size() > MAX_REMEMBERED) {
+            refusals.remove(0);
+        }
+        row.setRefusals(refusals);
+        sites.put(site, row);
     }
 
     /** The answer a superseded caller got, for {@code caller}. */
@@ -389,8 +449,11 @@ final class SiteLifecycle {
                 emit.outcome(caller.getReplyKey(), supersededOutcome(site, gone.getAttempt(), gone.getByAttempt(), caller, null));
             }
         }
-        PreviousRun before = state.getPreviousRun();
-        if (before != null) {
+        List<PreviousRun> ended = new ArrayList<>(state.getEarlierRuns());
+        if (state.getPreviousRun() != null) {
+            ended.add(state.getPreviousRun());
+        }
+        for (PreviousRun before : ended) {
             for (Waiter caller : before.getCallers()) {
                 emit.outcome(caller.getReplyKey(), previousRunOutcome(site, before, caller));
             }

@@ -86,11 +86,11 @@ public final class SiteProcessor implements Processor<byte[], byte[], byte[], by
                 context::currentSystemTimeMs, settings.workerStaleMs(), censusChanges);
         lifecycle = new SiteLifecycle(sites, deadlines, emit, settings.metrics(), settings.heartbeatWindowMs(),
                 settings.dedupeWindowMs(), new RetryPolicies(settings.defaultRetryPolicy()), census, settings.queueService(),
-                settings.queueTimeouts(), settings.tokenKey());
+                settings.queueTimeouts(), settings.tokenKey(), settings.atLeastOnce());
         deadlineRecords = new DeadlineRecords();
         validator = new InputValidator(settings.maxPayloadBytes());
         partitionCheck = new PartitionCheck(settings.inputPartitions());
-        dispatchRules = new DispatchRules(sites, lifecycle, emit, settings.queues());
+        dispatchRules = new DispatchRules(sites, lifecycle, emit, settings.queues(), settings.atLeastOnce());
         workerEventRules = new WorkerEventRules(sites, lifecycle, emit, settings.metrics(), reason -> deadLetter(current, reason));
         deadlineRules = new DeadlineRules(sites, deadlines, lifecycle, settings.metrics(), census, settings.transportLossBudget());
         context.schedule(Duration.ofMillis(settings.timerResolutionMs()), PunctuationType.WALL_CLOCK_TIME, this::punctuate);
@@ -186,7 +186,11 @@ public final class SiteProcessor implements Processor<byte[], byte[], byte[], by
         }
         boolean replay = alreadyApplied(site);
         if (cmd.getKind() == DispatchKind.CANCEL) {
-            dispatchRules.cancel(site, cmd);
+            if (!replay) {
+                // A cancel already applied is not decided again: the state ahead of it may hold a run
+                // started after it, which it never cancelled.
+                dispatchRules.cancel(site, cmd);
+            }
         } else {
             dispatchRules.requested(site, cmd);
         }

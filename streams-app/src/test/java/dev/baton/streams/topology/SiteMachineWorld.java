@@ -73,16 +73,13 @@ final class SiteMachineWorld implements AutoCloseable {
     /** Outputs sent in a completion carrying its site's newest visible token, the only ones an outcome may carry. */
     private final Set<String> outputsWithNewestToken = new HashSet<>();
     /**
-     * When each run's outcome (site and outcome, whoever it answered) was first seen: the dedupe window
-     * counts from the resolution, not from a later caller's copy of it.
+     * At-least-once: per site, the last instant the model had a row for it; the sites whose model
+     * may disagree with the real row about whether it expired; and the runs (site and run number)
+     * the model started while it might (see {@link #uncertainExpiry}).
      */
-    private final Map<String, Long> runOutcomeSeenAt = new HashMap<>();
-    /** Per site, how many requests had been sent (any site) when its last request went out; and per run outcome, when it was first seen. */
-    private final Map<String, Integer> lastRequestOfSite = new HashMap<>();
-    private final Map<String, Integer> runOutcomeSeenAfter = new HashMap<>();
-    private int sent;
-    /** At-least-once: sites sent a request since the last commit. */
-    private final Set<String> sitesRequestedSinceCommit = new HashSet<>();
+    private final Map<String, Long> rowSeenAt = new HashMap<>();
+    private final Set<String> sitesOfUncertainExpiry = new HashSet<>();
+    private final Set<String> uncertainRuns = new HashSet<>();
     private int counter;
     private int commits;
     private int crashes;
@@ -116,14 +113,8 @@ final class SiteMachineWorld implements AutoCloseable {
     }
 
     void send(DispatchCommand cmd) {
-        if (atLeastOnce && !sitesRequestedSinceCommit.add(cmd.getSite().getActivityId())) {
-            // Known limit (docs/decisions.md, "At-least-once"): one site's requests within one commit
-            // interval can be decided differently when reprocessed. Streams commits every few ms here.
-            commit();
-            sitesRequestedSinceCommit.add(cmd.getSite().getActivityId());
-        }
         requests.putIfAbsent(cmd.getRequestId(), cmd);
-        lastRequestOfSite.put(cmd.getSite().getActivityId(), ++sent);
+        boolean uncertain = uncertainExpiry(cmd.getSite().getActivityId());
         model.at(driver.wallClock());
         expect(model.dispatch(toModel(cmd)));
         if (SiteMachineDriver.EXPLODING_QUEUE.equals(cmd.getQueue()) && cmd.getAttempt() >= 1) {
@@ -133,16 +124,49 @@ final class SiteMachineWorld implements AutoCloseable {
         String site = cmd.getSite().getActivityId();
         model.site(site).filter(v -> v.callers().contains(cmd.getRequestId()))
                 .ifPresent(v -> runOfRequest.put(cmd.getRequestId(), v.run()));
+        model.site(site).ifPresent(v -> {
+            rowSeenAt.put(site, driver.wallClock());
+            if (uncertain) {
+                uncertainRuns.add(site + "#" + v.run());
+            }
+        });
+    }
+
+    /**
+     * At-least-once: whether a request to {@code site} now may be decided on another row than the
+     * model's. A crash can make the real row resolve later than the model's (its resolution read
+     * again after the restart, up to a commit interval later) or lose its expiry (done again at the
+     * next punctuation), so the real row can outlive the model's by up to a commit interval and a
+     * timer step: a request sent then may start a run in the model and be refused, joined or
+     * answered by the old row in the real site. From then on the model's idea of the site is only a
+     * guess until both have surely forgotten it. The model cannot know; the check only re-sends
+     * requests of runs started while it is sure.
+     */
+    private boolean uncertainExpiry(String site) {
+        if (!atLeastOnce) {
+            return false;
+        }
+        Long seen = rowSeenAt.get(site);
+        if (model.site(site).isEmpty() && seen != null) {
+            if (driver.wallClock() - seen <= SiteMachineDriver.COMMIT_INTERVAL_MS + 2 * SiteMachineDriver.TIMER_RESOLUTION_MS) {
+                sitesOfUncertainExpiry.add(site);
+            } else {
+                sitesOfUncertainExpiry.remove(site); // the real row surely expired too
+            }
+        }
+        return sitesOfUncertainExpiry.contains(site);
     }
 
     /**
      * A request sent again, as a caller unsure whether it went out does; only while the site still
      * remembers its answer. With {@code higher}, the caller instead moves the same request id to the
-     * site's next attempt, while its run is live (a takeover by the same request).
+     * site's next attempt, while its run is live (a takeover by the same request). The same in both
+     * modes, except that at-least-once leaves out the runs the model started while it could not know
+     * whether the real row had expired ({@link #uncertainExpiry}).
      */
-    void resend(int pick, boolean moveUp) {
-        boolean higher = moveUp && !atLeastOnce; // see surelyRemembered
-        List<String> candidates = requests.keySet().stream().filter(atLeastOnce ? this::surelyRemembered : this::stillInItsRun)
+    void resend(int pick, boolean higher) {
+        List<String> candidates = requests.keySet().stream().filter(this::stillInItsRun)
+                .filter(r -> !uncertainRuns.contains(requests.get(r).getSite().getActivityId() + "#" + runOfRequest.get(r)))
                 .filter(r -> !higher || Optional.ofNullable(view(requests.get(r).getSite().getActivityId())).map(SiteView::live).orElse(false))
                 .toList();
         if (candidates.isEmpty()) {
@@ -155,34 +179,10 @@ final class SiteMachineWorld implements AutoCloseable {
         send(cmd);
     }
 
-    /**
-     * At-least-once, where the model may be wrong about the site (it knows no crash that keeps a
-     * state ahead, or loses an expiry): only a request seen answered by its run, well within the
-     * dedupe window and with no request to its site since, which the site surely still remembers. So
-     * no request moves to a higher attempt here (that needs a live run).
-     */
-    private boolean surelyRemembered(String requestId) {
-        List<Answer> got = answers.get(requestId);
-        return stillInItsRun(requestId) && got != null && !got.isEmpty()
-                && (got.get(0).reason() == null || !REFUSALS.contains(got.get(0).reason()))
-                && driver.wallClock() - runOutcomeSeenAt.get(outcomeOfRun(got.get(0))) < SiteMachineDriver.DEDUPE_WINDOW_MS / 2
-                // no request to the site since: none can have started a run that makes the site forget this one
-                && lastRequestOfSite.get(requests.get(requestId).getSite().getActivityId()) <= runOutcomeSeenAfter.get(outcomeOfRun(got.get(0)));
-    }
-
-    private String outcomeOfRun(Answer a) {
-        return requests.get(a.requestId()).getSite().getActivityId() + " " + a.completed() + " " + a.reason() + " " + a.attempt() + " "
-                + a.output();
-    }
-
     /** Whether two answers to one request are the same answer (copies are allowed, at-least-once). */
     private static boolean sameAnswer(Answer a, Answer b) {
         return a.equals(b);
     }
-
-    /** Answers that make a request no caller of any run, which a site does not remember. */
-    private static final Set<String> REFUSALS = Set.of(ReasonClass.SUPERSEDED, ReasonClass.ATTEMPT_REFUSED, ReasonClass.SITE_COLLISION,
-            ReasonClass.CALLERS_FULL, ReasonClass.INVALID, ReasonClass.INTERNAL_ERROR, ReasonClass.UNKNOWN_QUEUE, ReasonClass.UNKNOWN_NODE);
 
     /** Whether the site still remembers the request's answer: its run is the site's, or the last takeover superseded it. */
     private boolean stillInItsRun(String requestId) {
@@ -269,11 +269,15 @@ final class SiteMachineWorld implements AutoCloseable {
         for (int i = 0; i < timerSteps; i++) {
             expect(model.punctuate(driver.wallClock() + SiteMachineDriver.TIMER_RESOLUTION_MS));
             compare(driver.advance());
+            for (String site : SITES) {
+                if (model.site(site).isPresent()) {
+                    rowSeenAt.put(site, driver.wallClock());
+                }
+            }
         }
     }
 
     void commit() {
-        sitesRequestedSinceCommit.clear();
         compare(driver.commit());
     }
 
@@ -365,6 +369,7 @@ final class SiteMachineWorld implements AutoCloseable {
         checkSafety(visible.outcomes().stream().map(SiteMachineWorld::observed).toList());
     }
 
+
     /** The invariants, on what was observed alone. */
     private void checkSafety(List<Answer> newAnswers) {
         for (Answer a : newAnswers) {
@@ -376,8 +381,6 @@ final class SiteMachineWorld implements AutoCloseable {
                 assertThat(outputsWithNewestToken).as("outcome %s carries the output of a completion sent with its site's newest token "
                         + "(no outcome from a revoked or forged token)", a).contains(a.output());
             }
-            runOutcomeSeenAt.putIfAbsent(outcomeOfRun(a), driver.wallClock());
-            runOutcomeSeenAfter.putIfAbsent(outcomeOfRun(a), sent);
             List<Answer> before = answers.computeIfAbsent(a.requestId(), k -> new ArrayList<>());
             before.stream().filter(b -> !sameAnswer(b, a)).findAny().ifPresent(b -> {
                 throw new AssertionError("request " + a.requestId() + " got two different outcomes: " + b + " and " + a);

@@ -1,0 +1,127 @@
+package dev.baton.streams.topology;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
+
+import dev.baton.events.ActivityTask;
+import dev.baton.events.DispatchCommand;
+import dev.baton.events.DispatchKind;
+import dev.baton.events.Outcome;
+import dev.baton.events.OutcomeStatus;
+import dev.baton.events.WorkerEvent;
+import dev.baton.events.WorkerEventKind;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * At-least-once: a request read again after a crash whose restored state is ahead of it (the
+ * changelog kept the row's newest write, the outputs were delivered, the input is read again from
+ * the last commit) gets the answer it got before, not a second, different one. One test per case
+ * the model check found ({@link SiteMachineProperties}, at-least-once).
+ */
+class AtLeastOnceAnswersTest {
+
+    private final SiteMachineDriver driver = new SiteMachineDriver(true);
+    private final List<Outcome> answers = new ArrayList<>();
+    private int counter;
+
+    @AfterEach
+    void close() {
+        driver.close();
+    }
+
+    @Test
+    void aRefusalReadAgainAfterATakeoverIsTheSameRefusal() {
+        send(request("s0", 1, "idem"));
+        commit();
+        DispatchCommand collision = request("s0", 1, "other-key");
+        send(collision); // SiteCollision: attempt 1 is held with another key
+        send(request("s0", 2, "other-key")); // takes the site over: its callers' attempt is now 2
+        crashAheadDeliveringAll();
+        commit();
+        assertThat(answersTo(collision)).as("answers to the refused request").isNotEmpty()
+                .allSatisfy(a -> assertThat(a.getReason()).startsWith("terminal: SiteCollision"));
+    }
+
+    @Test
+    void aCallerOfARunTwoTakeoversEndedGetsItsSupersededAgain() {
+        commit();
+        DispatchCommand first = request("s0", 1, "idem");
+        send(first);
+        send(request("s0", 2, "idem")); // supersedes the first run
+        send(request("s0", 3, "idem")); // supersedes the second: the row's superseded names only its caller
+        crashAheadDeliveringAll();
+        commit();
+        assertThat(answersTo(first)).as("answers to the first caller").isNotEmpty()
+                .allSatisfy(a -> assertThat(a.getReason()).startsWith("superseded: by attempt 2"));
+    }
+
+    @Test
+    void aRequestAnsweredWithAResolvedRunsOutcomeGetsItAgainAfterANewRun() {
+        send(request("s0", 1, "idem"));
+        ActivityTask task = commit().tasks().get(0);
+        driver.report(WorkerEvent.newBuilder().setKind(WorkerEventKind.COMPLETED).setSite(task.getSite()).setAttempt(1).setGeneration(1)
+                .setToken(task.getToken()).setWorkerId("w1").setOutput(SiteMachineWorld.payload("done")).setAtMillis(driver.wallClock())
+                .build(), false);
+        commit();
+        DispatchCommand late = request("s0", 1, "idem");
+        send(late); // joins the resolved run: its outcome
+        send(request("s0", 2, "idem")); // a new run replaces it
+        crashAheadDeliveringAll();
+        commit();
+        assertThat(answersTo(late)).as("answers to the request that got the resolved run's outcome").isNotEmpty()
+                .allSatisfy(a -> assertThat(a.getStatus()).isEqualTo(OutcomeStatus.COMPLETED));
+    }
+
+    @Test
+    void aCancelReadAgainDoesNotCancelTheRunStartedAfterIt() {
+        send(request("s0", 1, "idem"));
+        commit();
+        driver.send(DispatchCommand.newBuilder().setKind(DispatchKind.CANCEL).setSite(SiteMachineWorld.siteKey("s0").toRef())
+                .setRequestId("cancel").setReplyKey("client").setAttempt(1).setRequestedAtMillis(driver.wallClock()).build());
+        DispatchCommand after = request("s0", 2, "idem");
+        send(after); // the site is resolved (cancelled): a new run
+        crashAheadDeliveringAll();
+        commit();
+        assertThat(answersTo(after)).as("the run started after the cancel is not cancelled by the cancel read again").isEmpty();
+    }
+
+    private DispatchCommand request(String site, int attempt, String key) {
+        return DispatchCommand.newBuilder().setKind(DispatchKind.REQUESTED).setSite(SiteMachineWorld.siteKey(site).toRef())
+                .setRequestId("r" + counter++).setReplyKey("client").setAttempt(attempt).setRunId("run").setIdempotencyKey(key)
+                .setQueue("payments").setActivityType("charge").setInput(SiteMachineWorld.payload("in")).setRequestedAtMillis(driver.wallClock())
+                .build();
+    }
+
+    private void send(DispatchCommand cmd) {
+        driver.send(cmd);
+    }
+
+    private SiteMachineDriver.Visible commit() {
+        SiteMachineDriver.Visible v = driver.commit();
+        answers.addAll(v.outcomes());
+        return v;
+    }
+
+    /** Every output since the last commit was delivered, every row restored to its newest write: the state is ahead of the input. */
+    private void crashAheadDeliveringAll() {
+        answers.addAll(driver.crash(new Random() {
+            @Override
+            public boolean nextBoolean() {
+                return true;
+            }
+
+            @Override
+            public int nextInt(int bound) {
+                return bound - 1;
+            }
+        }).outcomes());
+    }
+
+    private List<Outcome> answersTo(DispatchCommand cmd) {
+        return answers.stream().filter(o -> o.getRequestId().equals(cmd.getRequestId())).toList();
+    }
+}
