@@ -62,7 +62,8 @@ public final class ActivityCompletionClient implements AutoCloseable {
     /**
      * Completes with {@code result} ({@code byte[]} as raw bytes, otherwise encoded by the converters).
      *
-     * @throws IllegalArgumentException if {@code token} is not a completion reference
+     * @throws IllegalArgumentException if {@code token} is not a completion reference, or the output is
+     *         over {@code max.payload.bytes} (named with the size; nothing is sent)
      */
     public CompletableFuture<Void> complete(String token, Object result) {
         return completer.complete(CompletionRef.parse(token), result);
@@ -73,12 +74,20 @@ public final class ActivityCompletionClient implements AutoCloseable {
         return completer.fail(CompletionRef.parse(token), failure);
     }
 
-    /** Fails with an explicit reason (vocabulary prefix; none reads as {@code retryable:}) and structured failure (may be null). */
+    /**
+     * Fails with an explicit reason (vocabulary prefix; none reads as {@code retryable:}) and structured failure (may be null).
+     *
+     * @throws IllegalArgumentException for a reason or failure over the streams app's limits (named; nothing is sent)
+     */
     public CompletableFuture<Void> fail(String token, String reason, ActivityFailure failure) {
         return completer.fail(CompletionRef.parse(token), reason, failure);
     }
 
-    /** Keeps the lease alive; {@code details} (may be null) become the run's checkpoint. */
+    /**
+     * Keeps the lease alive; {@code details} (may be null) become the run's checkpoint.
+     *
+     * @throws IllegalArgumentException for details over their limit (named with the size; nothing is sent)
+     */
     public CompletableFuture<Void> heartbeat(String token, Object details) {
         return completer.heartbeat(CompletionRef.parse(token), details);
     }

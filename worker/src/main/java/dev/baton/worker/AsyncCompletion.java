@@ -24,12 +24,30 @@ public interface AsyncCompletion {
 
     CompletionRef ref();
 
-    /** Completes with {@code result}, encoded by the worker's payload converters ({@code byte[]} as raw bytes). */
+    /**
+     * Completes with {@code result}, encoded by the worker's payload converters ({@code byte[]} as raw bytes).
+     *
+     * @throws IllegalArgumentException naming {@code max.payload.bytes} and the size, for an output over it (nothing is sent)
+     */
     CompletableFuture<Void> complete(Object result);
 
-    /** Fails as if the handler had thrown {@code failure}: same reason, type, details, stack and causes. */
+    /**
+     * Fails as if the handler had thrown {@code failure}: same reason, type, details, stack and causes.
+     * A reason or details over the streams app's limits are cut or left out, as for a handler's exception.
+     */
     CompletableFuture<Void> fail(Throwable failure);
 
-    /** Keeps the lease alive; {@code details} (may be null) become the checkpoint the next generation or attempt resumes from. */
+    /**
+     * Keeps the lease alive; {@code details} (may be null) become the checkpoint the next generation or attempt resumes from.
+     *
+     * @throws IllegalArgumentException naming the limit and the size, for details over the streams app's limit (nothing is sent)
+     */
     CompletableFuture<Void> heartbeat(Object details);
+
+    /**
+     * Whether Baton told this handle's worker to stop the generation (cancelled, superseded, timed
+     * out, taken over): its reports will be refused, so the work can stop. A hint, not a guarantee:
+     * false until the stop reached the worker, and always false on a handle whose worker closed.
+     */
+    boolean isStopped();
 }

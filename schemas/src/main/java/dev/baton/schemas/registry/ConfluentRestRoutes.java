@@ -9,6 +9,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.baton.topics.BatonSubjects;
 import org.apache.avro.AvroRuntimeException;
 import org.apache.avro.Schema;
 
@@ -71,7 +72,13 @@ final class ConfluentRestRoutes {
         }
         if (path.size() == 3) {
             if ("POST".equals(method)) {
-                int id = registry.register(subject, schemaOf(body));
+                Schema schema = schemaOf(body);
+                Optional<String> batons = BatonSubjects.refusal(subject);
+                if (batons.isPresent()) {
+                    // A foreign schema there first would make Baton's own registration fail, and the dispatches needing it.
+                    throw new RestApiError(409, 409, batons.get());
+                }
+                int id = registry.register(subject, schema);
                 return json.createObjectNode().put("id", id);
             }
             requireMethod(method, "GET");

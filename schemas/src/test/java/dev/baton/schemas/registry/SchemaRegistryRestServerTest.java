@@ -68,6 +68,23 @@ class SchemaRegistryRestServerTest {
     }
 
     @Test
+    void shouldRefuseARegistrationUnderASubjectOfBatonsNamingTheSubjectAndTheSchemaItMustHold() throws Exception {
+        String squat = "{\"type\":\"record\",\"name\":\"Squat\",\"fields\":[{\"name\":\"x\",\"type\":\"int\"}]}";
+        for (String subject : java.util.List.of("baton.tasks.advsq-value", "baton.tasks.advsq.gpu-value", "baton.dispatch-value",
+                "baton.worker-events-value", "baton.results-value")) {
+            Answer refused = register(subject, squat);
+
+            assertThat(refused.status()).as(subject).isEqualTo(409);
+            assertThat(refused.body().path("error_code").asInt()).isEqualTo(409);
+            assertThat(refused.body().path("message").asText()).contains("'" + subject + "'").contains("dev.baton.events.");
+        }
+        assertThat(register("baton.tasks.advsq-value", squat).body().path("message").asText())
+                .contains("must hold dev.baton.events.ActivityTask");
+        assertThat(backend.subjects()).as("nothing registered").isEmpty();
+        assertThat(register("baton.tasks.advsq-key", squat).status()).as("not a subject Baton writes").isEqualTo(200);
+    }
+
+    @Test
     void shouldGiveTheSameIdToTheSameSchemaWithOtherWhitespaceAndKeyOrder() throws Exception {
         int id = register("orders-value", ORDER).body().path("id").asInt();
 

@@ -30,6 +30,15 @@ public final class DispatchAnswers {
                 + "from " + where + ": " + e + "); nothing was changed, send it again", atMillis);
     }
 
+    /**
+     * A dispatch whose step needed a schema the registry refused (a foreign schema registered first
+     * under a subject of Baton's, say): sending it again fails the same way, so it is terminal.
+     */
+    public static Outcome schemaRefused(SiteRef site, DispatchCommand request, Exception e, long atMillis) {
+        return failed(site, request, Reasons.TERMINAL + " SchemaRefused: the schema registry refused a schema this dispatch needs ("
+                + e.getMessage() + "); nothing was changed", atMillis);
+    }
+
     /** The history event of a request answered without running: it carries the request id, so history shows every answer. */
     public static HistoryEvent history(SiteRef site, DispatchCommand request, HistoryKind kind, String reason, long atMillis) {
         return HistoryEvent.newBuilder().setKind(kind).setSite(site).setAttempt(Math.max(request.getAttempt(), 0))

@@ -4,15 +4,13 @@ import java.util.Optional;
 
 import dev.baton.events.DispatchCommand;
 import dev.baton.events.DispatchKind;
-import dev.baton.events.Failure;
 import dev.baton.events.Payload;
 import dev.baton.events.RetryPolicy;
 import dev.baton.events.Timeouts;
 import dev.baton.events.WorkerEvent;
 import dev.baton.events.WorkerEventKind;
 import dev.baton.schemas.CompletionToken;
-import dev.baton.schemas.failure.ActivityFailure;
-import dev.baton.schemas.payload.PayloadLimits;
+import dev.baton.schemas.payload.ReportLimits;
 import dev.baton.topics.BatonTopics;
 
 /**
@@ -24,13 +22,15 @@ final class InputValidator {
 
     /** The longest timeout or retry interval accepted: 10 years, far from where now + it would overflow. */
     static final long MAX_DURATION_MS = 10L * 365 * 24 * 3600 * 1000;
-    static final int MAX_ID_CHARS = 256;
-    static final int MAX_REASON_CHARS = 8_192;
+    static final int MAX_ID_CHARS = ReportLimits.MAX_ID_CHARS;
 
     private final int maxPayloadBytes;
+    /** A worker's report: the same limits its worker checks before sending ({@code EventSender}). */
+    private final ReportLimits reportLimits;
 
     InputValidator(int maxPayloadBytes) {
         this.maxPayloadBytes = maxPayloadBytes;
+        this.reportLimits = new ReportLimits(maxPayloadBytes);
     }
 
     Optional<String> problemWith(DispatchCommand cmd) {
@@ -112,43 +112,7 @@ final class InputValidator {
         if (event.getWorkerId().isEmpty()) {
             return Optional.of("workerId must not be empty");
         }
-        Optional<String> tooLong = textProblem("workerId", event.getWorkerId(), MAX_ID_CHARS)
-                .or(() -> textProblem("reason", event.getReason(), MAX_REASON_CHARS));
-        if (tooLong.isPresent()) {
-            return tooLong;
-        }
-        return payloadProblem("output", event.getOutput()).or(() -> checkpointProblem(event)).or(() -> failureProblem(event.getFailure()));
-    }
-
-    /** Heartbeat details are kept in the site's row beside its input until the run ends: a small fixed share. */
-    private static Optional<String> checkpointProblem(WorkerEvent event) {
-        int size = event.getHeartbeatDetails() == null ? 0 : event.getHeartbeatDetails().remaining();
-        if (size > PayloadLimits.MAX_HEARTBEAT_DETAILS_BYTES) {
-            return Optional.of("heartbeatDetails must be <= " + PayloadLimits.MAX_HEARTBEAT_DETAILS_BYTES + " bytes, was " + size);
-        }
-        return textProblem("heartbeatContentType", event.getHeartbeatContentType(), MAX_ID_CHARS);
-    }
-
-    /** A failure is kept in the row for the dedupe window and copied into outcomes: bounded like a reason, per cause. */
-    private static Optional<String> failureProblem(Failure failure) {
-        int depth = 0;
-        for (Failure f = failure; f != null; f = f.getCause()) {
-            if (++depth > ActivityFailure.MAX_CAUSES + 1) {
-                return Optional.of("failure must have <= " + ActivityFailure.MAX_CAUSES + " causes, had more");
-            }
-            int details = f.getDetails() == null ? 0 : f.getDetails().getData().remaining();
-            if (details > PayloadLimits.MAX_FAILURE_DETAILS_BYTES) {
-                return Optional.of("failure.details must be <= " + PayloadLimits.MAX_FAILURE_DETAILS_BYTES + " bytes, was " + details);
-            }
-            Failure one = f;
-            Optional<String> text = textProblem("failure.type", one.getType(), MAX_ID_CHARS)
-                    .or(() -> textProblem("failure.message", one.getMessage(), MAX_REASON_CHARS))
-                    .or(() -> textProblem("failure.stack", one.getStack(), ActivityFailure.MAX_STACK_CHARS));
-            if (text.isPresent()) {
-                return text;
-            }
-        }
-        return Optional.empty();
+        return reportLimits.problemWith(event);
     }
 
     /** Ids and reasons are kept in a site's row (up to 65 callers) and copied into outcomes and history: bounded, so a row fits a record. */

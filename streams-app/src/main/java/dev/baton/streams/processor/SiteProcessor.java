@@ -17,6 +17,9 @@ import dev.baton.schemas.DeadLetters;
 import dev.baton.schemas.Reasons;
 import dev.baton.schemas.SiteKey;
 import dev.baton.schemas.UndecodableRecordException;
+import dev.baton.schemas.registry.IncompatibleSchemaException;
+import dev.baton.schemas.registry.InvalidSchemaException;
+import dev.baton.schemas.registry.SchemaRegistryException;
 import dev.baton.streams.state.DeadlineIndex;
 import dev.baton.streams.state.DeadlineKind;
 import dev.baton.streams.state.SiteStore;
@@ -290,7 +293,9 @@ public final class SiteProcessor implements Processor<byte[], byte[], byte[], by
         try {
             DispatchCommand cmd = settings.serdes().dispatch().decode(BatonTopics.DISPATCH, record.value());
             if (cmd.getKind() == DispatchKind.REQUESTED && !cmd.getReplyKey().isEmpty()) {
-                Outcome answer = DispatchAnswers.internalError(cmd.getSite(), cmd, position(), e, emit.now());
+                Optional<SchemaRegistryException> refused = registryRefusal(e);
+                Outcome answer = refused.isPresent() ? DispatchAnswers.schemaRefused(cmd.getSite(), cmd, refused.get(), emit.now())
+                        : DispatchAnswers.internalError(cmd.getSite(), cmd, position(), e, emit.now());
                 emit.outcome(cmd.getReplyKey(), answer);
                 emit.history(SiteKey.of(cmd.getSite()), DispatchAnswers.history(cmd.getSite(), cmd, HistoryKind.INTERNAL_ERROR,
                         answer.getReason(), emit.now()));
@@ -298,6 +303,20 @@ public final class SiteProcessor implements Processor<byte[], byte[], byte[], by
         } catch (RuntimeException undecodable) {
             log.warn("task {}: the failed dispatch {} cannot be answered: {}", context.taskId(), position(), undecodable.toString());
         }
+    }
+
+    /**
+     * The registry's refusal of a schema this step needed (incompatible with, or not, what its subject
+     * holds), if that is why the step failed: sending the dispatch again fails the same way, so its
+     * caller is answered {@code terminal:}. An unreachable registry is no refusal.
+     */
+    private static Optional<SchemaRegistryException> registryRefusal(Throwable e) {
+        for (Throwable t = e; t != null; t = t.getCause() == t ? null : t.getCause()) {
+            if (t instanceof IncompatibleSchemaException || t instanceof InvalidSchemaException) {
+                return Optional.of((SchemaRegistryException) t);
+            }
+        }
+        return Optional.empty();
     }
 
     /**

@@ -24,7 +24,8 @@ import dev.baton.streams.state.SiteStore;
  * <ul>
  *   <li>the current generation's token leases, keeps alive, completes, fails or parks;</li>
  *   <li>a token the site issued earlier is a late report: the slow half of a report pair is ignored
- *       quietly, a late completion of a resolved site is relayed to the outbox, anything else is
+ *       quietly, a late completion of a resolved site is relayed to the outbox for the callers of
+ *       its own run (never to a later run's), anything else is
  *       refused and its sender told to stop that run (the stop names the token's fingerprint);</li>
  *   <li>any other token is forged: refused, recorded, and nothing else: no stop to the worker it
  *       names, no relay, no effect on the site, so a worker cannot act on sites it does not hold.</li>
@@ -75,9 +76,13 @@ final class WorkerEventRules {
             // show that every accepted completion belonged to the generation that was current.
             case COMPLETED -> lifecycle.resolve(site, endedByHolder(state, event), OutcomeStatus.COMPLETED, event.getOutput(), null,
                     HistoryKind.COMPLETED, event.getGeneration());
-            case FAILED -> lifecycle.fail(site, endedByHolder(state, event), Reasons.normalize(event.getReason()), event.getFailure(),
+            case FAILED -> {
+                checkpoint(state, event); // a retryable failure's next attempt resumes from the failed one's last checkpoint
+                lifecycle.fail(site, endedByHolder(state, event), Reasons.normalize(event.getReason()), event.getFailure(),
                     HistoryKind.FAILED, event.getGeneration());
+            }
             case PARKED -> {
+                checkpoint(state, event);
                 metrics.parked();
                 lifecycle.redeliver(site, endedByHolder(state, event), HistoryKind.PARKED, "parked by worker " + event.getWorkerId(), false);
             }
@@ -127,13 +132,25 @@ final class WorkerEventRules {
             // The lease travelled on a transaction, the rest on a plain producer: it arrived second.
             emit.history(site, event(site, event, HistoryKind.LATE_LEASE_IGNORED, "arrived after its generation ended").build());
         } else if (state.getState() == SiteStatus.RESOLVED && (kind == WorkerEventKind.COMPLETED || kind == WorkerEventKind.FAILED)) {
-            relayToOutbox(site, state, event);
+            if (ofThisRun(state, event)) {
+                relayToOutbox(site, state, event);
+            } else {
+                // A run a takeover superseded (or a resolved run a new one replaced): its callers were answered,
+                // and this run's callers never asked for it.
+                emit.history(site, event(site, event, HistoryKind.UNMATCHED_COMPLETION, "attempt " + event.getAttempt()
+                        + " belongs to an earlier run (this run began at attempt " + SiteLifecycle.callerAttempt(state) + "): not relayed").build());
+            }
         } else {
             refuse(site, event, "token of attempt " + event.getAttempt() + " generation " + event.getGeneration()
                     + " is no longer current (site at attempt " + state.getAttempt() + " generation " + state.getGeneration() + ")");
             lifecycle.stop(event.getWorkerId(), site, event.getAttempt(), event.getGeneration(), event.getToken(),
                     Reasons.SUPERSEDED + " your token for " + site + " is no longer current");
         }
+    }
+
+    /** Whether the report's attempt is one of the current run's: from the attempt its caller dispatched to the one running now. */
+    private static boolean ofThisRun(SiteState state, WorkerEvent event) {
+        return event.getAttempt() >= SiteLifecycle.callerAttempt(state) && event.getAttempt() <= state.getAttempt();
     }
 
     /** A late result of a resolved site, with a token the site issued: never alters state, goes to the run's caller flagged unmatched. */

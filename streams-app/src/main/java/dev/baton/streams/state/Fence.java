@@ -50,10 +50,15 @@ public final class Fence {
         return state.getToken() != null && token != null && new CompletionToken(state.getToken()).matches(token);
     }
 
-    /** What {@code token}, presented for ({@code attempt}, {@code generation}), is to this site. */
+    /**
+     * What {@code token}, presented for ({@code attempt}, {@code generation}), is to this site. The
+     * attempt and generation are part of what a token proves: the current token presented for any
+     * other (attempt, generation) was never issued for it, and is forged (history would otherwise
+     * record a generation that never existed as the one that completed).
+     */
     public static Claim classify(SiteState state, String token, int attempt, int generation) {
         if (accepts(state, token)) {
-            return Claim.CURRENT;
+            return attempt == state.getAttempt() && generation == state.getGeneration() ? Claim.CURRENT : Claim.FORGED;
         }
         if (state.getTokenSecret() != null && token != null && attempt >= 1 && generation >= 1
                 && CompletionToken.derive(secret(state), attempt, generation).matches(token)) {

@@ -64,6 +64,33 @@ class CheckpointAndFailureRulesTest {
     }
 
     @Test
+    void shouldHandTheDetailsAFailureReportCarriesToThePolicysNextAttempt() {
+        h.send(request(site, 1, "r1").setRetryPolicy(retries(3, 100)).build());
+        ActivityTask first = h.tasks().get(0);
+        // The handler checkpointed and threw before any heartbeat went out: the failure report carries the details.
+        h.report(WorkerEvent.newBuilder(failed(first, "retryable: transient")).setHeartbeatDetails(payload("progress-50%").getData())
+                .setHeartbeatContentType("text/plain").build());
+
+        h.advance(Duration.ofMillis(300));
+
+        ActivityTask next = h.tasks().get(0);
+        assertThat(next.getAttempt()).isEqualTo(2);
+        assertThat(next.getLastHeartbeatDetails()).isEqualTo(payload("progress-50%"));
+    }
+
+    @Test
+    void shouldHandTheDetailsAParkReportCarriesToTheNextGeneration() {
+        h.send(request(site, 1, "r1").build());
+        ActivityTask first = h.tasks().get(0);
+        h.report(WorkerEvent.newBuilder(heartbeat(first, "row 99")).setKind(WorkerEventKind.PARKED).build());
+
+        assertThat(h.tasks()).singleElement().satisfies(second -> {
+            assertThat(second.getGeneration()).isEqualTo(2);
+            assertThat(second.getLastHeartbeatDetails()).isEqualTo(payload("row 99"));
+        });
+    }
+
+    @Test
     void shouldIgnoreTheDetailsOfAHeartbeatWhoseTokenIsNoLongerCurrent() {
         h.send(request(site, 1, "r1").setTimeouts(timeouts(null, null, null, 1_000L)).build());
         ActivityTask first = h.tasks().get(0);

@@ -166,6 +166,30 @@ class WorkerEventRulesTest {
         });
     }
 
+    @ParameterizedTest
+    @EnumSource(value = WorkerEventKind.class, names = {"LEASED", "HEARTBEAT", "COMPLETED", "FAILED", "PARKED"})
+    void shouldRefuseTheCurrentTokenPresentedForAMadeUpGenerationAsForged(WorkerEventKind kind) {
+        ActivityTask task = dispatched();
+        h.report(task, WorkerEventKind.LEASED, "w1");
+        h.history();
+
+        h.report(dev.baton.events.WorkerEvent.newBuilder().setKind(kind).setSite(task.getSite()).setAttempt(task.getAttempt())
+                .setGeneration(7).setToken(task.getToken()).setWorkerId("w1").setOutput(SiteHarness.payload("by-altered-generation"))
+                .setReason("terminal: x").setAtMillis(0L).build());
+
+        assertThat(h.history()).singleElement().satisfies(e -> {
+            assertThat(e.getKind()).isEqualTo(HistoryKind.COMPLETION_REFUSED);
+            assertThat(e.getGeneration()).isEqualTo(7);
+            assertThat(e.getReason()).contains("not issued by this site for attempt 1 generation 7");
+        });
+        assertThat(h.results()).as("the generation is part of what the token proves").isEmpty();
+        assertThat(h.controls()).isEmpty();
+        assertThat(h.siteState(site)).hasValueSatisfying(s -> assertThat(s.getGeneration()).isEqualTo(1));
+
+        h.complete(task, "w1", "real");
+        assertThat(h.results()).singleElement().satisfies(o -> assertThat(o.getOutput()).isEqualTo(SiteHarness.payload("real")));
+    }
+
     @Test
     void shouldTakeALeaseSentAgainAsAHeartbeat() {
         h.send(request(site, 1, "r1").setTimeouts(SiteHarness.timeouts(null, 5_000L, null, null)).build());

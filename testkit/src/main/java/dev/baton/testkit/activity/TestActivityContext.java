@@ -195,6 +195,12 @@ public final class TestActivityContext implements ActivityContext {
             return add(new Report("heartbeat", details == null ? null : converters.encode(details), null));
         }
 
+        /** Stopped once the test cancelled the context ({@link TestActivityContext#cancel()}). */
+        @Override
+        public boolean isStopped() {
+            return cancelled;
+        }
+
         private CompletableFuture<Void> add(Report r) {
             synchronized (reports) {
                 reports.add(r);

@@ -37,7 +37,7 @@ public final class ActivityRunner {
         this.slots = slots;
         this.events = events;
         this.converters = converters;
-        this.completer = new Completer(events, converters);
+        this.completer = new Completer(events, converters, executions);
     }
 
     /** Runs an execution leased with a slot taken from {@link Slots}; the slot is given back once the handler returns. */
@@ -52,11 +52,16 @@ public final class ActivityRunner {
         return executions.holds(token);
     }
 
+    /** Whether this worker was told to stop the run of this token: a task read after its stop is not run. */
+    public boolean stopped(String token) {
+        return executions.stopSeen(token);
+    }
+
     private void run(Execution e) {
         e.runningOn(Thread.currentThread());
         try {
-            if (e.isCancelled()) {
-                return;
+            if (e.isCancelled() || executions.stopSeen(e.token()) && e.end(Execution.Phase.STOPPED)) {
+                return; // stopped before it started (while queued, or before this worker read it): nothing to run or report
             }
             ActivityHandler handler = handlers.get(e.activityType());
             if (handler == null) {

@@ -17,10 +17,23 @@ public final class Completer {
 
     private final EventSender events;
     private final PayloadConverters converters;
+    /** The worker's executions (the stops it has seen), or null for a completion client. */
+    private final Executions executions;
 
     public Completer(EventSender events, PayloadConverters converters) {
+        this(events, converters, null);
+    }
+
+    /** On a worker: its handles can tell whether a stop for their generation reached it. */
+    public Completer(EventSender events, PayloadConverters converters, Executions executions) {
         this.events = events;
         this.converters = converters;
+        this.executions = executions;
+    }
+
+    /** Whether the worker was told to stop {@code ref}'s generation. */
+    public boolean stopped(CompletionRef ref) {
+        return executions != null && executions.stopSeen(ref.token());
     }
 
     public CompletableFuture<Void> complete(CompletionRef ref, Object result) {

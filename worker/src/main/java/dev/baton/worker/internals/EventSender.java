@@ -4,6 +4,7 @@ import java.nio.ByteBuffer;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Future;
 
@@ -12,8 +13,10 @@ import dev.baton.events.WorkerEvent;
 import dev.baton.events.WorkerEventKind;
 import dev.baton.metrics.ClientMeters;
 import dev.baton.schemas.EventSerde;
+import dev.baton.schemas.Reasons;
 import dev.baton.schemas.failure.ActivityFailure;
 import dev.baton.schemas.payload.EncodedPayload;
+import dev.baton.schemas.payload.ReportLimits;
 import dev.baton.topics.BatonTopics;
 import dev.baton.topics.ClientConfigs;
 import dev.baton.worker.CompletionRef;
@@ -40,6 +43,8 @@ public final class EventSender implements AutoCloseable {
     private final EventSerde<WorkerEvent> serde;
     private final String workerId;
     private final Clock clock;
+    /** The streams app's limits on a report: what it would dead-letter is never sent as is. */
+    private final ReportLimits limits = ReportLimits.defaults();
     private volatile boolean abandoned;
 
     public EventSender(Map<String, Object> kafkaConfig, EventSerde<WorkerEvent> serde, String workerId, Clock clock) {
@@ -69,22 +74,45 @@ public final class EventSender implements AutoCloseable {
         return config;
     }
 
-    /** Reports a completion; the output keeps the content type its handler's converter gave it. */
+    /**
+     * Reports a completion; the output keeps the content type its handler's converter gave it. An
+     * output over {@code max.payload.bytes} is reported as a terminal failure naming the limit and
+     * the size: sent as is, the streams app would dead-letter it, the lease would be lost and the
+     * handler run again, for nothing.
+     */
     public void completed(Execution e, EncodedPayload output) {
+        Optional<String> tooLarge = limits.outputProblem(output == null ? 0 : output.data().length);
+        if (tooLarge.isPresent()) {
+            log.warn("worker {}: {} attempt {} output not sent: {}; reported as a terminal failure", workerId, e.site(), e.attempt(),
+                    tooLarge.get());
+            failed(e, Reasons.TERMINAL + " OutputTooLarge: " + tooLarge.get(), ActivityFailure.of("OutputTooLarge", tooLarge.get()));
+            return;
+        }
         send(e, WorkerEventKind.COMPLETED, output, null, null, null);
     }
 
-    /** Reports a failure: the reason is the contract, the failure (null for none) is for the caller. */
+    /**
+     * Reports a failure: the reason is the contract, the failure (null for none) is for the caller.
+     * It carries the run's last checkpoint, so the next attempt resumes from it even if no heartbeat
+     * went out since. A reason over the streams app's bound is cut, a failure it would refuse is sent
+     * without what it refuses (said so in its message).
+     */
     public void failed(Execution e, String reason, ActivityFailure failure) {
-        send(e, WorkerEventKind.FAILED, null, reason, failure, null);
+        ActivityFailure sent = failure;
+        Optional<String> problem = failure == null ? Optional.empty() : limits.failureProblem(failure.toAvro());
+        if (problem.isPresent()) {
+            sent = ActivityFailure.of(failure.type(), failure.message() + " (failure not sent whole: " + problem.get() + ")");
+        }
+        send(e, WorkerEventKind.FAILED, null, ReportLimits.trimReason(reason), sent, e.heartbeatDetails());
     }
 
     public void heartbeat(Execution e) {
         send(e, WorkerEventKind.HEARTBEAT, null, null, null, e.heartbeatDetails());
     }
 
+    /** Gives the generation back, with its last checkpoint: the next generation resumes from it. */
     public void parked(Execution e) {
-        send(e, WorkerEventKind.PARKED, null, "parked: worker " + workerId + " is draining", null, null);
+        send(e, WorkerEventKind.PARKED, null, "parked: worker " + workerId + " is draining", null, e.heartbeatDetails());
     }
 
     /** Builds the record of a lease, for the poll batch's transaction. */
@@ -95,15 +123,24 @@ public final class EventSender implements AutoCloseable {
     /**
      * Reports on a generation by reference (an async completion, from any thread or process); the
      * future completes when the broker acknowledged the report, or fails with the send's error.
+     *
+     * @throws IllegalArgumentException naming the limit and the value, for a report the streams app
+     *         would dead-letter (an output, reason, failure or heartbeat details over its limits):
+     *         nothing is sent, and the holder can send a smaller one
      */
     public CompletableFuture<Void> report(CompletionRef ref, WorkerEventKind kind, EncodedPayload output, String reason,
                                           ActivityFailure failure, EncodedPayload details) {
+        WorkerEvent event = event(ref, kind, output, reason, failure, details);
+        Optional<String> problem = limits.problemWith(event);
+        if (problem.isPresent()) {
+            throw new IllegalArgumentException(kind + " for " + ref + " not sent: " + problem.get());
+        }
         CompletableFuture<Void> sent = new CompletableFuture<>();
         if (abandoned) {
             sent.completeExceptionally(new IllegalStateException("worker " + workerId + " was killed: nothing more is sent"));
             return sent;
         }
-        producer.send(record(ref, kind, output, reason, failure, details), (meta, ex) -> {
+        producer.send(record(ref, event), (meta, ex) -> {
             if (ex == null) {
                 sent.complete(null);
             } else {
@@ -173,13 +210,21 @@ public final class EventSender implements AutoCloseable {
 
     private ProducerRecord<byte[], byte[]> record(CompletionRef ref, WorkerEventKind kind, EncodedPayload output, String reason,
                                                   ActivityFailure failure, EncodedPayload details) {
+        return record(ref, event(ref, kind, output, reason, failure, details));
+    }
+
+    private ProducerRecord<byte[], byte[]> record(CompletionRef ref, WorkerEvent event) {
+        return new ProducerRecord<>(BatonTopics.WORKER_EVENTS, ref.site().toBytes(), serde.encode(BatonTopics.WORKER_EVENTS, event));
+    }
+
+    private WorkerEvent event(CompletionRef ref, WorkerEventKind kind, EncodedPayload output, String reason, ActivityFailure failure,
+                              EncodedPayload details) {
         Payload out = kind == WorkerEventKind.COMPLETED ? (output == null ? EncodedPayload.octetStream(null) : output).toPayload() : null;
-        WorkerEvent event = WorkerEvent.newBuilder().setKind(kind).setSite(ref.site().toRef()).setAttempt(ref.attempt())
+        return WorkerEvent.newBuilder().setKind(kind).setSite(ref.site().toRef()).setAttempt(ref.attempt())
                 .setGeneration(ref.generation()).setToken(ref.token()).setWorkerId(workerId).setOutput(out).setReason(reason)
                 .setFailure(failure == null ? null : failure.toAvro())
                 .setHeartbeatDetails(details == null ? null : ByteBuffer.wrap(details.data()))
                 .setHeartbeatContentType(details == null ? null : details.contentType()).setAtMillis(clock.millis()).build();
-        return new ProducerRecord<>(BatonTopics.WORKER_EVENTS, ref.site().toBytes(), serde.encode(BatonTopics.WORKER_EVENTS, event));
     }
 
     /** As a crash would: from now on nothing is sent, and whatever is still buffered is dropped. */

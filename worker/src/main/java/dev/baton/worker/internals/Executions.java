@@ -1,7 +1,10 @@
 package dev.baton.worker.internals;
 
 import java.util.Collection;
+import java.util.Collections;
+import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
 import dev.baton.events.SiteRef;
@@ -10,7 +13,22 @@ import dev.baton.schemas.CompletionToken;
 /** The executions this worker holds (leased, queued or running), by token. */
 public final class Executions {
 
+    /** How many stop requests' fingerprints a worker remembers (22 characters each: about 1 MB at most). */
+    static final int STOPS_REMEMBERED = 16_384;
+
     private final Map<String, Execution> byToken = new ConcurrentHashMap<>();
+    /**
+     * Fingerprints of the tokens this worker was told to stop, held here or not: a run handed off to
+     * complete later ({@link dev.baton.worker.AsyncCompletion#isStopped()}), or a task read after its
+     * stop (a cancelled task whose lease was refused, read again after a rebalance), is then known
+     * stopped. The oldest are forgotten first.
+     */
+    private final Set<String> stopsSeen = Collections.newSetFromMap(Collections.synchronizedMap(new LinkedHashMap<>(256, 0.75f, false) {
+        @Override
+        protected boolean removeEldestEntry(Map.Entry<String, Boolean> eldest) {
+            return size() > STOPS_REMEMBERED;
+        }
+    }));
 
     public void add(Execution e) {
         byToken.put(e.token(), e);
@@ -23,6 +41,11 @@ public final class Executions {
     /** Whether a run of this token is in this worker (a task republished with the same token is not run twice here). */
     public boolean holds(String token) {
         return byToken.containsKey(token);
+    }
+
+    /** Whether this worker was told to stop the run of {@code token} (it may never have held it, or hold it no more). */
+    public boolean stopSeen(String token) {
+        return stopsSeen.contains(CompletionToken.fingerprint(token));
     }
 
     public int size() {
@@ -43,6 +66,7 @@ public final class Executions {
         if (tokenFingerprint == null) {
             return false;
         }
+        stopsSeen.add(tokenFingerprint);
         boolean stopped = false;
         for (Execution e : byToken.values()) {
             // Identity first: it is cheap, and only a match is worth hashing a token for.

@@ -6,14 +6,15 @@ import dev.baton.schemas.payload.EncodedPayload;
 import dev.baton.schemas.payload.PayloadConversionException;
 import dev.baton.schemas.payload.PayloadConverters;
 import dev.baton.schemas.payload.PayloadLimits;
+import dev.baton.schemas.payload.ReportLimits;
 import dev.baton.worker.ActivityException;
 import dev.baton.worker.TerminalActivityException;
 
 /** How a handler's exception is reported: its reason (the contract) and its structured failure. */
 public final class Failures {
 
-    /** The streams app's bound on a report's reason ({@code InputValidator}). */
-    static final int MAX_REASON_CHARS = 8_192;
+    /** The streams app's bound on a report's reason ({@link ReportLimits}). */
+    static final int MAX_REASON_CHARS = ReportLimits.MAX_REASON_CHARS;
 
     private Failures() {
     }

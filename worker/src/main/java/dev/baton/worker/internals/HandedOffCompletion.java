@@ -24,6 +24,11 @@ record HandedOffCompletion(CompletionRef ref, Completer completer) implements As
     }
 
     @Override
+    public boolean isStopped() {
+        return completer.stopped(ref);
+    }
+
+    @Override
     public String toString() {
         return "AsyncCompletion[" + ref + "]";
     }

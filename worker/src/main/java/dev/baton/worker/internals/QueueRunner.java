@@ -295,6 +295,11 @@ public final class QueueRunner implements Runnable {
         if (runner.runs(task.getToken())) {
             return null; // a copy of a task this worker runs (a streams app running at-least-once republishes after a restart)
         }
+        if (runner.stopped(task.getToken())) {
+            log.info("worker {}: {} attempt {} gen {} was stopped before this read; not starting it", workerId, task.getSite(),
+                    task.getAttempt(), task.getGeneration());
+            return null;
+        }
         if (task.getDeadlineMillis() != null && now > task.getDeadlineMillis()) {
             log.info("worker {}: {} attempt {} missed its schedule-to-start deadline; not starting it", workerId,
                     task.getSite(), task.getAttempt());

@@ -100,6 +100,18 @@ class ActivityRunnerReportsTest {
     }
 
     @Test
+    void shouldCarryTheLastCheckpointInAFailureReportSoTheNextAttemptResumesFromIt() {
+        run((ctx, input) -> {
+            ctx.heartbeat("progress-50%".getBytes(UTF_8)); // no heartbeat goes out before the throw
+            throw new dev.baton.worker.RetryableActivityException("transient, retry me");
+        }, task(null));
+
+        WorkerEvent sent = awaitEvent();
+        assertThat(sent.getKind()).isEqualTo(WorkerEventKind.FAILED);
+        assertThat(UTF_8.decode(sent.getHeartbeatDetails()).toString()).isEqualTo("progress-50%");
+    }
+
+    @Test
     void shouldReportNothingForAHandedOffGenerationAndFreeItsSlot() {
         AtomicReference<AsyncCompletion> handle = new AtomicReference<>();
         Execution e = run((ctx, input) -> {

@@ -1,0 +1,58 @@
+package dev.baton.topics;
+
+import java.util.Optional;
+
+import dev.baton.events.ActivityTask;
+import dev.baton.events.DeadLetter;
+import dev.baton.events.DispatchCommand;
+import dev.baton.events.HistoryEvent;
+import dev.baton.events.Outcome;
+import dev.baton.events.WorkerControl;
+import dev.baton.events.WorkerEvent;
+import dev.baton.events.WorkerStatus;
+import org.apache.avro.Schema;
+
+/**
+ * The schema-registry subjects Baton owns and the schema each must hold: {@code <topic>-value} of
+ * each of its topics. Baton registers them itself, on first use; a foreign schema registered there
+ * first (over the REST API, say) would make Baton's registration fail as incompatible, and the
+ * dispatch that needed it with it. The REST API refuses them ({@code 409}).
+ */
+public final class BatonSubjects {
+
+    private static final String VALUE = "-value";
+
+    private BatonSubjects() {
+    }
+
+    /** The schema {@code subject} must hold if it is Baton's; empty for a subject Baton does not own. */
+    public static Optional<Schema> schemaOf(String subject) {
+        if (subject == null || !subject.endsWith(VALUE)) {
+            return Optional.empty();
+        }
+        String topic = subject.substring(0, subject.length() - VALUE.length());
+        if (topic.startsWith(BatonTopics.TASKS_PREFIX)) {
+            return Optional.of(ActivityTask.getClassSchema());
+        }
+        return Optional.ofNullable(switch (topic) {
+            case BatonTopics.DISPATCH -> DispatchCommand.getClassSchema();
+            case BatonTopics.WORKER_EVENTS -> WorkerEvent.getClassSchema();
+            case BatonTopics.WORKER_CONTROL -> WorkerControl.getClassSchema();
+            case BatonTopics.WORKERS -> WorkerStatus.getClassSchema();
+            case BatonTopics.RESULTS -> Outcome.getClassSchema();
+            case BatonTopics.HISTORY -> HistoryEvent.getClassSchema();
+            case BatonTopics.DLQ -> DeadLetter.getClassSchema();
+            default -> null;
+        });
+    }
+
+    public static boolean isBatons(String subject) {
+        return schemaOf(subject).isPresent();
+    }
+
+    /** Why {@code subject} cannot be registered by anyone but Baton, or empty for a subject that is not Baton's. */
+    public static Optional<String> refusal(String subject) {
+        return schemaOf(subject).map(s -> "subject '" + subject + "' is Baton's: it must hold " + s.getFullName()
+                + ", registered by Baton itself on first use; register other schemas under subjects of your own topics");
+    }
+}
