@@ -119,6 +119,7 @@ public final class ScaleCommand implements Callable<Integer> {
     CommandSpec spec;
 
     private static final String ECHO = "echo";
+    private static final int PROBLEM_LINES = 15;
     private static final Duration REBALANCE_PATIENCE = Duration.ofSeconds(90);
     private final PrintStream out = System.out;
 
@@ -235,14 +236,13 @@ public final class ScaleCommand implements Callable<Integer> {
                 int drained = tally.answered();
                 sample.run();
                 sampler.shutdownNow();
-                workers.forEach(BatonProcess::kill9);
 
                 out.println("pending  curve (streams app; heap after a full GC through jcmd, state dir = its RocksDB directory)");
                 curve.lines(streamsHeap).forEach(l -> out.println("  " + l));
                 out.printf(Locale.ROOT, "pending  drain: %d of %d answered in %.1f s by %d workers (%.0f/s)%s%n", drained, pending, drainSeconds,
                         drainWorkers, drained / drainSeconds, drained < pending ? "; bounded drain, the rest still pending" : "");
                 out.printf("pending  broker log dir %s after the drain%n", mib(HeapProbe.directoryBytes(stage.brokerDataDir())));
-                return verdict("pending", stage, tally, drained < pending);
+                return verdict("pending", stage, tally, drained < pending, workers);
             } finally {
                 sampler.shutdownNow();
                 workers.forEach(BatonProcess::close);
@@ -280,7 +280,7 @@ public final class ScaleCommand implements Callable<Integer> {
                 Latencies latencies = new Latencies();
                 int[] perQueue = new int[queueCount];
                 java.util.concurrent.atomic.AtomicIntegerArray answeredPerQueue = new java.util.concurrent.atomic.AtomicIntegerArray(queueCount);
-                double seconds = dispatchAndAwait(client, tally, queueActivities, queueRate, i -> queues.get(i % queueCount), latencies,
+                double seconds = dispatchAndAwait("queues", stage, client, tally, queueActivities, queueRate, i -> queues.get(i % queueCount), latencies,
                         i -> answeredPerQueue.incrementAndGet(i % queueCount));
                 for (int i = 0; i < queueActivities; i++) {
                     perQueue[i % queueCount]++;
@@ -294,8 +294,9 @@ public final class ScaleCommand implements Callable<Integer> {
                 out.printf(Locale.ROOT, "queues   %d answered in %.1f s; %d of %d queues had every activity answered; dispatch-to-outcome %s%n",
                         tally.answered(), seconds, queuesComplete, queueCount, latencies);
             }
+            boolean ok = verdict("queues", stage, tally, false, workers);
             workers.forEach(BatonProcess::kill9);
-            return verdict("queues", stage, tally, false);
+            return ok;
         } finally {
             workers.forEach(BatonProcess::close);
         }
@@ -360,17 +361,14 @@ public final class ScaleCommand implements Callable<Integer> {
                 dispatching.set(false);
                 load.join();
             }
-            long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(timeoutMinutes);
-            while (tally.answered() < tally.sent() && System.nanoTime() < deadline) {
-                TimeUnit.MILLISECONDS.sleep(200); // polling the tally's count
-            }
+            awaitAnswers("consumers", stage, tally, System.nanoTime());
             out.printf("consumers  join k = 1..%d: group stable with k members, each assigned, after (ms): %s%n", consumers, joins);
             out.printf("consumers  leave k = %d..2 (one closes): stable with k-1 after (ms): %s%n", consumers, leaves);
             out.printf("consumers  join  %s%n", Latencies.summary(joins));
             out.printf("consumers  leave %s%n", Latencies.summary(leaves));
             out.printf("consumers  %d dispatched, %d answered; dispatch-to-outcome %s%s%n", tally.sent(), tally.answered(), latencies,
                     allStable ? "" : "; SOME REBALANCE DID NOT SETTLE within " + REBALANCE_PATIENCE.toSeconds() + " s (-1 above)");
-            return verdict("consumers", stage, tally, false) && allStable;
+            return verdict("consumers", stage, tally, false, List.of()) && allStable;
         } finally {
             workers.forEach(Worker::close);
         }
@@ -384,7 +382,7 @@ public final class ScaleCommand implements Callable<Integer> {
         int after = 20;
         int total = stallRate * (before + stallSeconds + after);
         ScaleTally tally = new ScaleTally(total);
-        ScaleCurve curve = new ScaleCurve("pending futures", "-");
+        ScaleCurve curve = new ScaleCurve("pending futures", null);
         List<BatonProcess> workers = new ArrayList<>();
         try (ScaleStage stage = ScaleStage.start(List.of(queue), partitions, partitions, streamsHeap)) {
             for (int w = 1; w <= stallWorkers; w++) {
@@ -429,10 +427,7 @@ public final class ScaleCommand implements Callable<Integer> {
                     int n = i;
                     dispatch(client, tally, n, queue, latencies, k -> onAnswer.apply(k).run());
                 }
-                long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(timeoutMinutes);
-                while (tally.answered() < total && System.nanoTime() < deadline) {
-                    TimeUnit.MILLISECONDS.sleep(200); // polling the tally's count
-                }
+                awaitAnswers("stall", stage, tally, start);
                 double seconds = (System.nanoTime() - start) / 1e9;
                 sampler.shutdownNow();
                 curve.add(new ScaleCurve.Sample(seconds, tally.sent(), client.pendingCount(), HeapProbe.ownHeapAfterGc(), -1));
@@ -442,8 +437,9 @@ public final class ScaleCommand implements Callable<Integer> {
                         + "dispatch-to-outcome %s%n", (stallEnded.get() - stallBegan.get()) / 1e9, (stallBegan.get() - start) / 1e9,
                         curve.samples().stream().mapToLong(ScaleCurve.Sample::count).max().orElse(0), tally.answered(), seconds, latencies);
             }
+            boolean ok = verdict("stall", stage, tally, false, workers) && stallBegan.get() > 0;
             workers.forEach(BatonProcess::kill9);
-            return verdict("stall", stage, tally, false) && stallBegan.get() > 0;
+            return ok;
         } finally {
             workers.forEach(BatonProcess::close);
         }
@@ -452,19 +448,40 @@ public final class ScaleCommand implements Callable<Integer> {
     // ---------------------------------------------------------------- shared
 
     /** Dispatches {@code count} activities at {@code rate} and waits for their answers; returns the seconds it all took. */
-    private double dispatchAndAwait(DispatchClient client, ScaleTally tally, int count, int rate, IntFunction<String> queueOf,
-                                    Latencies latencies, java.util.function.IntConsumer onAnswer) throws InterruptedException {
+    private double dispatchAndAwait(String phase, ScaleStage stage, DispatchClient client, ScaleTally tally, int count, int rate,
+                                    IntFunction<String> queueOf, Latencies latencies, java.util.function.IntConsumer onAnswer)
+            throws InterruptedException {
         long start = System.nanoTime();
         Pacer pacer = new Pacer(start, rate);
+        long nextReport = start + TimeUnit.SECONDS.toNanos(10);
         for (int i = 0; i < count; i++) {
             pacer.await(i);
             dispatch(client, tally, i, queueOf.apply(i), latencies, onAnswer);
+            if (System.nanoTime() >= nextReport) {
+                progress(phase, stage, tally, start);
+                nextReport += TimeUnit.SECONDS.toNanos(10);
+            }
         }
-        long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(timeoutMinutes);
-        while (tally.answered() < count && System.nanoTime() < deadline) {
-            TimeUnit.MILLISECONDS.sleep(200); // polling the tally's count
-        }
+        awaitAnswers(phase, stage, tally, start);
         return (System.nanoTime() - start) / 1e9;
+    }
+
+    /** Waits until every activity sent is answered, or the phase's patience runs out; a progress line every 10 s. */
+    private void awaitAnswers(String phase, ScaleStage stage, ScaleTally tally, long start) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(timeoutMinutes);
+        long nextReport = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (tally.answered() < tally.sent() && System.nanoTime() < deadline) {
+            TimeUnit.MILLISECONDS.sleep(200); // polling the tally's count
+            if (System.nanoTime() >= nextReport) {
+                progress(phase, stage, tally, start);
+                nextReport += TimeUnit.SECONDS.toNanos(10);
+            }
+        }
+    }
+
+    private void progress(String phase, ScaleStage stage, ScaleTally tally, long start) {
+        out.printf(Locale.ROOT, "%-8s %7.1f s  sent %d, dispatches the streams app took in %d, answered %d%n", phase,
+                (System.nanoTime() - start) / 1e9, tally.sent(), stage.dispatchesConsumed(), tally.answered());
     }
 
     private static void dispatch(DispatchClient client, ScaleTally tally, int i, String queue, Latencies latencies,
@@ -486,7 +503,7 @@ public final class ScaleCommand implements Callable<Integer> {
     }
 
     /** The client's count and the invariant checker's, printed; whether both hold. */
-    private boolean verdict(String phase, ScaleStage stage, ScaleTally tally, boolean backlogAllowed) {
+    private boolean verdict(String phase, ScaleStage stage, ScaleTally tally, boolean backlogAllowed, List<BatonProcess> workers) {
         ScaleTally.Verdict v = tally.verdict();
         long t = System.nanoTime();
         InvariantChecker.Report audit = InvariantChecker.check(stage.bootstrapServers(), tally.requestIds());
@@ -498,7 +515,19 @@ public final class ScaleCommand implements Callable<Integer> {
                 violations.isEmpty() ? "all invariants hold"
                         + (audit.violations().isEmpty() ? "" : " (" + audit.violations().size() + " requests still pending after the bounded drain)")
                         : violations.size() + " violations: " + violations.stream().limit(10).toList());
-        return countOk && violations.isEmpty();
+        boolean ok = countOk && violations.isEmpty();
+        if (!ok) {
+            printProblems(stage.streamsApp());
+            workers.forEach(this::printProblems);
+        }
+        return ok;
+    }
+
+    /** A failed phase's first clue: what its processes warned about. */
+    private void printProblems(BatonProcess p) {
+        List<String> problems = p.output().stream().filter(l -> l.contains(" WARN ") || l.contains(" ERROR ")).toList();
+        out.printf("warnings and errors of %s (%d, the last %d shown)%n", p.name(), problems.size(), Math.min(PROBLEM_LINES, problems.size()));
+        problems.subList(Math.max(0, problems.size() - PROBLEM_LINES), problems.size()).forEach(l -> out.println("  " + l));
     }
 
     private static String mib(long bytes) {

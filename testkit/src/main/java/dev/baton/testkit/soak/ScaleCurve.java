@@ -19,7 +19,7 @@ public final class ScaleCurve {
     private final String dirLabel;
     private final List<Sample> samples = new ArrayList<>();
 
-    /** @param countLabel what {@link Sample#count()} counts; @param dirLabel whose size {@link Sample#dirBytes()} is */
+    /** @param countLabel what {@link Sample#count()} counts; @param dirLabel whose size {@link Sample#dirBytes()} is, null for none */
     public ScaleCurve(String countLabel, String dirLabel) {
         this.countLabel = countLabel;
         this.dirLabel = dirLabel;
@@ -45,13 +45,14 @@ public final class ScaleCurve {
     /** The table: a header, a line per sample, and the peaks against {@code maxHeap} (the -Xmx, as given to the JVM). */
     public synchronized List<String> lines(String maxHeap) {
         List<String> out = new ArrayList<>();
-        out.add(String.format(Locale.ROOT, "%8s  %10s  %15s  %14s  %14s  %12s", "t (s)", "dispatched", countLabel, "heap after GC", dirLabel,
-                "heap/" + "n"));
+        out.add(String.format(Locale.ROOT, "%8s  %10s  %15s  %14s%s", "t (s)", "dispatched", countLabel, "heap after GC",
+                dirLabel == null ? "" : String.format(Locale.ROOT, "  %14s", dirLabel)));
         for (Sample s : samples) {
-            out.add(String.format(Locale.ROOT, "%8.1f  %10d  %15d  %14s  %14s  %12s", s.seconds(), s.dispatched(), s.count(),
-                    mib(s.heapBytes()), mib(s.dirBytes()), perCount(s.heapBytes(), s.count())));
+            out.add(String.format(Locale.ROOT, "%8.1f  %10d  %15d  %14s%s", s.seconds(), s.dispatched(), s.count(), mib(s.heapBytes()),
+                    dirLabel == null ? "" : String.format(Locale.ROOT, "  %14s", mib(s.dirBytes()))));
         }
-        out.add(String.format(Locale.ROOT, "peak heap after GC %s of -Xmx%s; peak %s %s", mib(peakHeap()), maxHeap, dirLabel, mib(peakDir())));
+        out.add(String.format(Locale.ROOT, "peak heap after GC %s of -Xmx%s", mib(peakHeap()), maxHeap)
+                + (dirLabel == null ? "" : "; peak " + dirLabel + " " + mib(peakDir())));
         return out;
     }
 
@@ -59,7 +60,4 @@ public final class ScaleCurve {
         return bytes < 0 ? "n/a" : String.format(Locale.ROOT, "%.1f MiB", bytes / (1024.0 * 1024.0));
     }
 
-    private static String perCount(long bytes, long count) {
-        return bytes < 0 || count <= 0 ? "-" : String.format(Locale.ROOT, "%d B", bytes / count);
-    }
 }
