@@ -182,11 +182,13 @@ public final class ScaleCommand implements Callable<Integer> {
             long start = System.nanoTime();
             ScheduledExecutorService sampler = Executors.newSingleThreadScheduledExecutor();
             Runnable sample = () -> {
+                long pid = stage.streamsApp().pid();
                 ScaleCurve.Sample s = new ScaleCurve.Sample((System.nanoTime() - start) / 1e9, tally.sent(), stage.dispatchesConsumed(),
-                        HeapProbe.heapAfterGc(stage.streamsApp().pid()), HeapProbe.directoryBytes(stage.stateDir()));
+                        HeapProbe.heapAfterGc(pid), HeapProbe.residentBytes(pid), HeapProbe.directoryBytes(stage.stateDir()));
                 curve.add(s);
-                out.printf(Locale.ROOT, "pending  %7.1f s  dispatched %d, sites %d, answered %d, heap after GC %.1f MiB, state dir %.1f MiB%n",
-                        s.seconds(), s.dispatched(), s.count(), tally.answered(), s.heapBytes() / 1048576.0, s.dirBytes() / 1048576.0);
+                out.printf(Locale.ROOT, "pending  %7.1f s  dispatched %d, sites %d, answered %d, heap after GC %.1f MiB, RSS %.1f MiB, "
+                        + "state dir %.1f MiB%n", s.seconds(), s.dispatched(), s.count(), tally.answered(), s.heapBytes() / 1048576.0,
+                        s.rssBytes() / 1048576.0, s.dirBytes() / 1048576.0);
             };
             sampler.scheduleWithFixedDelay(sample, sampleEverySeconds, sampleEverySeconds, TimeUnit.SECONDS);
             try {
@@ -241,7 +243,7 @@ public final class ScaleCommand implements Callable<Integer> {
                 curve.lines(streamsHeap).forEach(l -> out.println("  " + l));
                 out.printf(Locale.ROOT, "pending  drain: %d of %d answered in %.1f s by %d workers (%.0f/s)%s%n", drained, pending, drainSeconds,
                         drainWorkers, drained / drainSeconds, drained < pending ? "; bounded drain, the rest still pending" : "");
-                out.printf("pending  broker log dir %s after the drain%n", mib(HeapProbe.directoryBytes(stage.brokerDataDir())));
+                out.printf("pending  broker log dir %s after the drain (apparent size: Kafka preallocates index files)%n", mib(HeapProbe.directoryBytes(stage.brokerDataDir())));
                 return verdict("pending", stage, tally, drained < pending, workers);
             } finally {
                 sampler.shutdownNow();
@@ -257,7 +259,7 @@ public final class ScaleCommand implements Callable<Integer> {
         for (int q = 0; q < queueCount; q++) {
             queues.add(String.format(Locale.ROOT, "scale-q-%03d", q));
         }
-        ScaleTally tally = new ScaleTally(queueActivities);
+        ScaleTally tally = new ScaleTally(queueCount + queueActivities);
         List<BatonProcess> workers = new ArrayList<>();
         // One partition per queue's task topic: what a queue with one worker needs; 200 x 6 would be 1,200 idle partitions.
         try (ScaleStage stage = ScaleStage.start(queues, partitions, 1, streamsHeap)) {
@@ -273,16 +275,21 @@ public final class ScaleCommand implements Callable<Integer> {
                 out.printf(Locale.ROOT, "queues   worker scale-qworker-%d serves %d queues (%s..%s), serving after %.1f s%n", w + 1, share.size(),
                         share.get(0), share.get(share.size() - 1), (System.nanoTime() - ts) / 1e9);
             }
-            out.printf(Locale.ROOT, "queues   %d queues, %d worker processes up after %.1f s; %d activities at %d/s round-robin%n", queueCount,
-                    workers.size(), (System.nanoTime() - t0) / 1e9, queueActivities, queueRate);
+            out.printf(Locale.ROOT, "queues   %d queues, %d worker processes up after %.1f s%n", queueCount, workers.size(),
+                    (System.nanoTime() - t0) / 1e9);
             try (DispatchClient client = DispatchClient.create(stage.clientConfig("scale-queues"),
                     o -> tally.answered(o.site(), o.requestId(), o.completed()))) {
+                // First touch: one activity per queue, so each queue's first-use costs are seen apart from the steady state.
+                Latencies first = new Latencies();
+                double firstSeconds = dispatchAndAwait("queues", stage, client, tally, 0, queueCount, queueRate, queues::get, first, i -> { });
+                out.printf(Locale.ROOT, "queues   first touch: one activity to each of %d queues, all answered after %.1f s (%d answered); "
+                        + "dispatch-to-outcome %s%n", queueCount, firstSeconds, tally.answered(), first);
                 Latencies latencies = new Latencies();
                 int[] perQueue = new int[queueCount];
                 java.util.concurrent.atomic.AtomicIntegerArray answeredPerQueue = new java.util.concurrent.atomic.AtomicIntegerArray(queueCount);
-                double seconds = dispatchAndAwait("queues", stage, client, tally, queueActivities, queueRate, i -> queues.get(i % queueCount), latencies,
-                        i -> answeredPerQueue.incrementAndGet(i % queueCount));
-                for (int i = 0; i < queueActivities; i++) {
+                double seconds = dispatchAndAwait("queues", stage, client, tally, queueCount, queueActivities, queueRate,
+                        i -> queues.get(i % queueCount), latencies, i -> answeredPerQueue.incrementAndGet(i % queueCount));
+                for (int i = queueCount; i < queueCount + queueActivities; i++) {
                     perQueue[i % queueCount]++;
                 }
                 int queuesComplete = 0;
@@ -291,8 +298,8 @@ public final class ScaleCommand implements Callable<Integer> {
                         queuesComplete++;
                     }
                 }
-                out.printf(Locale.ROOT, "queues   %d answered in %.1f s; %d of %d queues had every activity answered; dispatch-to-outcome %s%n",
-                        tally.answered(), seconds, queuesComplete, queueCount, latencies);
+                out.printf(Locale.ROOT, "queues   then %d activities at %d/s round-robin: answered after %.1f s; %d of %d queues had every "
+                        + "activity answered; dispatch-to-outcome %s%n", queueActivities, queueRate, seconds, queuesComplete, queueCount, latencies);
             }
             boolean ok = verdict("queues", stage, tally, false, workers);
             workers.forEach(BatonProcess::kill9);
@@ -401,7 +408,7 @@ public final class ScaleCommand implements Callable<Integer> {
                 ScheduledExecutorService sampler = Executors.newSingleThreadScheduledExecutor();
                 sampler.scheduleWithFixedDelay(() -> {
                     ScaleCurve.Sample s = new ScaleCurve.Sample((System.nanoTime() - start) / 1e9, tally.sent(), client.pendingCount(),
-                            HeapProbe.ownHeapAfterGc(), -1);
+                            HeapProbe.ownHeapAfterGc(), HeapProbe.residentBytes(ProcessHandle.current().pid()), -1);
                     curve.add(s);
                 }, 0, 5, TimeUnit.SECONDS);
                 Latencies latencies = new Latencies();
@@ -430,7 +437,8 @@ public final class ScaleCommand implements Callable<Integer> {
                 awaitAnswers("stall", stage, tally, start);
                 double seconds = (System.nanoTime() - start) / 1e9;
                 sampler.shutdownNow();
-                curve.add(new ScaleCurve.Sample(seconds, tally.sent(), client.pendingCount(), HeapProbe.ownHeapAfterGc(), -1));
+                curve.add(new ScaleCurve.Sample(seconds, tally.sent(), client.pendingCount(), HeapProbe.ownHeapAfterGc(),
+                        HeapProbe.residentBytes(ProcessHandle.current().pid()), -1));
                 out.println("stall    curve (this JVM: the client, its pending futures and the scale command's own tally)");
                 curve.lines(Runtime.getRuntime().maxMemory() / 1048576 + "m").forEach(l -> out.println("  " + l));
                 out.printf(Locale.ROOT, "stall    listener blocked %.1f s (from %.1f s); peak pending futures %d; all %d answered after %.1f s; "
@@ -447,15 +455,15 @@ public final class ScaleCommand implements Callable<Integer> {
 
     // ---------------------------------------------------------------- shared
 
-    /** Dispatches {@code count} activities at {@code rate} and waits for their answers; returns the seconds it all took. */
-    private double dispatchAndAwait(String phase, ScaleStage stage, DispatchClient client, ScaleTally tally, int count, int rate,
+    /** Dispatches activities {@code from} to {@code from + count - 1} at {@code rate} and waits for every answer; returns the seconds it all took. */
+    private double dispatchAndAwait(String phase, ScaleStage stage, DispatchClient client, ScaleTally tally, int from, int count, int rate,
                                     IntFunction<String> queueOf, Latencies latencies, java.util.function.IntConsumer onAnswer)
             throws InterruptedException {
         long start = System.nanoTime();
         Pacer pacer = new Pacer(start, rate);
         long nextReport = start + TimeUnit.SECONDS.toNanos(10);
-        for (int i = 0; i < count; i++) {
-            pacer.await(i);
+        for (int i = from; i < from + count; i++) {
+            pacer.await(i - from);
             dispatch(client, tally, i, queueOf.apply(i), latencies, onAnswer);
             if (System.nanoTime() >= nextReport) {
                 progress(phase, stage, tally, start);

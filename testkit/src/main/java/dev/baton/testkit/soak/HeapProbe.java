@@ -43,6 +43,20 @@ public final class HeapProbe {
         return any ? usedK * 1024 : -1;
     }
 
+    /** The resident set of process {@code pid} (heap, RocksDB's native memory and the rest), in bytes; -1 where /proc cannot tell. */
+    public static long residentBytes(long pid) {
+        try {
+            for (String line : Files.readAllLines(Path.of("/proc", Long.toString(pid), "status"))) {
+                if (line.startsWith("VmRSS:")) {
+                    return Long.parseLong(line.replaceAll("[^0-9]", "")) * 1024;
+                }
+            }
+            return -1;
+        } catch (IOException | NumberFormatException e) {
+            return -1;
+        }
+    }
+
     /** This JVM's heap in use after a full GC, in bytes (what a client in this process holds, among the rest). */
     public static long ownHeapAfterGc() {
         System.gc();

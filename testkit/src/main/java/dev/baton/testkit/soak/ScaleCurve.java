@@ -12,7 +12,7 @@ import java.util.Locale;
 public final class ScaleCurve {
 
     /** One sample; a figure that could not be measured (or is not measured) is -1. */
-    public record Sample(double seconds, long dispatched, long count, long heapBytes, long dirBytes) {
+    public record Sample(double seconds, long dispatched, long count, long heapBytes, long rssBytes, long dirBytes) {
     }
 
     private final String countLabel;
@@ -45,13 +45,14 @@ public final class ScaleCurve {
     /** The table: a header, a line per sample, and the peaks against {@code maxHeap} (the -Xmx, as given to the JVM). */
     public synchronized List<String> lines(String maxHeap) {
         List<String> out = new ArrayList<>();
-        out.add(String.format(Locale.ROOT, "%8s  %10s  %15s  %14s%s", "t (s)", "dispatched", countLabel, "heap after GC",
+        out.add(String.format(Locale.ROOT, "%8s  %10s  %15s  %14s  %14s%s", "t (s)", "dispatched", countLabel, "heap after GC", "process RSS",
                 dirLabel == null ? "" : String.format(Locale.ROOT, "  %14s", dirLabel)));
         for (Sample s : samples) {
-            out.add(String.format(Locale.ROOT, "%8.1f  %10d  %15d  %14s%s", s.seconds(), s.dispatched(), s.count(), mib(s.heapBytes()),
-                    dirLabel == null ? "" : String.format(Locale.ROOT, "  %14s", mib(s.dirBytes()))));
+            out.add(String.format(Locale.ROOT, "%8.1f  %10d  %15d  %14s  %14s%s", s.seconds(), s.dispatched(), s.count(), mib(s.heapBytes()),
+                    mib(s.rssBytes()), dirLabel == null ? "" : String.format(Locale.ROOT, "  %14s", mib(s.dirBytes()))));
         }
-        out.add(String.format(Locale.ROOT, "peak heap after GC %s of -Xmx%s", mib(peakHeap()), maxHeap)
+        out.add(String.format(Locale.ROOT, "peak heap after GC %s of -Xmx%s; peak RSS %s", mib(peakHeap()), maxHeap,
+                mib(samples.stream().mapToLong(Sample::rssBytes).max().orElse(-1)))
                 + (dirLabel == null ? "" : "; peak " + dirLabel + " " + mib(peakDir())));
         return out;
     }
