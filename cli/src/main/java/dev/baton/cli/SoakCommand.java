@@ -58,7 +58,7 @@ import picocli.CommandLine.Spec;
  * its role allows ({@link SoakLedger}), and the invariant checker audits history and results. Exits
  * non-zero if anything fails.
  */
-@Command(name = "soak", mixinStandardHelpOptions = true,
+@Command(name = "soak", mixinStandardHelpOptions = true, subcommands = ScaleCommand.class,
         description = "Run a workload while killing workers, a streams-app instance and the broker; then audit every outcome.")
 public final class SoakCommand implements Callable<Integer> {
 

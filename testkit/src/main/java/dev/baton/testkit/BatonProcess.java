@@ -55,8 +55,16 @@ public final class BatonProcess implements AutoCloseable {
      * {@code baton} command: a test's own worker program, say, to be killed for real.
      */
     public static BatonProcess startMain(String name, String mainClass, String readyLine, Duration timeout, List<String> args) {
+        return startMain(name, mainClass, readyLine, timeout, args, DEFAULT_MAX_HEAP);
+    }
+
+    /** The {@code -Xmx} of every process this class starts unless told otherwise. */
+    public static final String DEFAULT_MAX_HEAP = "384m";
+
+    private static BatonProcess startMain(String name, String mainClass, String readyLine, Duration timeout, List<String> args,
+                                          String maxHeap) {
         List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-Xmx384m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-cp", System.getProperty("java.class.path"),
+                "-Xmx" + maxHeap, "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-cp", System.getProperty("java.class.path"),
                 mainClass));
         command.addAll(args);
         try {
@@ -141,17 +149,27 @@ public final class BatonProcess implements AutoCloseable {
 
     /** As {@link #streamsApp(String, String, Path)}, with more {@code key=value} lines in its config file. */
     public static BatonProcess streamsApp(String bootstrap, String name, Path stateDir, List<String> extraConfig) {
+        return streamsApp(bootstrap, name, stateDir, extraConfig, DEFAULT_MAX_HEAP);
+    }
+
+    /** As {@link #streamsApp(String, String, Path, List)}, with {@code -Xmx<maxHeap>} (e.g. {@code 512m}). */
+    public static BatonProcess streamsApp(String bootstrap, String name, Path stateDir, List<String> extraConfig, String maxHeap) {
         List<String> lines = new ArrayList<>(List.of("state.dir=" + stateDir, "num.standby.replicas=1",
                 "commit.interval.ms=100", "session.timeout.ms=6000", "heartbeat.interval.ms=1000"));
         lines.addAll(extraConfig);
         lines.add("");
         Path config = ProcessConfig.write(name, String.join("\n", lines));
-        return start(name, "streams app RUNNING", Duration.ofMinutes(3),
-                List.of("streams-app", "--bootstrap-servers", bootstrap, "--config", config.toString()));
+        return startMain(name, MAIN_CLASS, "streams app RUNNING", Duration.ofMinutes(3),
+                List.of("streams-app", "--bootstrap-servers", bootstrap, "--config", config.toString()), maxHeap);
     }
 
     public String name() {
         return name;
+    }
+
+    /** The operating system's id of the process, for {@code jcmd} and the like. */
+    public long pid() {
+        return process.pid();
     }
 
     public boolean isAlive() {
