@@ -19,7 +19,7 @@ import java.util.function.IntFunction;
 
 import dev.baton.dispatcher.ActivityRequest;
 import dev.baton.dispatcher.DispatchClient;
-import dev.baton.dispatcher.Outcome;
+import dev.baton.dispatcher.ActivityOutcome;
 import dev.baton.testkit.BatonProcess;
 import dev.baton.testkit.InvariantChecker;
 import dev.baton.testkit.WorkerSpec;
@@ -496,7 +496,7 @@ public final class ScaleCommand implements Callable<Integer> {
                                  java.util.function.IntConsumer onAnswer) {
         long sentAt = System.nanoTime();
         tally.sent(i);
-        client.dispatch(request(i, queue)).whenComplete((Outcome o, Throwable e) -> {
+        client.dispatch(request(i, queue)).whenComplete((ActivityOutcome o, Throwable e) -> {
             if (o != null) {
                 latencies.add((System.nanoTime() - sentAt) / 1_000_000);
                 onAnswer.accept(i);
