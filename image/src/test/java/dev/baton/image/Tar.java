@@ -57,14 +57,17 @@ final class Tar {
         }
     }
 
+    /** The {@code path} of PAX records ({@code "<length> <key>=<value>\n"}, the length in bytes and counting itself). */
     private static String paxPath(byte[] records, String otherwise) {
         String path = otherwise;
-        String text = new String(records, StandardCharsets.UTF_8);
         int at = 0;
-        while (at < text.length()) {
-            int space = text.indexOf(' ', at);
-            int length = Integer.parseInt(text.substring(at, space));
-            String record = text.substring(space + 1, at + length - 1);
+        while (at < records.length) {
+            int space = at;
+            while (records[space] != ' ') {
+                space++;
+            }
+            int length = Integer.parseInt(new String(records, at, space - at, StandardCharsets.US_ASCII));
+            String record = new String(records, space + 1, at + length - space - 2, StandardCharsets.UTF_8);
             if (record.startsWith("path=")) {
                 path = record.substring("path=".length());
             }
