@@ -84,7 +84,7 @@ public final class EventSerde<T extends SpecificRecord> implements Serde<T> {
         if (value == null) {
             return null;
         }
-        int id = idByTopic.computeIfAbsent(topic, t -> registry.register(t + "-value", readerSchema));
+        int id = prepare(topic);
         EncodeBuffer out = EncodeBuffer.forThisThread();
         out.write(MAGIC_BYTE);
         out.write(id >>> 24);
@@ -97,6 +97,16 @@ public final class EventSerde<T extends SpecificRecord> implements Serde<T> {
             throw new IllegalArgumentException("cannot encode " + type.getSimpleName() + " for " + topic + ": " + e.getMessage(), e);
         }
         return out.toByteArray();
+    }
+
+    /**
+     * Registers the schema for {@code topic} now, unless done already, and returns its id: a caller
+     * that knows the topics ahead (a new queue's) pays the registry's round trip off the thread that
+     * encodes. A concurrent {@link #encode} of the same topic waits for this registration, never makes
+     * a second one.
+     */
+    public int prepare(String topic) {
+        return idByTopic.computeIfAbsent(topic, t -> registry.register(t + "-value", readerSchema));
     }
 
     /** Decodes a record read from Kafka; the exception names its topic, partition and offset. */

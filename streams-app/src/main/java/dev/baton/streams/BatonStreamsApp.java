@@ -12,6 +12,7 @@ import dev.baton.streams.config.CommitPacing;
 import dev.baton.streams.config.QueueTimeouts;
 import dev.baton.streams.config.StreamsAppConfig;
 import dev.baton.streams.processor.AdminQueueDirectory;
+import dev.baton.streams.processor.TaskSubjects;
 import dev.baton.streams.processor.InputPartitions;
 import dev.baton.streams.processor.CommitPacingClientSupplier;
 import dev.baton.streams.processor.QueueService;
@@ -50,6 +51,7 @@ public final class BatonStreamsApp implements AutoCloseable {
     private final StreamsAppConfig config;
     private final SchemaRegistry registry;
     private final AdminQueueDirectory queues;
+    private final TaskSubjects taskSubjects;
     private final Admin partitionsAdmin;
     private final KafkaStreams streams;
     private final QueueService queueService;
@@ -69,6 +71,8 @@ public final class BatonStreamsApp implements AutoCloseable {
         this.queues = new AdminQueueDirectory(Admin.create(config.adminConfig()), config.queueRefreshMs());
         this.partitionsAdmin = Admin.create(config.adminConfig());
         this.serdes = EventSerdes.of(registry);
+        this.taskSubjects = new TaskSubjects(serdes.task());
+        queues.onTopics(taskSubjects::seen);
         this.queueService = new QueueService(meters);
         boolean paced = config.commitPacing() == CommitPacing.RETURNS;
         SiteProcessorSupplier supplier = new SiteProcessorSupplier(new SiteProcessorSupplier.Settings(serdes,
@@ -221,6 +225,7 @@ public final class BatonStreamsApp implements AutoCloseable {
         // would wait out the session timeout before another instance, or this one restarted, took over.
         streams.close(CloseOptions.timeout(Duration.ofSeconds(30)).withGroupMembershipOperation(GroupMembershipOperation.LEAVE_GROUP));
         queues.close();
+        taskSubjects.close();
         partitionsAdmin.close(Duration.ofSeconds(5));
         registry.close();
     }

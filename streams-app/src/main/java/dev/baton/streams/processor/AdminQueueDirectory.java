@@ -33,6 +33,7 @@ public final class AdminQueueDirectory implements QueueDirectory, AutoCloseable 
     private final LongSupplier nanoTime;
     private final AtomicBoolean refreshing = new AtomicBoolean();
     private volatile Set<String> topics = Set.of();
+    private volatile java.util.function.Consumer<Set<String>> listener = names -> { };
     private volatile long refreshedAtNanos;
 
     public AdminQueueDirectory(Admin admin, long refreshMs) {
@@ -90,9 +91,19 @@ public final class AdminQueueDirectory implements QueueDirectory, AutoCloseable 
         }
     }
 
+    /**
+     * Told every topic list read from now on (and the one known now), on the thread that read it: an
+     * Admin client's, so the listener must not block.
+     */
+    public void onTopics(java.util.function.Consumer<Set<String>> listener) {
+        this.listener = listener;
+        listener.accept(topics);
+    }
+
     private void refreshed(Set<String> names, Throwable failure) {
         if (failure == null) {
             topics = Set.copyOf(names);
+            listener.accept(topics);
         } else {
             log.warn("could not refresh the list of declared queues (keeping {} known topics): {}", topics.size(), failure.toString());
         }
