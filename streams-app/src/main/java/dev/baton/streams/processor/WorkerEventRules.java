@@ -139,6 +139,7 @@ final class WorkerEventRules {
                 // and this run's callers never asked for it.
                 emit.history(site, event(site, event, HistoryKind.UNMATCHED_COMPLETION, "attempt " + event.getAttempt()
                         + " belongs to an earlier run (this run began at attempt " + SiteLifecycle.callerAttempt(state) + "): not relayed").build());
+                metrics.unmatched();
             }
         } else {
             refuse(site, event, "token of attempt " + event.getAttempt() + " generation " + event.getGeneration()

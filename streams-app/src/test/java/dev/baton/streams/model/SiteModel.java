@@ -322,7 +322,10 @@ public final class SiteModel {
         if (s == null) {
             return; // unknown site: refused, or a completion kept as a dead letter; nothing anyone sees
         }
-        boolean current = s.tokenLive && s.currentToken(r.site()).equals(r.token());
+        // The attempt and generation a report claims are part of what its token proves: the current token
+        // claimed for another generation was never issued for it, and is forged.
+        boolean current = s.tokenLive && s.currentToken(r.site()).equals(r.token()) && r.token().attempt() == r.claimedAttempt()
+                && r.token().generation() == r.claimedGeneration();
         boolean issued = r.token() != null && r.token().site().equals(r.site()) && r.token().epoch() == s.epoch
                 && r.token().attempt() == r.claimedAttempt() && r.token().generation() == r.claimedGeneration();
         if (current) {
@@ -356,10 +359,16 @@ public final class SiteModel {
                 resolve(r.site(), s, true, null, r.output());
             }
             case FAILED -> {
+                if (r.details() != null) {
+                    s.heartbeatDetails = r.details(); // the failed attempt's last checkpoint, for the next
+                }
                 s.endedByHolder = r.token();
                 fail(r.site(), s, ReasonClass.normalizeWorkerReason(r.reason()), r.failure());
             }
             default -> { // PARKED: the holder gave it back; the same attempt again, nothing consumed, nobody woken
+                if (r.details() != null) {
+                    s.heartbeatDetails = r.details();
+                }
                 s.endedByHolder = r.token();
                 s.tokenLive = false;
                 redeliver(r.site(), s);
@@ -373,6 +382,9 @@ public final class SiteModel {
             return; // the slow half of a pair whose other half ended the generation
         }
         if (!s.live() && (r.kind() == ReportKind.COMPLETED || r.kind() == ReportKind.FAILED)) {
+            if (r.claimedAttempt() < s.callerAttempt || r.claimedAttempt() > s.attempt) {
+                return; // an earlier run's attempt: its callers were answered, this run's never asked for it
+            }
             boolean completed = r.kind() == ReportKind.COMPLETED;
             answer(s.callers.get(0), completed, completed ? null : ReasonClass.normalizeWorkerReason(r.reason()), r.claimedAttempt(),
                     r.output(), true, completed ? null : r.failure());
