@@ -135,9 +135,9 @@ final class SiteMachineWorld implements AutoCloseable {
     /**
      * At-least-once: whether a request to {@code site} now may be decided on another row than the
      * model's. A crash can make the real row resolve later than the model's (its resolution read
-     * again after the restart, up to a commit interval later) or lose its expiry (done again at the
-     * next punctuation), so the real row can outlive the model's by up to a commit interval and a
-     * timer step: a request sent then may start a run in the model and be refused, joined or
+     * again after the restart, up to a commit interval later) or lose its expiry's deadline record
+     * (requested again), so the real row can outlive the model's by up to a commit interval and a
+     * few timer steps: a request sent then may start a run in the model and be refused, joined or
      * answered by the old row in the real site. From then on the model's idea of the site is only a
      * guess until both have surely forgotten it. The model cannot know; the check only re-sends
      * requests of runs started while it is sure.
