@@ -425,7 +425,17 @@ final class SiteMachineWorld implements AutoCloseable {
         commit();
         for (int round = 0; round < 200 && !waitingSites().isEmpty(); round++) {
             for (String site : waitingSites()) {
-                if (!tasks.getOrDefault(site, List.of()).isEmpty()) {
+                // The worker holding the live task completes it. Under at-least-once the order tasks
+                // became visible in is not the order they were issued in (a crash delivers some
+                // outputs, and reading the input again re-emits the others, an older task after a
+                // newer one), so the live one is the task whose token the site's row holds.
+                List<ActivityTask> seen = tasks.getOrDefault(site, new ArrayList<>());
+                String live = driver.liveToken(site);
+                seen.stream().filter(t -> t.getToken().equals(live)).findFirst().ifPresent(t -> {
+                    seen.remove(t);
+                    seen.add(t);
+                });
+                if (!seen.isEmpty()) {
                     report(site, WorkerEventKind.COMPLETED, TokenChoice.NEWEST, 0, "w1", null, false);
                 }
             }
