@@ -219,7 +219,11 @@ final class SiteMachineWorld implements AutoCloseable {
         int attempt = task == null ? 1 : task.getAttempt();
         int generation = task == null ? 1 : task.getGeneration() + (choice == TokenChoice.MISLABELLED ? 1 : 0);
         String output = kind == WorkerEventKind.COMPLETED ? "out-" + counter++ : null;
-        if (output != null && task != null && choice != TokenChoice.OTHER_SITE && task == seen.get(seen.size() - 1)) {
+        if (output != null && task != null && choice != TokenChoice.OTHER_SITE && (task == seen.get(seen.size() - 1)
+                || atLeastOnce && task.getToken().equals(driver.liveToken(site)))) {
+            // At-least-once, the last task seen need not be the newest issued (a crash delivers a newer
+            // task, reading the input again re-emits an older one after it): the newest is the one the
+            // site's row holds when the completion is sent.
             outputsWithNewestToken.add(output);
         }
         boolean fails = failsStep && kind == WorkerEventKind.COMPLETED;
