@@ -21,7 +21,6 @@ import dev.baton.schemas.registry.IncompatibleSchemaException;
 import dev.baton.schemas.registry.InvalidSchemaException;
 import dev.baton.schemas.registry.SchemaRegistryException;
 import dev.baton.streams.state.DeadlineIndex;
-import dev.baton.streams.state.DeadlineKind;
 import dev.baton.streams.state.SiteStore;
 import dev.baton.streams.state.StepInput;
 import dev.baton.streams.topology.TopologyNames;
@@ -380,13 +379,14 @@ public final class SiteProcessor implements Processor<byte[], byte[], byte[], by
      * input, not here. A firing then has an input offset like any other step, so after a crash that
      * kept its state write but lost its outputs, reading the record again re-emits them; and reading
      * it back proves every report written before it was read (it doubles as a clock tick). Expiry
-     * only deletes a resolved row and emits nothing, so it fires here.
+     * too, though it only deletes a resolved row: fired here, a crash could lose the delete while
+     * the requests decided after it on "no row" (a new run) are read again, and decided on the old
+     * row restored (refused, or answered its outcome): a second, different answer. Through the log
+     * it is read again in its place among them.
      */
     private void requestDue(long now) {
         for (DeadlineIndex.Due d : deadlines.due(now, now, MAX_DUE_PER_PUNCTUATION)) {
-            if (d.kind() == DeadlineKind.EXPIRE) {
-                fireOne(now, d);
-            } else if (deadlineRecords.shouldRequest(d, now)) {
+            if (deadlineRecords.shouldRequest(d, now)) {
                 emit.deadlineRecord(context.taskId().partition(), DeadlineRecords.header(d));
                 deadlineRecords.requested(d, now);
             }

@@ -89,6 +89,38 @@ class AtLeastOnceAnswersTest {
         assertThat(answersTo(after)).as("the run started after the cancel is not cancelled by the cancel read again").isEmpty();
     }
 
+    @Test
+    void aRequestDecidedAfterAnExpiryIsDecidedSoAgainWhenACrashLosesTheExpiry() {
+        send(request("s0", 2, "idem"));
+        ActivityTask task = commit().tasks().get(0);
+        driver.report(WorkerEvent.newBuilder().setKind(WorkerEventKind.COMPLETED).setSite(task.getSite()).setAttempt(2).setGeneration(1)
+                .setToken(task.getToken()).setWorkerId("w1").setOutput(SiteMachineWorld.payload("done")).setAtMillis(driver.wallClock())
+                .build(), false);
+        long expiresAt = driver.wallClock() + SiteMachineDriver.DEDUPE_WINDOW_MS;
+        commit();
+        while (driver.wallClock() + SiteMachineDriver.TIMER_RESOLUTION_MS < expiresAt) {
+            answers.addAll(driver.advance().outcomes());
+        }
+        commit();
+        answers.addAll(driver.advance().outcomes()); // the row expires, not committed yet
+        DispatchCommand fresh = request("s0", 1, "idem");
+        send(fresh); // no row: a new run, no answer yet
+        answers.addAll(driver.crash(new Random() {
+            @Override
+            public boolean nextBoolean() {
+                return true;
+            }
+
+            @Override
+            public int nextInt(int bound) {
+                return 0; // no write since the commit reached the changelog: the expired row is back
+            }
+        }).outcomes());
+        commit();
+        assertThat(answersTo(fresh)).as("the request that started a new run after the expiry, read again after a crash lost the "
+                + "expiry").isEmpty();
+    }
+
     private DispatchCommand request(String site, int attempt, String key) {
         return DispatchCommand.newBuilder().setKind(DispatchKind.REQUESTED).setSite(SiteMachineWorld.siteKey(site).toRef())
                 .setRequestId("r" + counter++).setReplyKey("client").setAttempt(attempt).setRunId("run").setIdempotencyKey(key)

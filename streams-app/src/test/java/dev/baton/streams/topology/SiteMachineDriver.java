@@ -322,6 +322,13 @@ final class SiteMachineDriver implements AutoCloseable {
         return bytes == null ? "no row" : serdes.siteState().decode(TopologyNames.SITES_SUBJECT_TOPIC, bytes).toString();
     }
 
+    /** The token the site's row holds now (its live generation's), or null. */
+    String liveToken(String site) {
+        KeyValueStore<Bytes, byte[]> store = driver.getKeyValueStore(TopologyNames.SITES_STORE);
+        byte[] bytes = store.get(Bytes.wrap(SiteMachineWorld.siteKey(site).toBytes()));
+        return bytes == null ? null : serdes.siteState().decode(TopologyNames.SITES_SUBJECT_TOPIC, bytes).getToken();
+    }
+
     double counted(String meter) {
         return meters.find(meter).counters().stream().mapToDouble(Counter::count).sum();
     }

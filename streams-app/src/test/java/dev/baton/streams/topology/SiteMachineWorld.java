@@ -135,9 +135,9 @@ final class SiteMachineWorld implements AutoCloseable {
     /**
      * At-least-once: whether a request to {@code site} now may be decided on another row than the
      * model's. A crash can make the real row resolve later than the model's (its resolution read
-     * again after the restart, up to a commit interval later) or lose its expiry (done again at the
-     * next punctuation), so the real row can outlive the model's by up to a commit interval and a
-     * timer step: a request sent then may start a run in the model and be refused, joined or
+     * again after the restart, up to a commit interval later) or lose its expiry's deadline record
+     * (requested again), so the real row can outlive the model's by up to a commit interval and a
+     * few timer steps: a request sent then may start a run in the model and be refused, joined or
      * answered by the old row in the real site. From then on the model's idea of the site is only a
      * guess until both have surely forgotten it. The model cannot know; the check only re-sends
      * requests of runs started while it is sure.
@@ -219,7 +219,11 @@ final class SiteMachineWorld implements AutoCloseable {
         int attempt = task == null ? 1 : task.getAttempt();
         int generation = task == null ? 1 : task.getGeneration() + (choice == TokenChoice.MISLABELLED ? 1 : 0);
         String output = kind == WorkerEventKind.COMPLETED ? "out-" + counter++ : null;
-        if (output != null && task != null && choice != TokenChoice.OTHER_SITE && task == seen.get(seen.size() - 1)) {
+        if (output != null && task != null && choice != TokenChoice.OTHER_SITE && (task == seen.get(seen.size() - 1)
+                || atLeastOnce && task.getToken().equals(driver.liveToken(site)))) {
+            // At-least-once, the last task seen need not be the newest issued (a crash delivers a newer
+            // task, reading the input again re-emits an older one after it): the newest is the one the
+            // site's row holds when the completion is sent.
             outputsWithNewestToken.add(output);
         }
         boolean fails = failsStep && kind == WorkerEventKind.COMPLETED;
@@ -425,7 +429,17 @@ final class SiteMachineWorld implements AutoCloseable {
         commit();
         for (int round = 0; round < 200 && !waitingSites().isEmpty(); round++) {
             for (String site : waitingSites()) {
-                if (!tasks.getOrDefault(site, List.of()).isEmpty()) {
+                // The worker holding the live task completes it. Under at-least-once the order tasks
+                // became visible in is not the order they were issued in (a crash delivers some
+                // outputs, and reading the input again re-emits the others, an older task after a
+                // newer one), so the live one is the task whose token the site's row holds.
+                List<ActivityTask> seen = tasks.getOrDefault(site, new ArrayList<>());
+                String live = driver.liveToken(site);
+                seen.stream().filter(t -> t.getToken().equals(live)).findFirst().ifPresent(t -> {
+                    seen.remove(t);
+                    seen.add(t);
+                });
+                if (!seen.isEmpty()) {
                     report(site, WorkerEventKind.COMPLETED, TokenChoice.NEWEST, 0, "w1", null, false);
                 }
             }
