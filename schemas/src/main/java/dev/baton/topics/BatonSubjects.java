@@ -11,12 +11,13 @@ import dev.baton.events.WorkerControl;
 import dev.baton.events.WorkerEvent;
 import dev.baton.events.WorkerStatus;
 import org.apache.avro.Schema;
+import org.apache.avro.SchemaCompatibility;
 
 /**
  * The schema-registry subjects Baton owns and the schema each must hold: {@code <topic>-value} of
  * each of its topics. Baton registers them itself, on first use; a foreign schema registered there
  * first (over the REST API, say) would make Baton's registration fail as incompatible, and the
- * dispatch that needed it with it. The REST API refuses them ({@code 409}).
+ * dispatch that needed it with it. The REST API refuses any other schema there ({@code 409}).
  */
 public final class BatonSubjects {
 
@@ -50,9 +51,28 @@ public final class BatonSubjects {
         return schemaOf(subject).isPresent();
     }
 
-    /** Why {@code subject} cannot be registered by anyone but Baton, or empty for a subject that is not Baton's. */
-    public static Optional<String> refusal(String subject) {
-        return schemaOf(subject).map(s -> "subject '" + subject + "' is Baton's: it must hold " + s.getFullName()
-                + ", registered by Baton itself on first use; register other schemas under subjects of your own topics");
+    /**
+     * Why {@code schema} may not be registered under {@code subject}, or empty when it may: always for
+     * a subject that is not Baton's; under one of Baton's only a schema of Baton's record (the same
+     * full name) that Baton's own schema can read, so that Baton's registration after it still
+     * succeeds. That admits the exact schema in any text (what Confluent serializers in other languages
+     * register from the published {@code .avsc} files) and earlier releases of it, and refuses a squat.
+     */
+    public static Optional<String> refusal(String subject, Schema schema) {
+        Optional<Schema> batons = schemaOf(subject);
+        if (batons.isEmpty()) {
+            return Optional.empty();
+        }
+        Schema own = batons.get();
+        String must = "subject '" + subject + "' is Baton's: it must hold " + own.getFullName();
+        if (schema.getType() != Schema.Type.RECORD || !own.getFullName().equals(schema.getFullName())) {
+            return Optional.of(must + " (the schema in schemas/src/main/avro), not " + schema.getFullName()
+                    + "; register other schemas under subjects of your own topics");
+        }
+        SchemaCompatibility.SchemaPairCompatibility readable = SchemaCompatibility.checkReaderWriterCompatibility(own, schema);
+        if (readable.getType() != SchemaCompatibility.SchemaCompatibilityType.COMPATIBLE) {
+            return Optional.of(must + " in a version Baton's own schema can read; this one it cannot: " + readable.getDescription());
+        }
+        return Optional.empty();
     }
 }

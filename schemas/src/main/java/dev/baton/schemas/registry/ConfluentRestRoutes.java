@@ -73,7 +73,7 @@ final class ConfluentRestRoutes {
         if (path.size() == 3) {
             if ("POST".equals(method)) {
                 Schema schema = schemaOf(body);
-                Optional<String> batons = BatonSubjects.refusal(subject);
+                Optional<String> batons = BatonSubjects.refusal(subject, schema);
                 if (batons.isPresent()) {
                     // A foreign schema there first would make Baton's own registration fail, and the dispatches needing it.
                     throw new RestApiError(409, 409, batons.get());

@@ -85,6 +85,22 @@ class SchemaRegistryRestServerTest {
     }
 
     @Test
+    void shouldAcceptBatonsOwnSchemaUnderItsSubjectInAnyTextAndRefuseAnImpostorOfTheSameName() throws Exception {
+        String own = org.apache.avro.SchemaNormalization.toParsingForm(dev.baton.events.ActivityTask.getClassSchema());
+        Answer accepted = register("baton.tasks.node-value", own);
+        assertThat(accepted.status()).as("what a Confluent serializer in another language registers").isEqualTo(200);
+        assertThat(accepted.body().path("id").asInt()).isEqualTo(backend.register("baton.tasks.node-value",
+                dev.baton.events.ActivityTask.getClassSchema()));
+
+        String impostor = "{\"type\":\"record\",\"name\":\"ActivityTask\",\"namespace\":\"dev.baton.events\","
+                + "\"fields\":[{\"name\":\"surprise\",\"type\":\"int\"}]}";
+        Answer refused = register("baton.tasks.other-value", impostor);
+        assertThat(refused.status()).isEqualTo(409);
+        assertThat(refused.body().path("message").asText()).contains("'baton.tasks.other-value'", "cannot");
+        assertThat(backend.subjects()).doesNotContain("baton.tasks.other-value");
+    }
+
+    @Test
     void shouldGiveTheSameIdToTheSameSchemaWithOtherWhitespaceAndKeyOrder() throws Exception {
         int id = register("orders-value", ORDER).body().path("id").asInt();
 
