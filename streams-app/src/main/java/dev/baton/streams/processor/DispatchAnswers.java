@@ -4,7 +4,6 @@ import dev.baton.events.DispatchCommand;
 import dev.baton.events.HistoryEvent;
 import dev.baton.events.HistoryKind;
 import dev.baton.events.Outcome;
-import dev.baton.events.OutcomeStatus;
 import dev.baton.events.SiteRef;
 import dev.baton.schemas.Reasons;
 
@@ -16,9 +15,7 @@ public final class DispatchAnswers {
 
     /** A failed outcome addressed to the request's caller; an invalid attempt below zero is reported as 0. */
     public static Outcome failed(SiteRef site, DispatchCommand request, String reason, long atMillis) {
-        return Outcome.newBuilder().setStatus(OutcomeStatus.FAILED).setSite(site).setRequestId(request.getRequestId())
-                .setReplyKey(request.getReplyKey()).setAttempt(Math.max(request.getAttempt(), 0)).setReason(reason)
-                .setAtMillis(atMillis).build();
+        return Answers.failed(site, request, reason, atMillis);
     }
 
     /**
@@ -41,8 +38,6 @@ public final class DispatchAnswers {
 
     /** The history event of a request answered without running: it carries the request id, so history shows every answer. */
     public static HistoryEvent history(SiteRef site, DispatchCommand request, HistoryKind kind, String reason, long atMillis) {
-        return HistoryEvent.newBuilder().setKind(kind).setSite(site).setAttempt(Math.max(request.getAttempt(), 0))
-                .setQueue(request.getQueue()).setActivityType(request.getActivityType()).setRequestId(request.getRequestId())
-                .setIdempotencyKey(request.getIdempotencyKey()).setReason(reason).setAtMillis(atMillis).build();
+        return Answers.history(site, request, kind, reason, atMillis);
     }
 }

@@ -4,7 +4,6 @@ import java.util.Optional;
 
 import dev.baton.events.DispatchCommand;
 import dev.baton.events.HistoryKind;
-import dev.baton.events.Outcome;
 import dev.baton.events.OutcomeStatus;
 import dev.baton.events.store.PreviousRun;
 import dev.baton.events.store.Refusal;
@@ -59,31 +58,34 @@ final class DispatchRules {
         boolean resolved = held.getState() == SiteStatus.RESOLVED;
         if (wasSuperseded(held, cmd.getRequestId())) {
             Superseded gone = held.getSuperseded();
-            emit.outcome(cmd.getReplyKey(), lifecycle.supersededOutcome(site, gone.getAttempt(), gone.getByAttempt(),
-                    new Waiter(cmd.getRequestId(), cmd.getReplyKey()), null));
-            emit.history(site, lifecycle.history(site, held, HistoryKind.OUTCOME_REPUBLISHED, "superseded: by attempt " + gone.getByAttempt())
+            emit.outcome(cmd.getReplyKey(), Answers.superseded(site.toRef(), gone.getAttempt(), gone.getByAttempt(),
+                    new Waiter(cmd.getRequestId(), cmd.getReplyKey()), null, emit.now()));
+            emit.history(site, Answers.history(site.toRef(), held, HistoryKind.OUTCOME_REPUBLISHED,
+                    "superseded: by attempt " + gone.getByAttempt(), emit.now())
                     .setRequestId(cmd.getRequestId()).build());
         } else if (SiteLifecycle.isCaller(held, cmd.getRequestId())) {
             // The same request again, whatever attempt or key this copy names: it joins what its first copy did.
             sameRequestAgain(site, cmd, held, resolved);
         } else if (previousRunCaller(held, cmd.getRequestId()) != null) {
             // A caller of the resolved run a new run replaced: its request read again gets that run's outcome.
-            emit.outcome(cmd.getReplyKey(), lifecycle.previousRunOutcome(site, held.getPreviousRun(), previousRunCaller(held, cmd.getRequestId())));
-            emit.history(site, lifecycle.history(site, held, HistoryKind.OUTCOME_REPUBLISHED, held.getPreviousRun().getReason())
+            emit.outcome(cmd.getReplyKey(), Answers.previousRun(site.toRef(), held.getPreviousRun(),
+                    previousRunCaller(held, cmd.getRequestId()), emit.now()));
+            emit.history(site, Answers.history(site.toRef(), held, HistoryKind.OUTCOME_REPUBLISHED,
+                    held.getPreviousRun().getReason(), emit.now())
                     .setRequestId(cmd.getRequestId()).build());
         } else if (earlierRun(held, cmd.getRequestId()) != null) {
             // At-least-once: a caller of a run ended before the previous one (it left previousRun or superseded since).
             PreviousRun run = earlierRun(held, cmd.getRequestId());
-            emit.outcome(cmd.getReplyKey(), lifecycle.previousRunOutcome(site, run, new Waiter(cmd.getRequestId(), cmd.getReplyKey())));
-            emit.history(site, lifecycle.history(site, held, HistoryKind.OUTCOME_REPUBLISHED, run.getReason())
+            emit.outcome(cmd.getReplyKey(), Answers.previousRun(site.toRef(), run, new Waiter(cmd.getRequestId(), cmd.getReplyKey()),
+                    emit.now()));
+            emit.history(site, Answers.history(site.toRef(), held, HistoryKind.OUTCOME_REPUBLISHED, run.getReason(), emit.now())
                     .setRequestId(cmd.getRequestId()).build());
         } else if (refusal(held, cmd.getRequestId()) != null) {
             // At-least-once: a request this site refused, read again: the same refusal.
             Refusal refused = refusal(held, cmd.getRequestId());
-            emit.outcome(cmd.getReplyKey(), Outcome.newBuilder().setStatus(OutcomeStatus.FAILED).setSite(site.toRef())
-                    .setRequestId(cmd.getRequestId()).setReplyKey(cmd.getReplyKey()).setAttempt(refused.getAttempt())
-                    .setReason(refused.getReason()).setAtMillis(emit.now()).build());
-            emit.history(site, lifecycle.history(site, held, HistoryKind.OUTCOME_REPUBLISHED, refused.getReason())
+            emit.outcome(cmd.getReplyKey(), Answers.failed(site.toRef(), new Waiter(cmd.getRequestId(), cmd.getReplyKey()),
+                    refused.getAttempt(), refused.getReason(), null, emit.now()));
+            emit.history(site, Answers.history(site.toRef(), held, HistoryKind.OUTCOME_REPUBLISHED, refused.getReason(), emit.now())
                     .setRequestId(cmd.getRequestId()).build());
         } else if (cmd.getAttempt() > held.getAttempt()) {
             if (resolved) {
@@ -125,13 +127,15 @@ final class DispatchRules {
         if (resolved) {
             republish(site, cmd, held);
         } else {
-            emit.history(site, lifecycle.history(site, held, HistoryKind.DUPLICATE_IGNORED, null).setRequestId(cmd.getRequestId()).build());
+            emit.history(site, Answers.history(site.toRef(), held, HistoryKind.DUPLICATE_IGNORED, null, emit.now())
+                    .setRequestId(cmd.getRequestId()).build());
         }
     }
 
     private void republish(SiteKey site, DispatchCommand cmd, SiteState held) {
-        emit.outcome(cmd.getReplyKey(), lifecycle.outcome(site, held, cmd.getRequestId(), cmd.getReplyKey(), null));
-        emit.history(site, lifecycle.history(site, held, HistoryKind.OUTCOME_REPUBLISHED, held.getOutcomeReason())
+        emit.outcome(cmd.getReplyKey(), Answers.resolved(site.toRef(), held, new Waiter(cmd.getRequestId(), cmd.getReplyKey()), null,
+                emit.now()));
+        emit.history(site, Answers.history(site.toRef(), held, HistoryKind.OUTCOME_REPUBLISHED, held.getOutcomeReason(), emit.now())
                 .setRequestId(cmd.getRequestId()).build());
     }
 
@@ -141,7 +145,8 @@ final class DispatchRules {
                     + SiteLifecycle.MAX_WAITERS + " joined callers waiting; re-send this request once it resolves to get its outcome");
             return;
         }
-        emit.history(site, lifecycle.history(site, held, HistoryKind.DUPLICATE_IGNORED, null).setRequestId(cmd.getRequestId()).build());
+        emit.history(site, Answers.history(site.toRef(), held, HistoryKind.DUPLICATE_IGNORED, null, emit.now())
+                .setRequestId(cmd.getRequestId()).build());
     }
 
     /** The caller {@code requestId} of the resolved run the current run replaced, or null. */
@@ -179,7 +184,7 @@ final class DispatchRules {
 
     /** Refuses this caller only; the site, if any, is untouched. */
     private void refuse(SiteKey site, DispatchCommand cmd, HistoryKind kind, String reason) {
-        emit.outcome(cmd.getReplyKey(), DispatchAnswers.failed(site.toRef(), cmd, reason, emit.now()));
-        emit.history(site, DispatchAnswers.history(site.toRef(), cmd, kind, reason, emit.now()));
+        emit.outcome(cmd.getReplyKey(), Answers.failed(site.toRef(), cmd, reason, emit.now()));
+        emit.history(site, Answers.history(site.toRef(), cmd, kind, reason, emit.now()));
     }
 }

@@ -11,7 +11,6 @@ import dev.baton.events.DispatchCommand;
 import dev.baton.events.Failure;
 import dev.baton.events.HistoryEvent;
 import dev.baton.events.HistoryKind;
-import dev.baton.events.Outcome;
 import dev.baton.events.OutcomeStatus;
 import dev.baton.events.Payload;
 import dev.baton.events.Timeouts;
@@ -24,7 +23,6 @@ import dev.baton.events.store.SiteStatus;
 import dev.baton.events.store.Superseded;
 import dev.baton.events.store.Waiter;
 import dev.baton.schemas.CompletionToken;
-import dev.baton.schemas.Reasons;
 import dev.baton.schemas.SiteKey;
 import dev.baton.streams.config.QueueTimeouts;
 import dev.baton.streams.state.DeadlineIndex;
@@ -153,7 +151,8 @@ final class SiteLifecycle {
             arm(site, state, DeadlineKind.SCHEDULE_TO_CLOSE, state.getFirstRequestedAtMillis() + t.getScheduleToCloseMillis());
         }
         publishGeneration(site, state);
-        emit.history(site, history(site, state, HistoryKind.DISPATCHED, null).setIdempotencyKey(state.getIdempotencyKey()).build());
+        emit.history(site, Answers.history(site.toRef(), state, HistoryKind.DISPATCHED, null, emit.now())
+                .setIdempotencyKey(state.getIdempotencyKey()).build());
         metrics.dispatched();
     }
 
@@ -171,7 +170,7 @@ final class SiteLifecycle {
         disarm(site, state, DeadlineKind.HEARTBEAT);
         disarm(site, state, DeadlineKind.START_TO_CLOSE);
         publishGeneration(site, state);
-        emit.history(site, history(site, state, why, reason).build());
+        emit.history(site, Answers.history(site.toRef(), state, why, reason, emit.now()).build());
     }
 
     /** Resolves the run: every caller gets the outcome, which is kept for the dedupe window; the fence is retired. */
@@ -198,11 +197,11 @@ final class SiteLifecycle {
         state.setInput(null);
         arm(site, state, DeadlineKind.EXPIRE, now + dedupeWindowMs);
         for (Waiter caller : callers(state)) {
-            emit.outcome(caller.getReplyKey(), outcome(site, state, caller.getRequestId(), caller.getReplyKey(), worker));
+            emit.outcome(caller.getReplyKey(), Answers.resolved(site.toRef(), state, caller, worker, emit.now()));
         }
         sites.put(site, state);
-        HistoryEvent.Builder h = history(site, state, kind, reason).setOutput(output).setFailure(failure).setWorkerId(worker)
-                .setGeneration(reportedGeneration);
+        HistoryEvent.Builder h = Answers.history(site.toRef(), state, kind, reason, emit.now()).setOutput(output).setFailure(failure)
+                .setWorkerId(worker).setGeneration(reportedGeneration);
         emit.history(site, h.build());
         metrics.resolved(state, status, reason);
     }
@@ -231,10 +230,10 @@ final class SiteLifecycle {
         state.setWorkerId(null);
         arm(site, state, DeadlineKind.RETRY, emit.now() + backoff.getAsLong());
         sites.put(site, state);
-        emit.history(site, history(site, state, kind, reason).setFailure(failure).setWorkerId(worker).setGeneration(reportedGeneration)
-                .build());
-        emit.history(site, history(site, state, HistoryKind.RETRY_SCHEDULED,
-                "attempt " + (state.getAttempt() + 1) + " in " + backoff.getAsLong() + " ms").build());
+        emit.history(site, Answers.history(site.toRef(), state, kind, reason, emit.now()).setFailure(failure).setWorkerId(worker)
+                .setGeneration(reportedGeneration).build());
+        emit.history(site, Answers.history(site.toRef(), state, HistoryKind.RETRY_SCHEDULED,
+                "attempt " + (state.getAttempt() + 1) + " in " + backoff.getAsLong() + " ms", emit.now()).build());
     }
 
     /**
@@ -265,21 +264,23 @@ final class SiteLifecycle {
      * again gets the same answer.
      */
     void supersede(SiteKey site, SiteState held, int byAttempt) {
-        String reason = supersededReason(byAttempt);
+        String reason = Answers.supersededReason(byAttempt);
         stopHolder(site, held, reason);
         Fence.revoke(held);
         disarmAll(site, held);
         List<Waiter> superseded = callers(held);
         for (Waiter caller : superseded) {
-            emit.outcome(caller.getReplyKey(), supersededOutcome(site, held.getAttempt(), byAttempt, caller, held.getWorkerId()));
+            emit.outcome(caller.getReplyKey(), Answers.superseded(site.toRef(), held.getAttempt(), byAttempt, caller, held.getWorkerId(),
+                    emit.now()));
         }
         Superseded before = held.getSuperseded();
         if (before != null) {
-            rememberRun(held, new PreviousRun(before.getAttempt(), OutcomeStatus.FAILED, supersededReason(before.getByAttempt()), null,
-                    before.getCallers(), null));
+            rememberRun(held, new PreviousRun(before.getAttempt(), OutcomeStatus.FAILED, Answers.supersededReason(before.getByAttempt()),
+                    null, before.getCallers(), null));
         }
         held.setSuperseded(new Superseded(held.getAttempt(), byAttempt, superseded));
-        emit.history(site, history(site, held, HistoryKind.SUPERSEDED, reason).setWorkerId(held.getWorkerId()).build());
+        emit.history(site, Answers.history(site.toRef(), held, HistoryKind.SUPERSEDED, reason, emit.now())
+                .setWorkerId(held.getWorkerId()).build());
         metrics.resolved(held, OutcomeStatus.FAILED, reason);
     }
 
@@ -324,32 +325,6 @@ final class SiteLifecycle {
         sites.put(site, row);
     }
 
-    /** The answer a superseded caller got, for {@code caller}. */
-    Outcome supersededOutcome(SiteKey site, int attempt, int byAttempt, Waiter caller, String workerId) {
-        return Outcome.newBuilder().setStatus(OutcomeStatus.FAILED).setSite(site.toRef()).setRequestId(caller.getRequestId())
-                .setReplyKey(caller.getReplyKey()).setAttempt(attempt).setReason(supersededReason(byAttempt)).setWorkerId(workerId)
-                .setAtMillis(emit.now()).build();
-    }
-
-    private static String supersededReason(int byAttempt) {
-        return Reasons.SUPERSEDED + " by attempt " + byAttempt;
-    }
-
-    /** The answer a caller of the run a new run replaced got: that run's outcome. */
-    Outcome previousRunOutcome(SiteKey site, PreviousRun run, Waiter caller) {
-        return Outcome.newBuilder().setStatus(run.getStatus()).setSite(site.toRef()).setRequestId(caller.getRequestId())
-                .setReplyKey(caller.getReplyKey()).setAttempt(run.getAttempt()).setOutput(run.getOutput()).setReason(run.getReason())
-                .setFailure(run.getFailure()).setAtMillis(emit.now()).build();
-    }
-
-    /** An outcome for a stored, resolved site, sent to a (possibly new) caller. */
-    Outcome outcome(SiteKey site, SiteState state, String requestId, String replyKey, String workerId) {
-        return Outcome.newBuilder().setStatus(state.getOutcomeStatus()).setSite(site.toRef()).setRequestId(requestId)
-                .setReplyKey(replyKey).setAttempt(state.getAttempt()).setOutput(state.getOutcomeOutput())
-                .setReason(state.getOutcomeReason()).setFailure(state.getOutcomeFailure()).setWorkerId(workerId).setAtMillis(emit.now())
-                .build();
-    }
-
     /**
      * Tells the worker holding the current generation to stop. The request carries the fingerprint
      * of the token being revoked, and the worker stops only a run holding that token. Nothing is
@@ -369,12 +344,6 @@ final class SiteLifecycle {
         emit.control(WorkerControl.newBuilder().setKind(WorkerControlKind.STOP).setWorkerId(workerId).setSite(site.toRef())
                 .setAttempt(attempt).setGeneration(generation).setReason(reason).setAtMillis(emit.now())
                 .setTokenFingerprint(CompletionToken.fingerprint(token)).build());
-    }
-
-    HistoryEvent.Builder history(SiteKey site, SiteState state, HistoryKind kind, String reason) {
-        return HistoryEvent.newBuilder().setKind(kind).setSite(site.toRef()).setAttempt(state.getAttempt())
-                .setGeneration(state.getGeneration()).setQueue(state.getQueue()).setActivityType(state.getActivityType())
-                .setRequestId(state.getRequestId()).setReason(reason).setAtMillis(emit.now());
     }
 
     void arm(SiteKey site, SiteState state, DeadlineKind kind, long atMillis) {
@@ -438,7 +407,7 @@ final class SiteLifecycle {
             }
             case RESOLVED -> {
                 for (Waiter caller : callers(state)) {
-                    emit.outcome(caller.getReplyKey(), outcome(site, state, caller.getRequestId(), caller.getReplyKey(), state.getWorkerId()));
+                    emit.outcome(caller.getReplyKey(), Answers.resolved(site.toRef(), state, caller, state.getWorkerId(), emit.now()));
                 }
             }
             default -> { }
@@ -446,7 +415,8 @@ final class SiteLifecycle {
         Superseded gone = state.getSuperseded();
         if (gone != null) {
             for (Waiter caller : gone.getCallers()) {
-                emit.outcome(caller.getReplyKey(), supersededOutcome(site, gone.getAttempt(), gone.getByAttempt(), caller, null));
+                emit.outcome(caller.getReplyKey(), Answers.superseded(site.toRef(), gone.getAttempt(), gone.getByAttempt(), caller, null,
+                        emit.now()));
             }
         }
         List<PreviousRun> ended = new ArrayList<>(state.getEarlierRuns());
@@ -455,11 +425,11 @@ final class SiteLifecycle {
         }
         for (PreviousRun before : ended) {
             for (Waiter caller : before.getCallers()) {
-                emit.outcome(caller.getReplyKey(), previousRunOutcome(site, before, caller));
+                emit.outcome(caller.getReplyKey(), Answers.previousRun(site.toRef(), before, caller, emit.now()));
             }
         }
-        emit.history(site, history(site, state, HistoryKind.OUTCOME_REPUBLISHED, "reprocessed a record already applied: outputs re-emitted")
-                .build());
+        emit.history(site, Answers.history(site.toRef(), state, HistoryKind.OUTCOME_REPUBLISHED,
+                "reprocessed a record already applied: outputs re-emitted", emit.now()).build());
     }
 
     private ActivityTask task(SiteKey site, SiteState state, CompletionToken token) {

@@ -4,7 +4,6 @@ import java.util.Optional;
 
 import dev.baton.events.HistoryEvent;
 import dev.baton.events.HistoryKind;
-import dev.baton.events.Outcome;
 import dev.baton.events.OutcomeStatus;
 import dev.baton.events.Payload;
 import dev.baton.events.WorkerEvent;
@@ -100,7 +99,8 @@ final class WorkerEventRules {
             lifecycle.arm(site, state, DeadlineKind.START_TO_CLOSE, now + state.getTimeouts().getStartToCloseMillis());
         }
         sites.put(site, state);
-        emit.history(site, lifecycle.history(site, state, HistoryKind.LEASED, null).setWorkerId(event.getWorkerId()).build());
+        emit.history(site, Answers.history(site.toRef(), state, HistoryKind.LEASED, null, emit.now())
+                .setWorkerId(event.getWorkerId()).build());
     }
 
     /**
@@ -156,12 +156,7 @@ final class WorkerEventRules {
 
     /** A late result of a resolved site, with a token the site issued: never alters state, goes to the run's caller flagged unmatched. */
     private void relayToOutbox(SiteKey site, SiteState state, WorkerEvent event) {
-        emit.outcome(state.getReplyKey(), Outcome.newBuilder()
-                .setStatus(event.getKind() == WorkerEventKind.COMPLETED ? OutcomeStatus.COMPLETED : OutcomeStatus.FAILED)
-                .setSite(site.toRef()).setRequestId(state.getRequestId()).setReplyKey(state.getReplyKey())
-                .setAttempt(event.getAttempt()).setOutput(event.getOutput())
-                .setReason(event.getKind() == WorkerEventKind.FAILED ? Reasons.normalize(event.getReason()) : null)
-                .setFailure(event.getKind() == WorkerEventKind.FAILED ? event.getFailure() : null).setUnmatched(true).setWorkerId(event.getWorkerId()).setAtMillis(emit.now()).build());
+        emit.outcome(state.getReplyKey(), Answers.relayed(site.toRef(), state, event, emit.now()));
         emit.history(site, event(site, event, HistoryKind.UNMATCHED_COMPLETION, "site already resolved").build());
         metrics.unmatched();
     }
@@ -186,8 +181,7 @@ final class WorkerEventRules {
     }
 
     private HistoryEvent.Builder event(SiteKey site, WorkerEvent event, HistoryKind kind, String reason) {
-        return HistoryEvent.newBuilder().setKind(kind).setSite(site.toRef()).setAttempt(event.getAttempt())
-                .setGeneration(event.getGeneration()).setWorkerId(event.getWorkerId()).setReason(reason).setAtMillis(emit.now());
+        return Answers.history(site.toRef(), event, kind, reason, emit.now());
     }
 
     /** The holder ended its generation by its own report: a late lease or heartbeat of it is no zombie. */
