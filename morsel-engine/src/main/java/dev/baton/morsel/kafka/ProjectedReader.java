@@ -75,7 +75,10 @@ public final class ProjectedReader {
             throw undecodable(Reason.TRUNCATED, "the body ended early for schema id " + id, topic, e);
         } catch (ProjectionPlan.Mismatch e) {
             throw undecodable(Reason.INCOMPATIBLE_SCHEMA, "schema id " + id + ": " + e.getMessage(), topic, e);
-        } catch (IOException | AvroRuntimeException | IndexOutOfBoundsException | NegativeArraySizeException | IllegalArgumentException e) {
+        } catch (IOException | AvroRuntimeException | IndexOutOfBoundsException | NegativeArraySizeException | IllegalArgumentException
+                 | ClassCastException | UnsupportedOperationException e) {
+            // The same list as EventSerde's: a damaged length makes Avro refuse a string as over its limit
+            // (UnsupportedOperationException), which must not escape as anything but an undecodable record.
             throw undecodable(Reason.CORRUPT_BODY, "the body does not match schema id " + id + ": " + e, topic, e);
         }
     }
