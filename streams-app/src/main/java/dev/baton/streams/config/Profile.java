@@ -16,10 +16,10 @@ public enum Profile {
     /** Bulk work: commits every 100 ms on two stream threads. Measured figures are in the {@code profile} key's description. */
     THROUGHPUT(100, 2, CommitPacing.INTERVAL),
     /**
-     * One setting for any load: two stream threads that commit as soon as their input is drained
-     * ({@link CommitPacing#DRAINED}), and at the latest every 100 ms.
+     * One setting for any load: a stream thread that commits as soon as its input is drained
+     * ({@link CommitPacing#DRAINED}), no more often than every 10 ms and at the latest every 100 ms.
      */
-    ADAPTIVE(100, 2, CommitPacing.DRAINED);
+    ADAPTIVE(100, 1, CommitPacing.DRAINED);
 
     private final long commitIntervalMs;
     private final int streamThreads;

@@ -44,8 +44,8 @@ public final class StreamsAppConfig extends AbstractConfig {
 
     public static final String PROFILE_CONFIG = "profile";
     private static final String PROFILE_DOC = "What the defaults of commit.pacing, commit.interval.ms and num.stream.threads are tuned for: "
-            + "'latency' (every 10 ms, 1 thread), 'throughput' (every 100 ms, 2 threads) or 'adaptive' (2 threads, commits when the input "
-            + "is drained and at the latest every 100 ms). A key set explicitly wins over its profile. "
+            + "'latency' (every 10 ms, 1 thread), 'throughput' (every 100 ms, 2 threads) or 'adaptive' (1 thread, commits when the input "
+            + "is drained, at most every 10 ms and at least every 100 ms). A key set explicitly wins over its profile. "
             + "On 2 cores, warmed up (docs/benchmarks/dispatch.txt): latency sustained 11-18k activities/s, with p50/p99 29-41/63-100 ms "
             + "at 2,000/s; throughput 16-22k/s, with p50 ~175-190 ms at any rate.";
 
@@ -261,8 +261,12 @@ public final class StreamsAppConfig extends AbstractConfig {
         p.putIfAbsent(StreamsConfig.MAX_TASK_IDLE_MS_CONFIG, -1L);
         // Paced commits: the fallback is a punctuator, which runs once per loop, so a poll() that waits
         // for input must not outlast it by much; half the fallback is enough (2 ms measured no better).
-        p.putIfAbsent(StreamsConfig.POLL_MS_CONFIG, commitPacing() == CommitPacing.RETURNS ? Math.max(1, commitIntervalMs() / 2)
-                : commitIntervalMs());
+        // Drained commits: the same for the punctuator that commits a drain once its minimum gap has passed.
+        p.putIfAbsent(StreamsConfig.POLL_MS_CONFIG, switch (commitPacing()) {
+            case RETURNS -> Math.max(1, commitIntervalMs() / 2);
+            case DRAINED -> 5L;
+            case INTERVAL -> commitIntervalMs();
+        });
         Properties props = new Properties();
         props.putAll(p);
         return props;

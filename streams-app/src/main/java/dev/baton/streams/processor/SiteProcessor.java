@@ -96,6 +96,15 @@ public final class SiteProcessor implements Processor<byte[], byte[], byte[], by
         workerEventRules = new WorkerEventRules(sites, lifecycle, emit, settings.metrics(), reason -> deadLetter(current, reason));
         deadlineRules = new DeadlineRules(sites, deadlines, lifecycle, settings.metrics(), census, settings.transportLossBudget());
         context.schedule(Duration.ofMillis(settings.timerResolutionMs()), PunctuationType.WALL_CLOCK_TIME, this::punctuate);
+        if (InputDrain.current().watched()) {
+            // Drained commits: a drain that came within the minimum gap of the last commit is committed
+            // once the gap has passed (the punctuator is due each millisecond, checked on every loop).
+            context.schedule(Duration.ofMillis(1), PunctuationType.WALL_CLOCK_TIME, now -> {
+                if (InputDrain.current().commitDue(now)) {
+                    context.commit();
+                }
+            });
+        }
         if (settings.pacedCommitMs() > 0) {
             // The paced commit's fallback: checked on every loop of the thread (the punctuator is due each millisecond).
             context.schedule(Duration.ofMillis(1), PunctuationType.WALL_CLOCK_TIME, now -> {
@@ -334,7 +343,7 @@ public final class SiteProcessor implements Processor<byte[], byte[], byte[], by
             reportClock.tickSent(now);
             commitStep();
         }
-        if (InputDrain.current().drained()) {
+        if (InputDrain.current().commitDue(now)) {
             context.commit(); // what fired is all there is to commit: the input is drained
         }
     }
@@ -345,7 +354,7 @@ public final class SiteProcessor implements Processor<byte[], byte[], byte[], by
      */
     private void commitIfDrainedAfter(InputDrain drain) {
         drain.processed();
-        if (drain.drained()) {
+        if (drain.commitDue(context.currentSystemTimeMs())) {
             context.commit();
         }
     }

@@ -63,4 +63,17 @@ class InputDrainTest {
 
         assertThat(drain.drained()).isTrue();
     }
+
+    @Test
+    void shouldAskForADrainedCommitNoMoreOftenThanTheMinimumGap() {
+        drain.polled(1, 1000);
+        drain.processed();
+        assertThat(drain.commitDue(1_000)).isTrue();
+        assertThat(drain.commitDue(1_000)).as("asked once").isFalse();
+
+        drain.polled(1, 1000);
+        drain.processed();
+        assertThat(drain.commitDue(1_000 + InputDrain.MIN_GAP_MS - 1)).as("within the gap").isFalse();
+        assertThat(drain.commitDue(1_000 + InputDrain.MIN_GAP_MS)).as("the punctuator, once the gap passed").isTrue();
+    }
 }
