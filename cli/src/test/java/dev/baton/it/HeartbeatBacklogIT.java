@@ -27,7 +27,7 @@ import dev.baton.morsel.kafka.TopicScan;
 import dev.baton.schemas.EventSerde;
 import dev.baton.schemas.SiteKey;
 import dev.baton.schemas.registry.SchemaRegistry;
-import dev.baton.streams.topology.TopologyNames;
+import dev.baton.streams.names.TopologyNames;
 import dev.baton.testkit.LocalCluster;
 import dev.baton.topics.BatonTopics;
 import org.apache.kafka.clients.consumer.ConsumerConfig;

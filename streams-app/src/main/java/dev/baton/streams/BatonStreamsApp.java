@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.Map;
+import java.util.Properties;
 import java.util.Set;
 
 import dev.baton.schemas.registry.SchemaRegistry;
@@ -15,6 +16,7 @@ import dev.baton.streams.processor.AdminQueueDirectory;
 import dev.baton.streams.processor.TaskSubjects;
 import dev.baton.streams.processor.InputPartitions;
 import dev.baton.streams.processor.CommitPacingClientSupplier;
+import dev.baton.streams.processor.DeadLetterProcessingHandler;
 import dev.baton.streams.processor.QueueService;
 import dev.baton.streams.processor.EventSerdes;
 import dev.baton.streams.processor.SiteMetrics;
@@ -34,6 +36,7 @@ import org.apache.kafka.common.internals.Topic;
 import org.apache.kafka.streams.CloseOptions;
 import org.apache.kafka.streams.CloseOptions.GroupMembershipOperation;
 import org.apache.kafka.streams.KafkaStreams;
+import org.apache.kafka.streams.StreamsConfig;
 import org.apache.kafka.streams.Topology;
 import org.apache.kafka.streams.errors.StreamsUncaughtExceptionHandler.StreamThreadExceptionResponse;
 import org.slf4j.Logger;
@@ -81,9 +84,12 @@ public final class BatonStreamsApp implements AutoCloseable {
                 QueueTimeouts.from(configs), paced ? config.commitIntervalMs() : 0, InputPartitions.of(partitionsAdmin), config.atLeastOnce(),
                 config.tokenKey()));
         Topology topology = BatonTopology.build(supplier, serdes.workerStatus());
+        Properties props = config.streamsProperties();
+        // A record whose processing throws is dead-lettered (its caller answered) instead of stopping the thread.
+        props.putIfAbsent(StreamsConfig.PROCESSING_EXCEPTION_HANDLER_CLASS_CONFIG, DeadLetterProcessingHandler.class);
         this.streams = config.commitPacing() != CommitPacing.INTERVAL
-                ? new KafkaStreams(topology, config.streamsProperties(), new CommitPacingClientSupplier(config.commitPacing()))
-                : new KafkaStreams(topology, config.streamsProperties());
+                ? new KafkaStreams(topology, props, new CommitPacingClientSupplier(config.commitPacing()))
+                : new KafkaStreams(topology, props);
         streams.setStateListener((now, before) -> {
             synchronized (stateChanged) {
                 stateChanged.notifyAll();

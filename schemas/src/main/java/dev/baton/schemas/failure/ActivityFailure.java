@@ -9,6 +9,7 @@ import java.util.Set;
 
 import dev.baton.events.Failure;
 import dev.baton.schemas.payload.EncodedPayload;
+import dev.baton.schemas.payload.ReportLimits;
 import dev.baton.schemas.payload.PayloadConverters;
 
 /**
@@ -28,10 +29,10 @@ import dev.baton.schemas.payload.PayloadConverters;
  */
 public record ActivityFailure(String type, String message, EncodedPayload details, String stack, ActivityFailure cause) {
 
-    public static final int MAX_STACK_CHARS = 8 * 1024;
+    public static final int MAX_STACK_CHARS = ReportLimits.MAX_STACK_CHARS;
     public static final int MAX_MESSAGE_CHARS = 8 * 1024;
     public static final int MAX_TYPE_CHARS = 256;
-    public static final int MAX_CAUSES = 8;
+    public static final int MAX_CAUSES = ReportLimits.MAX_CAUSES;
 
     /** Over-long type, message and stack are cut (a failure must still be reported), a blank type refused. */
     public ActivityFailure {

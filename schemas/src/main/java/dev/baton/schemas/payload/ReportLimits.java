@@ -4,7 +4,6 @@ import java.util.Optional;
 
 import dev.baton.events.Failure;
 import dev.baton.events.WorkerEvent;
-import dev.baton.schemas.failure.ActivityFailure;
 
 /**
  * The sizes a worker's report may have: what the streams app's input validator dead-letters beyond,
@@ -20,6 +19,10 @@ public final class ReportLimits {
     public static final int MAX_ID_CHARS = 256;
     /** A report's reason, kept in the row and copied into outcomes and history. */
     public static final int MAX_REASON_CHARS = 8_192;
+    /** One failure's stack text; {@code ActivityFailure} cuts a longer one to this. */
+    public static final int MAX_STACK_CHARS = 8 * 1024;
+    /** Causes below a failure; {@code ActivityFailure} cuts a longer chain here. */
+    public static final int MAX_CAUSES = 8;
 
     private final int maxPayloadBytes;
 
@@ -72,8 +75,8 @@ public final class ReportLimits {
     public Optional<String> failureProblem(Failure failure) {
         int depth = 0;
         for (Failure f = failure; f != null; f = f.getCause()) {
-            if (++depth > ActivityFailure.MAX_CAUSES + 1) {
-                return Optional.of("failure must have <= " + ActivityFailure.MAX_CAUSES + " causes, had more");
+            if (++depth > MAX_CAUSES + 1) {
+                return Optional.of("failure must have <= " + MAX_CAUSES + " causes, had more");
             }
             int details = f.getDetails() == null ? 0 : f.getDetails().getData().remaining();
             if (details > PayloadLimits.MAX_FAILURE_DETAILS_BYTES) {
@@ -82,7 +85,7 @@ public final class ReportLimits {
             Failure one = f;
             Optional<String> text = textProblem("failure.type", one.getType(), MAX_ID_CHARS)
                     .or(() -> textProblem("failure.message", one.getMessage(), MAX_REASON_CHARS))
-                    .or(() -> textProblem("failure.stack", one.getStack(), ActivityFailure.MAX_STACK_CHARS));
+                    .or(() -> textProblem("failure.stack", one.getStack(), MAX_STACK_CHARS));
             if (text.isPresent()) {
                 return text;
             }

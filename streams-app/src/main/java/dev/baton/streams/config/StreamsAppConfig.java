@@ -252,8 +252,7 @@ public final class StreamsAppConfig extends AbstractConfig {
         p.putIfAbsent(StreamsConfig.producerPrefix(ProducerConfig.MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION), 1);
         p.putIfAbsent(StreamsConfig.mainConsumerPrefix(ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG), 10);
         p.putIfAbsent(StreamsConfig.STATESTORE_CACHE_MAX_BYTES_CONFIG, 0);
-        p.putIfAbsent(StreamsConfig.PROCESSING_EXCEPTION_HANDLER_CLASS_CONFIG, DeadLetterProcessingHandler.class);
-        p.put(SCHEMA_REGISTRY_URL_CONFIG, schemaRegistryUrl()); // for the dead-letter handler
+        p.put(SCHEMA_REGISTRY_URL_CONFIG, schemaRegistryUrl()); // for the dead-letter handler (BatonStreamsApp names it)
         // The commit check runs once per poll loop; a poll that blocks 100 ms (the default) waiting
         // for input holds back the commit, and so the visibility, of what was just processed.
         // Dispatches and worker events are independent streams: never hold a task back waiting to

@@ -1,6 +1,6 @@
 /**
  * The streams app's configuration: its keys and defaults, the latency and throughput profiles, the
- * commit pacing, per-queue timeouts, the bounded RocksDB settings, and the handler that dead-letters
- * a record whose processing throws instead of stopping the stream thread.
+ * commit pacing, per-queue timeouts, and the bounded RocksDB settings. It uses nothing else of the
+ * streams app: the processors read it, never the other way round.
  */
 package dev.baton.streams.config;

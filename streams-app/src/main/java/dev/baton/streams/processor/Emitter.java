@@ -11,7 +11,7 @@ import dev.baton.events.Outcome;
 import dev.baton.events.WorkerControl;
 import dev.baton.schemas.DeadLetters;
 import dev.baton.schemas.SiteKey;
-import dev.baton.streams.topology.TopologyNames;
+import dev.baton.streams.names.TopologyNames;
 import dev.baton.topics.BatonTopics;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.header.internals.RecordHeaders;

@@ -23,7 +23,7 @@ import dev.baton.schemas.registry.SchemaRegistryException;
 import dev.baton.streams.state.DeadlineIndex;
 import dev.baton.streams.state.SiteStore;
 import dev.baton.streams.state.StepInput;
-import dev.baton.streams.topology.TopologyNames;
+import dev.baton.streams.names.TopologyNames;
 import dev.baton.topics.BatonTopics;
 import org.apache.kafka.common.header.Header;
 import org.apache.kafka.common.utils.Bytes;

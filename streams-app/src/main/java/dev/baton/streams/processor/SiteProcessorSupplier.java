@@ -5,7 +5,7 @@ import java.util.function.Function;
 
 import dev.baton.events.RetryPolicy;
 import dev.baton.streams.config.QueueTimeouts;
-import dev.baton.streams.topology.TopologyNames;
+import dev.baton.streams.names.TopologyNames;
 import org.apache.kafka.common.serialization.Serdes.ByteArraySerde;
 import org.apache.kafka.common.serialization.Serdes.BytesSerde;
 import org.apache.kafka.common.utils.Bytes;

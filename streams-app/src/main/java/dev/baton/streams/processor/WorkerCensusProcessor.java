@@ -2,7 +2,7 @@ package dev.baton.streams.processor;
 
 import dev.baton.events.WorkerStatus;
 import dev.baton.schemas.EventSerde;
-import dev.baton.streams.topology.TopologyNames;
+import dev.baton.streams.names.TopologyNames;
 import dev.baton.topics.BatonTopics;
 import org.apache.kafka.common.utils.Bytes;
 import org.apache.kafka.streams.processor.api.Processor;

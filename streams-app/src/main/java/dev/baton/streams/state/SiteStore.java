@@ -9,7 +9,7 @@ import dev.baton.events.store.SiteState;
 import dev.baton.schemas.EventSerde;
 import dev.baton.schemas.SiteKey;
 import dev.baton.schemas.UndecodableRecordException;
-import dev.baton.streams.topology.TopologyNames;
+import dev.baton.streams.names.TopologyNames;
 import org.apache.kafka.common.utils.Bytes;
 import org.apache.kafka.streams.KeyValue;
 import org.apache.kafka.streams.state.KeyValueIterator;

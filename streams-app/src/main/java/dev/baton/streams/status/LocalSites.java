@@ -8,7 +8,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.baton.events.store.SiteState;
 import dev.baton.schemas.EventSerde;
 import dev.baton.schemas.SiteKey;
-import dev.baton.streams.topology.TopologyNames;
+import dev.baton.streams.names.TopologyNames;
 import org.apache.kafka.common.utils.Bytes;
 import org.apache.kafka.streams.KafkaStreams;
 import org.apache.kafka.streams.KeyValue;

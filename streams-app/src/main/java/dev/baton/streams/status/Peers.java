@@ -10,7 +10,7 @@ import java.util.List;
 import java.util.Objects;
 
 import dev.baton.schemas.SiteKey;
-import dev.baton.streams.topology.TopologyNames;
+import dev.baton.streams.names.TopologyNames;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.streams.KafkaStreams;
 import org.apache.kafka.streams.KeyQueryMetadata;

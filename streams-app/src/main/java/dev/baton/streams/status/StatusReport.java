@@ -12,7 +12,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.baton.events.WorkerStatus;
 import dev.baton.events.store.SiteState;
 import dev.baton.schemas.EventSerde;
-import dev.baton.streams.topology.TopologyNames;
+import dev.baton.streams.names.TopologyNames;
 import dev.baton.topics.BatonTopics;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.common.utils.Bytes;

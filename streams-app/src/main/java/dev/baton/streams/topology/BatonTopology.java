@@ -8,6 +8,7 @@ import java.util.function.Function;
 
 import dev.baton.events.WorkerStatus;
 import dev.baton.schemas.EventSerde;
+import dev.baton.streams.names.TopologyNames;
 import dev.baton.streams.processor.SiteProcessorSupplier;
 import dev.baton.streams.processor.WorkerCensusProcessor;
 import org.apache.kafka.common.serialization.Serdes.ByteArraySerde;

@@ -1,2 +1,2 @@
-/** The topology that wires the processors, stores and topics of the streams app together, and the names of its nodes. */
+/** The topology that wires the processors, stores and topics of the streams app together. */
 package dev.baton.streams.topology;

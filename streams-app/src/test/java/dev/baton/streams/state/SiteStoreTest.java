@@ -11,7 +11,7 @@ import dev.baton.events.store.SiteStatus;
 import dev.baton.schemas.EventSerde;
 import dev.baton.schemas.SiteKey;
 import dev.baton.schemas.registry.SchemaRegistry;
-import dev.baton.streams.topology.TopologyNames;
+import dev.baton.streams.names.TopologyNames;
 import org.apache.kafka.common.utils.Bytes;
 import org.apache.kafka.streams.state.KeyValueStore;
 import org.junit.jupiter.api.AfterEach;

@@ -1,4 +1,4 @@
-package dev.baton.streams.config;
+package dev.baton.streams.processor;
 
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
@@ -17,7 +17,7 @@ import dev.baton.schemas.DeadLetters;
 import dev.baton.schemas.EventSerde;
 import dev.baton.schemas.SiteKey;
 import dev.baton.schemas.registry.SchemaRegistry;
-import dev.baton.streams.processor.DispatchAnswers;
+import dev.baton.streams.config.StreamsAppConfig;
 import dev.baton.topics.BatonTopics;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.streams.errors.ErrorHandlerContext;

@@ -1,4 +1,4 @@
-package dev.baton.streams.topology;
+package dev.baton.streams.names;
 
 import dev.baton.topics.BatonTopics;
 
