@@ -325,7 +325,7 @@ class ComposeRehearsalIT {
             Map<String, String> env = new LinkedHashMap<>(environment(spec));
             env.replaceAll((key, value) -> value.equals(service) ? "127.0.0.1" : rewrite(value, mounts));
             env.merge("JAVA_TOOL_OPTIONS", "-Djava.io.tmpdir=" + tmp, (was, add) -> was + " " + add);
-            Path log = work.resolve(name + ".log");
+            Path log = logs().resolve(name + ".log");
             Process p = entryPoint(args, env).redirectErrorStream(true).redirectOutput(log.toFile()).start();
             STARTED.put(name, new Started(name, service, p, log, metricsPort));
             System.out.printf("started %s (pid %d): %s%n", name, p.pid(), String.join(" ", args));
@@ -402,7 +402,7 @@ class ComposeRehearsalIT {
 
     /** Runs the image's entry point to its end (a one-off command, like ./baton on the host) and returns what it printed. */
     private static String runToEnd(String... args) throws Exception {
-        Path log = Files.createTempFile(work, "run-", ".log");
+        Path log = Files.createTempFile(logs(), "host-", ".log");
         Process p = entryPoint(List.of(args), Map.of("JAVA_TOOL_OPTIONS", "-Xmx256m")).redirectErrorStream(true).redirectOutput(log.toFile()).start();
         STARTED.put("run-" + p.pid(), new Started("run-" + p.pid(), "(host)", p, log, -1));
         assertThat(p.waitFor(90, TimeUnit.SECONDS)).as("baton %s exits", String.join(" ", args)).isTrue();
@@ -425,6 +425,11 @@ class ComposeRehearsalIT {
             Thread.currentThread().interrupt();
             return -1;
         }
+    }
+
+    /** Each process's output, kept after the run (target/compose-rehearsal) for a failure's reader. */
+    private static Path logs() throws IOException {
+        return Files.createDirectories(Path.of(System.getProperty("baton.rehearsal.logs", "target/compose-rehearsal")));
     }
 
     private static Path composeDir() {
