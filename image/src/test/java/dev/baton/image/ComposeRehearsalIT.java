@@ -261,7 +261,7 @@ class ComposeRehearsalIT {
     private static void awaitHealthy(String service) {
         for (Started s : instances(service)) {
             String url = healthUrl(service, s);
-            await(s.name + " healthy (" + url + ")").atMost(Duration.ofSeconds(75)).pollInterval(Duration.ofMillis(250))
+            await(s.name + " healthy (" + url + ")").atMost(healthBudget(service)).pollInterval(Duration.ofMillis(250))
                     .until(() -> {
                         if (!s.process.isAlive()) {
                             throw new AssertionError(s.name + " exited with " + s.process.exitValue() + "; it printed:\n" + s.output());
@@ -273,6 +273,19 @@ class ComposeRehearsalIT {
 
     private static List<Started> instances(String service) {
         return STARTED.values().stream().filter(s -> s.service.equals(service)).toList();
+    }
+
+    /** How long compose gives a service before it is unhealthy: start_period + interval x retries. */
+    @SuppressWarnings("unchecked")
+    private static Duration healthBudget(String service) {
+        Map<String, Object> check = (Map<String, Object>) services.get(service).get("healthcheck");
+        return seconds(check.get("start_period")).plus(seconds(check.get("interval")).multipliedBy(((Number) check.get("retries")).longValue()));
+    }
+
+    private static Duration seconds(Object composeDuration) {
+        String s = String.valueOf(composeDuration);
+        assertThat(s).as("a compose duration in seconds").matches("\\d+s");
+        return Duration.ofSeconds(Long.parseLong(s.substring(0, s.length() - 1)));
     }
 
     record HealthTarget(int port, String path) {
