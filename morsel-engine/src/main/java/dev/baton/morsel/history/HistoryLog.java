@@ -3,15 +3,15 @@ package dev.baton.morsel.history;
 import static dev.baton.morsel.history.LogProjections.C_ATTEMPT;
 import static dev.baton.morsel.history.LogProjections.C_KIND;
 import static dev.baton.morsel.history.LogProjections.C_REQUEST;
-import static dev.baton.morsel.history.LogProjections.H_NAMESPACE;
-import static dev.baton.morsel.history.LogProjections.H_WORKFLOW;
 
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.function.BiConsumer;
 import java.util.function.BinaryOperator;
 import java.util.function.Supplier;
@@ -19,6 +19,7 @@ import java.util.function.Supplier;
 import dev.baton.events.DispatchKind;
 import dev.baton.events.HistoryEvent;
 import dev.baton.morsel.MorselMetrics;
+import dev.baton.morsel.kafka.OffsetRange;
 import dev.baton.morsel.kafka.ProjectedReader;
 import dev.baton.morsel.kafka.ProjectedRow;
 import dev.baton.morsel.kafka.TopicFold;
@@ -156,24 +157,42 @@ public final class HistoryLog implements AutoCloseable {
     }
 
     /**
-     * Every history event of one workflow (any namespace unless given): the workflow id and
-     * namespace are read by projection, and only the matching events are decoded whole.
+     * Every history event of one workflow (any namespace unless given), earliest first: the engine
+     * finds their positions by projection ({@link SiteQueries#workflowPositions}), then only the
+     * records at those positions are read again and decoded whole.
      */
     public List<HistoryEvent> workflow(String workflowId, String namespace) {
-        byte[] workflow = ProjectedRow.utf8Of(workflowId);
-        byte[] ns = ProjectedRow.utf8Of(namespace);
-        return scan(BatonTopics.HISTORY, history, ArrayList<HistoryEvent>::new, (list, rec, e) -> {
-            if (e.stringEquals(H_WORKFLOW, workflow) && (ns == null || e.stringEquals(H_NAMESPACE, ns))) {
+        List<long[]> positions = queries.workflowPositions(fold, workflowId, namespace);
+        Map<Integer, long[]> spans = new TreeMap<>(); // partition -> [first offset, last offset]
+        Set<Long> wanted = new HashSet<>();
+        for (long[] p : positions) {
+            long offset = SiteQueries.offsetOf(p[0]);
+            spans.merge(SiteQueries.partitionOf(p[0]), new long[] {offset, offset}, (a, b) -> new long[] {Math.min(a[0], b[0]), Math.max(a[1], b[1])});
+            wanted.add(p[0]);
+        }
+        List<OffsetRange> ranges = new ArrayList<>();
+        spans.forEach((partition, span) -> ranges.add(new OffsetRange(BatonTopics.HISTORY, partition, span[0], span[1] + 1)));
+        Map<Long, HistoryEvent> events = fold.fold(ranges, HashMap<Long, HistoryEvent>::new, (found, rec) -> {
+            long position = SiteQueries.position(rec.partition(), rec.offset());
+            if (wanted.contains(position)) {
                 try {
-                    list.add(fullHistory.decode(rec));
+                    found.put(position, fullHistory.decode(rec));
                 } catch (UndecodableRecordException damagedOutsideTheProjection) {
                     // the projected fields read, another did not: left out, like any undecodable record
                 }
             }
         }, (a, b) -> {
-            a.addAll(b);
+            a.putAll(b);
             return a;
-        }).value().value;
+        }, () -> false, () -> { }).value();
+        List<HistoryEvent> timeline = new ArrayList<>();
+        for (long[] p : positions) {
+            HistoryEvent e = events.get(p[0]);
+            if (e != null) {
+                timeline.add(e);
+            }
+        }
+        return timeline;
     }
 
     /** What a fold does with one decoded record. */

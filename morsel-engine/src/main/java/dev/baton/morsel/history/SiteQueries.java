@@ -31,6 +31,7 @@ import dev.baton.morsel.operator.ColumnRef;
 import dev.baton.morsel.operator.Expr;
 import dev.baton.morsel.operator.HashAggregate;
 import dev.baton.morsel.operator.RangeFilter;
+import dev.baton.morsel.operator.SortLimit;
 import dev.baton.schemas.UndecodableRecordException;
 import dev.baton.topics.BatonTopics;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -55,6 +56,9 @@ final class SiteQueries {
     private static final HistoryKind[] KINDS = HistoryKind.values();
     private static final List<String> HISTORY_COLUMNS = List.of("offset", "kind", "dispatched", "at", "site", "namespace", "workflow",
             "request", "attempt", "queue", "type");
+    private static final List<String> POSITION_COLUMNS = List.of("position", "at", "workflow", "namespace");
+    /** A record's position packs its partition above its offset's 40 bits (a trillion offsets per partition). */
+    private static final int POSITION_OFFSET_BITS = 40;
     private static final List<String> OUTCOME_COLUMNS = List.of("offset", "request", "completed", "reason", "at", "unmatched");
     /** Expected groups of a worker's partial before its table grows. */
     private static final int EXPECTED_GROUPS = 1 << 12;
@@ -139,6 +143,53 @@ final class SiteQueries {
             answers.put(ids.string(a.key(i)), new HistoryLog.Answer(a.value(i, 1) == 1, ids.string(a.value(i, 3)), a.value(i, 5)));
         }
         return answers;
+    }
+
+    /**
+     * Where one workflow's events sit, earliest first: scan {@code baton.history} → filter
+     * workflow = w (and namespace = n) → hash aggregate by position ({@code partition << 40 | offset})
+     * with MIN(at) → sort by time, then position. Each row is {@code [position, at]}.
+     */
+    List<long[]> workflowPositions(TopicFold fold, String workflowId, String namespace) {
+        long workflow = ids.id(workflowId);
+        long ns = ids.id(namespace);
+        AggregateResult a = fold.query(fold.partitions(BatonTopics.HISTORY), POSITION_COLUMNS, positionDecoder(), scan -> {
+            scan.filter(RangeFilter.between(scan.col("workflow"), workflow, workflow));
+            if (namespace != null) {
+                scan.filter(RangeFilter.between(scan.col("namespace"), ns, ns));
+            }
+            HashAggregate agg = HashAggregate.groupBy(scan.col("position"), 64).min(scan.col("at"));
+            scan.into(agg);
+            return agg::result;
+        }, () -> false).value();
+        return a.rows() == 0 ? List.of() : new SortLimit(List.of(SortLimit.Order.asc(1)), a.rows()).apply(a);
+    }
+
+    static long position(int partition, long offset) {
+        return (long) partition << POSITION_OFFSET_BITS | offset;
+    }
+
+    static int partitionOf(long position) {
+        return (int) (position >>> POSITION_OFFSET_BITS);
+    }
+
+    static long offsetOf(long position) {
+        return position & ((1L << POSITION_OFFSET_BITS) - 1);
+    }
+
+    private TopicPageSource.RowDecoder positionDecoder() {
+        ThreadLocal<ProjectedRow> rows = ThreadLocal.withInitial(history::newRow);
+        return (rec, row) -> {
+            ProjectedRow e = decode(history, BatonTopics.HISTORY, rec, rows.get());
+            if (e == null) {
+                return false;
+            }
+            row[0] = position(rec.partition(), rec.offset());
+            row[1] = e.getLong(H_AT);
+            row[2] = ids.id(e.utf8(H_WORKFLOW));
+            row[3] = ids.id(e.utf8(H_NAMESPACE));
+            return true;
+        };
     }
 
     private TopicPageSource.RowDecoder historyDecoder() {
