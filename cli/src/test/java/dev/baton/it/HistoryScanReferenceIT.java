@@ -146,6 +146,31 @@ class HistoryScanReferenceIT {
         }
     }
 
+    @Test
+    void shouldListAWorkflowsEventsAsThePlainJavaLoopDoesEarliestFirst() {
+        try (HistoryLog log = new HistoryLog(config(), REGISTRY, 2)) {
+            for (String workflow : List.of("wf-7", "wf-9", "wf-2999")) {
+                String namespace = Integer.parseInt(workflow.substring(3)) % 3 == 0 ? "other" : "main";
+                List<HistoryEvent> plain = new ArrayList<>();
+                try (SchemaRegistry registry = SchemaRegistry.forUrl(REGISTRY, config())) {
+                    EventSerde<HistoryEvent> serde = EventSerde.of(HistoryEvent.class, registry);
+                    TopicScan.forEach(KAFKA.bootstrapServers(), BatonTopics.HISTORY, r -> {
+                        HistoryEvent e = serde.decode(r);
+                        if (e.getSite().getWorkflowId().equals(workflow)) {
+                            plain.add(e);
+                        }
+                    });
+                }
+                plain.sort(java.util.Comparator.comparingLong(HistoryEvent::getAtMillis));
+
+                assertThat(log.workflow(workflow, null)).as(workflow).isEqualTo(plain).isNotEmpty();
+                assertThat(log.workflow(workflow, namespace)).as(workflow + " in " + namespace).isEqualTo(plain);
+                assertThat(log.workflow(workflow, "no-such-namespace")).isEmpty();
+            }
+            assertThat(log.workflow("wf-none", null)).isEmpty();
+        }
+    }
+
     private static String kind(Outcome o) {
         return o.getStatus() == OutcomeStatus.COMPLETED ? "completed" : o.getReason().substring(0, o.getReason().indexOf(':') + 1);
     }
