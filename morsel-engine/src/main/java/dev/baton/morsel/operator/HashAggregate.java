@@ -6,12 +6,12 @@ import java.util.List;
 import dev.baton.morsel.scheduler.MorselScheduler;
 
 /**
- * A hash aggregate: {@code GROUP BY key} (or no key: one group) with SUM and COUNT accumulators
- * over longs. As a pipeline's sink each worker fills its own {@link LongAggTable}; after the
- * barrier {@link #result} merges the partials — serially when they are small, otherwise through a
+ * A hash aggregate: {@code GROUP BY key} (or no key: one group) with SUM, COUNT, MIN, MAX and
+ * ARG_MAX ({@link #maxBy}) accumulators over longs. As a pipeline's sink each worker fills its own
+ * {@link LongAggTable}; after the barrier {@link #result} merges the partials — serially when they are small, otherwise through a
  * local hash exchange and a parallel merge pipeline ({@link AggregateExchange}). Sums and counts
- * are exact and associative, so the answer does not depend on the worker count or on which worker
- * saw which rows.
+ * are exact and associative, and so are the other kinds ({@link Combine}), so the answer does not
+ * depend on the worker count or on which worker saw which rows.
  *
  * <p>Build with {@link #groupBy} or {@link #global}, add accumulators in slot order, then use it as
  * one pipeline's sink. Thread contract: {@link #consume} on worker threads, {@link #result} once
