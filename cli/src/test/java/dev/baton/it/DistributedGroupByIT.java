@@ -21,6 +21,7 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BooleanSupplier;
+import java.util.function.LongUnaryOperator;
 
 import dev.baton.cli.CliRun;
 import dev.baton.cli.ProcessEndpoint;
@@ -42,6 +43,9 @@ import dev.baton.morsel.node.DistributedGroupBy;
 import dev.baton.morsel.node.EngineNode;
 import dev.baton.morsel.scheduler.MorselScheduler;
 import dev.baton.morsel.scheduler.Pipeline;
+import dev.baton.morsel.exchange.HashExchange;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import dev.baton.testkit.LocalCluster;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
@@ -80,6 +84,11 @@ class DistributedGroupByIT {
 
     /** Creates {@code topic} and writes {@code records} rows to it; returns their GROUP BY key answer. */
     private static Map<Long, long[]> produce(String topic, int partitions, int records) throws Exception {
+        return produce(topic, partitions, records, i -> (i * 7919) % GROUPS);
+    }
+
+    /** As {@link #produce(String, int, int)}, row {@code i} keyed {@code keyOf(i)}. */
+    private static Map<Long, long[]> produce(String topic, int partitions, int records, LongUnaryOperator keyOf) throws Exception {
         try (Admin admin = Admin.create(cluster.clientConfig())) {
             admin.createTopics(Set.of(new NewTopic(topic, partitions, (short) 1))).all().get(30, TimeUnit.SECONDS);
         }
@@ -92,7 +101,7 @@ class DistributedGroupByIT {
         List<Future<?>> sends = new ArrayList<>();
         try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(producerConfig, new ByteArraySerializer(), new ByteArraySerializer())) {
             for (long i = 0; i < records; i++) {
-                long key = (i * 7919) % GROUPS;
+                long key = keyOf.applyAsLong(i);
                 long value = i % 1000 - 300;
                 sends.add(producer.send(new ProducerRecord<>(topic, bytes(key), bytes(value))));
                 long[] acc = sums.computeIfAbsent(key, k -> new long[2]);
@@ -207,6 +216,51 @@ class DistributedGroupByIT {
             String scraped = new String(URI.create("http://localhost:" + port + "/metrics").toURL().openStream().readAllBytes(), StandardCharsets.UTF_8);
             assertThat(scraped).contains("baton_morsel_workers_active").containsPattern("baton_morsel_morsels_total [1-9]");
         }
+    }
+
+    @Test
+    void shouldSpillAHotExchangePartitionAndStillMatchTheSingleNodeAnswerOverTwoNodes() throws Exception {
+        // Skewed: half the rows carry key 42, and six in seven of the other keys hash to exchange partition 1 of 3.
+        long[] keys = new long[1_500];
+        for (long k = 0, n = 0; n < keys.length; k++) {
+            if (HashExchange.partitionOf(k, 3) == 1 || k % 7 == 0) {
+                keys[(int) n++] = k;
+            }
+        }
+        Map<Long, List<Long>> skewed = new TreeMap<>();
+        produce("engine-skewed", 4, 60_000, i -> i % 2 == 0 ? 42 : keys[(int) ((i / 2) % keys.length)])
+                .forEach((k, v) -> skewed.put(k, List.of(v[0], v[1])));
+        MeterRegistry metersA = new SimpleMeterRegistry();
+        MeterRegistry metersB = new SimpleMeterRegistry();
+        try (EngineNode a = EngineNode.start("skew-node-a", cluster.clientConfig(), 2, (n, s, e) -> { }, metersA)) {
+            Map<Long, List<Long>> single = rows(job().run("skew-single", "engine-skewed", 10_000, 3));
+            assertThat(single).isEqualTo(skewed);
+            double spilledAlone = spilled(metersA);
+            assertThat(spilledAlone).as("groups spilled from the hot partition on one node").isPositive();
+            try (EngineNode b = EngineNode.start("skew-node-b", cluster.clientConfig(), 2, (n, s, e) -> { }, metersB)) {
+                CliRun run = CliRun.of("engine-group-by", "--bootstrap-servers", cluster.bootstrapServers(), "--topic", "engine-skewed",
+                        "--job", "skew-pair", "--offsets-per-split", "5000", "--exchange-partitions", "3", "--limit", "100000");
+
+                assertThat(run.exit()).as(run.output()).isZero();
+                assertThat(printedRows(run.output())).isEqualTo(single);
+                assertThat(spilled(metersA) - spilledAlone + spilled(metersB)).as("groups spilled in the two-node run").isPositive();
+            }
+        }
+    }
+
+    private static double spilled(MeterRegistry meters) {
+        return meters.get("baton_morsel_exchange_spilled_groups").counter().count();
+    }
+
+    private static Map<Long, List<Long>> printedRows(String output) {
+        Map<Long, List<Long>> printed = new TreeMap<>();
+        for (String line : output.split("\n")) {
+            String[] f = line.trim().split("\\s+");
+            if (f.length == 3 && f[0].matches("-?\\d+")) {
+                printed.put(Long.parseLong(f[0]), List.of(Long.parseLong(f[1]), Long.parseLong(f[2])));
+            }
+        }
+        return printed;
     }
 
     @Test

@@ -51,6 +51,8 @@ class HistoryScanReferenceIT {
 
     private static final int ACTIVITIES = 3_000;
     private static final String REGISTRY = "kafka://";
+    /** A time half-way through the history's events: a scope from it leaves out the earlier half. */
+    private static final long MIDWAY = 1_000_000L + ACTIVITIES * 10L / 2;
 
     @BeforeAll
     static void writeHistory() throws Exception {
@@ -110,8 +112,12 @@ class HistoryScanReferenceIT {
                         Map<String, List<String>> engine = new TreeMap<>();
                         HistoryStats.compute(log, new HistoryLog.Scope(Long.MIN_VALUE, namespace), by)
                                 .forEach((k, g) -> engine.put(k, List.of(Long.toString(g.count()), g.percentile(50), g.percentile(99), g.percentile(100))));
-                        assertThat(engine).as(by + " in " + namespace + " at " + threads + " threads").isEqualTo(plainStats(by, namespace)).isNotEmpty();
+                        assertThat(engine).as(by + " in " + namespace + " at " + threads + " threads").isEqualTo(plainStats(by, namespace, Long.MIN_VALUE)).isNotEmpty();
                     }
+                    Map<String, List<String>> fromMidway = new TreeMap<>();
+                    HistoryStats.compute(log, new HistoryLog.Scope(MIDWAY, null), by)
+                            .forEach((k, g) -> fromMidway.put(k, List.of(Long.toString(g.count()), g.percentile(50), g.percentile(99), g.percentile(100))));
+                    assertThat(fromMidway).as(by + " from " + MIDWAY + " at " + threads + " threads").isEqualTo(plainStats(by, null, MIDWAY)).isNotEmpty();
                 }
                 assertThat(log.lastScan().records()).isGreaterThan(ACTIVITIES);
             }
@@ -123,12 +129,50 @@ class HistoryScanReferenceIT {
         try (HistoryLog log = new HistoryLog(config(), REGISTRY, 2)) {
             Replay.Report report = Replay.analyse(log, HistoryLog.Scope.ALL, "no-such-app");
 
-            Map<String, Trail> plain = plainSites(null);
+            Map<String, Trail> plain = plainSites(null, Long.MIN_VALUE);
             Map<String, Boolean> answered = plainAnswers();
             List<String> dangling = plain.values().stream().filter(t -> !answered.containsKey(t.requestId)).map(t -> t.site).sorted().toList();
             assertThat(report.dangling().stream().map(SiteTrail::siteKey).toList()).isEqualTo(dangling).isNotEmpty();
             assertThat(report.sites()).isEqualTo(ACTIVITIES);
+            Map<String, Integer> byOutcome = new TreeMap<>();
+            Map<String, Outcome> outcomes = plainOutcomes();
+            plain.values().stream().map(t -> outcomes.get(t.requestId)).filter(o -> o != null).forEach(o -> byOutcome.merge(kind(o), 1, Integer::sum));
+            assertThat(report.byOutcome()).isEqualTo(byOutcome);
+            assertThat(report.resolved()).isEqualTo(byOutcome.values().stream().mapToInt(Integer::intValue).sum());
+            for (SiteTrail t : report.dangling()) {
+                Trail p = plain.get(t.siteKey());
+                assertThat(List.of(t.requestId(), t.attempt(), t.queue())).as(t.siteKey()).isEqualTo(List.of(p.requestId, p.attempt, p.queue));
+            }
         }
+    }
+
+    @Test
+    void shouldListAWorkflowsEventsAsThePlainJavaLoopDoesEarliestFirst() {
+        try (HistoryLog log = new HistoryLog(config(), REGISTRY, 2)) {
+            for (String workflow : List.of("wf-7", "wf-9", "wf-2999")) {
+                String namespace = Integer.parseInt(workflow.substring(3)) % 3 == 0 ? "other" : "main";
+                List<HistoryEvent> plain = new ArrayList<>();
+                try (SchemaRegistry registry = SchemaRegistry.forUrl(REGISTRY, config())) {
+                    EventSerde<HistoryEvent> serde = EventSerde.of(HistoryEvent.class, registry);
+                    TopicScan.forEach(KAFKA.bootstrapServers(), BatonTopics.HISTORY, r -> {
+                        HistoryEvent e = serde.decode(r);
+                        if (e.getSite().getWorkflowId().equals(workflow)) {
+                            plain.add(e);
+                        }
+                    });
+                }
+                plain.sort(java.util.Comparator.comparingLong(HistoryEvent::getAtMillis));
+
+                assertThat(log.workflow(workflow, null)).as(workflow).isEqualTo(plain).isNotEmpty();
+                assertThat(log.workflow(workflow, namespace)).as(workflow + " in " + namespace).isEqualTo(plain);
+                assertThat(log.workflow(workflow, "no-such-namespace")).isEmpty();
+            }
+            assertThat(log.workflow("wf-none", null)).isEmpty();
+        }
+    }
+
+    private static String kind(Outcome o) {
+        return o.getStatus() == OutcomeStatus.COMPLETED ? "completed" : o.getReason().substring(0, o.getReason().indexOf(':') + 1);
     }
 
     /** A site as the plain loop folds it: the latest dispatch by offset, the first dispatch's time. */
@@ -136,18 +180,20 @@ class HistoryScanReferenceIT {
         String site;
         long dispatchOffset = -1;
         String requestId;
+        int attempt;
         String queue;
         String type;
         long firstAt = Long.MAX_VALUE;
     }
 
-    private static Map<String, Trail> plainSites(String namespace) {
+    private static Map<String, Trail> plainSites(String namespace, long fromMillis) {
         Map<String, Trail> sites = new HashMap<>();
         try (SchemaRegistry registry = SchemaRegistry.forUrl(REGISTRY, config())) {
             EventSerde<HistoryEvent> serde = EventSerde.of(HistoryEvent.class, registry);
             TopicScan.forEach(KAFKA.bootstrapServers(), BatonTopics.HISTORY, r -> {
                 HistoryEvent e = serde.decode(r);
-                if (e.getKind() != HistoryKind.DISPATCHED || namespace != null && !namespace.equals(e.getSite().getNamespace())) {
+                if (e.getKind() != HistoryKind.DISPATCHED || namespace != null && !namespace.equals(e.getSite().getNamespace())
+                        || e.getAtMillis() < fromMillis) {
                     return;
                 }
                 Trail t = sites.computeIfAbsent(new String(r.key(), UTF_8), k -> new Trail());
@@ -156,6 +202,7 @@ class HistoryScanReferenceIT {
                 if (r.offset() > t.dispatchOffset) {
                     t.dispatchOffset = r.offset();
                     t.requestId = e.getRequestId();
+                    t.attempt = e.getAttempt();
                     t.queue = e.getQueue();
                     t.type = e.getActivityType();
                 }
@@ -185,17 +232,16 @@ class HistoryScanReferenceIT {
         return out;
     }
 
-    private static Map<String, List<String>> plainStats(HistoryStats.GroupBy by, String namespace) {
+    private static Map<String, List<String>> plainStats(HistoryStats.GroupBy by, String namespace, long fromMillis) {
         Map<String, Outcome> answers = plainOutcomes();
         Map<String, Histogram> latency = new TreeMap<>();
         Map<String, Long> counts = new TreeMap<>();
-        for (Trail t : plainSites(namespace).values()) {
+        for (Trail t : plainSites(namespace, fromMillis).values()) {
             Outcome o = answers.get(t.requestId);
             String key = switch (by) {
                 case QUEUE -> t.queue;
                 case TYPE -> t.type;
-                case OUTCOME -> o == null ? "(open)" : o.getStatus() == OutcomeStatus.COMPLETED ? "completed"
-                        : o.getReason().substring(0, o.getReason().indexOf(':') + 1);
+                case OUTCOME -> o == null ? "(open)" : kind(o);
             };
             counts.merge(key, 1L, Long::sum);
             Histogram h = latency.computeIfAbsent(key, k -> new Histogram(3));

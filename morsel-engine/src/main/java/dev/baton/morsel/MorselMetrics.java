@@ -12,7 +12,8 @@ import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 
 /**
  * The engine's meters: {@code baton_morsel_workers_active}, {@code baton_morsel_throughput_rows_per_second}
- * (rows of the last completed query over its duration), and counters of morsels and rows.
+ * (rows of the last completed query over its duration), and counters of morsels, rows and partial
+ * groups spilled from a hot exchange partition.
  */
 public final class MorselMetrics implements MeterBinder {
 
@@ -20,6 +21,7 @@ public final class MorselMetrics implements MeterBinder {
     private final AtomicLong lastRowsPerSecond = new AtomicLong();
     private Counter morsels;
     private Counter rows;
+    private Counter spilled;
 
     public MorselMetrics(MeterRegistry registry) {
         bindTo(registry);
@@ -35,6 +37,7 @@ public final class MorselMetrics implements MeterBinder {
         BatonMetric.MORSEL_THROUGHPUT.gauge(registry, lastRowsPerSecond, AtomicLong::get);
         morsels = BatonMetric.MORSEL_MORSELS.counter(registry);
         rows = BatonMetric.MORSEL_ROWS.counter(registry);
+        spilled = BatonMetric.MORSEL_EXCHANGE_SPILLED.counter(registry);
     }
 
     public void workerStarted() {
@@ -51,6 +54,10 @@ public final class MorselMetrics implements MeterBinder {
 
     public void rowsScanned(long n) {
         rows.increment(n);
+    }
+
+    public void exchangeSpilled(long groups) {
+        spilled.increment(groups);
     }
 
     public void queryDone(long rowCount, long nanos) {

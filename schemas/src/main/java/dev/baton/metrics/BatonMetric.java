@@ -37,7 +37,9 @@ public enum BatonMetric {
     MORSEL_WORKERS_ACTIVE("baton_morsel_workers_active", Type.GAUGE, "Morsel workers running a pipeline now"),
     MORSEL_THROUGHPUT("baton_morsel_throughput_rows_per_second", Type.GAUGE, "Rows per second of the last completed pipeline"),
     MORSEL_MORSELS("baton_morsel_morsels", Type.COUNTER, "Morsels processed"),
-    MORSEL_ROWS("baton_morsel_rows", Type.COUNTER, "Rows scanned by morsel tasks");
+    MORSEL_ROWS("baton_morsel_rows", Type.COUNTER, "Rows scanned by morsel tasks"),
+    MORSEL_EXCHANGE_SPILLED("baton_morsel_exchange_spilled_groups", Type.COUNTER,
+            "Partial groups an engine node sent to another exchange partition than their key's because that one was hot");
 
     /**
      * Bucket bounds of every timer: Prometheus histograms (aggregatable over instances, unlike

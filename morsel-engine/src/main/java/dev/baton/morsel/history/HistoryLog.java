@@ -3,29 +3,23 @@ package dev.baton.morsel.history;
 import static dev.baton.morsel.history.LogProjections.C_ATTEMPT;
 import static dev.baton.morsel.history.LogProjections.C_KIND;
 import static dev.baton.morsel.history.LogProjections.C_REQUEST;
-import static dev.baton.morsel.history.LogProjections.H_AT;
-import static dev.baton.morsel.history.LogProjections.H_NAMESPACE;
-import static dev.baton.morsel.history.LogProjections.H_WORKFLOW;
-import static dev.baton.morsel.history.LogProjections.O_AT;
-import static dev.baton.morsel.history.LogProjections.O_REASON;
-import static dev.baton.morsel.history.LogProjections.O_REQUEST;
-import static dev.baton.morsel.history.LogProjections.O_STATUS;
-import static dev.baton.morsel.history.LogProjections.O_UNMATCHED;
 
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.function.BiConsumer;
 import java.util.function.BinaryOperator;
 import java.util.function.Supplier;
 
 import dev.baton.events.DispatchKind;
 import dev.baton.events.HistoryEvent;
-import dev.baton.events.OutcomeStatus;
 import dev.baton.morsel.MorselMetrics;
+import dev.baton.morsel.kafka.OffsetRange;
 import dev.baton.morsel.kafka.ProjectedReader;
 import dev.baton.morsel.kafka.ProjectedRow;
 import dev.baton.morsel.kafka.TopicFold;
@@ -47,10 +41,6 @@ public final class HistoryLog implements AutoCloseable {
     /** Which history events count: all, or from a time, or of one namespace. */
     public record Scope(long fromMillis, String namespace) {
         public static final Scope ALL = new Scope(Long.MIN_VALUE, null);
-
-        boolean includes(ProjectedRow e, byte[] namespaceUtf8) {
-            return e.getLong(H_AT) >= fromMillis && (namespaceUtf8 == null || e.stringEquals(H_NAMESPACE, namespaceUtf8));
-        }
     }
 
     /** An answered request: how it ended and when. */
@@ -75,7 +65,7 @@ public final class HistoryLog implements AutoCloseable {
     private final SchemaRegistry registry;
     private final TopicFold fold;
     private final ProjectedReader history;
-    private final ProjectedReader outcomes;
+    private final SiteQueries queries;
     private final ProjectedReader commands;
     private final EventSerde<HistoryEvent> fullHistory;
     private TopicFold.Result<?> lastScan;
@@ -89,7 +79,7 @@ public final class HistoryLog implements AutoCloseable {
         this.registry = SchemaRegistry.forUrl(schemaRegistryUrl, clientConfig);
         this.fold = new TopicFold(clientConfig, threads, metrics);
         this.history = new ProjectedReader(registry, LogProjections.HISTORY);
-        this.outcomes = new ProjectedReader(registry, LogProjections.OUTCOME);
+        this.queries = new SiteQueries(history, new ProjectedReader(registry, LogProjections.OUTCOME));
         this.commands = new ProjectedReader(registry, LogProjections.COMMAND);
         this.fullHistory = EventSerde.of(HistoryEvent.class, registry);
     }
@@ -104,40 +94,21 @@ public final class HistoryLog implements AutoCloseable {
         return lastUndecodable;
     }
 
-    /** Every dispatched site in scope, folded from {@code baton.history}. */
+    /**
+     * Every site with an event in scope, folded from {@code baton.history} by the engine's operators
+     * ({@link SiteQueries}: scan, filter, project, hash aggregate).
+     */
     public Map<String, SiteTrail> sites(Scope scope) {
-        byte[] namespace = ProjectedRow.utf8Of(scope.namespace());
-        TopicFold.Result<Partial<Map<String, SiteTrail>>> r = scan(BatonTopics.HISTORY, history, HashMap::new, (map, rec, e) -> {
-            if (scope.includes(e, namespace)) {
-                String key = new String(rec.key(), StandardCharsets.UTF_8);
-                SiteTrail t = map.get(key);
-                if (t == null) {
-                    t = new SiteTrail(key, e.string(H_NAMESPACE), e.string(H_WORKFLOW));
-                    map.put(key, t);
-                }
-                t.add(rec.offset(), e);
-            }
-        }, (a, b) -> {
-            b.forEach((k, t) -> a.merge(k, t, SiteTrail::merge));
-            return a;
-        });
+        long before = queries.undecodable();
+        TopicFold.Result<Map<String, SiteTrail>> r = queries.sites(fold, scope);
         lastScan = r;
-        lastUndecodable = r.value().undecodable;
-        return r.value().value;
+        lastUndecodable = queries.undecodable() - before;
+        return r.value();
     }
 
-    /** Every answered request in {@code baton.results} (unmatched copies excluded). */
+    /** Every answered request in {@code baton.results} (unmatched copies excluded), by its first outcome. */
     public Map<String, Answer> answers() {
-        return scan(BatonTopics.RESULTS, outcomes, HashMap<String, Answer>::new, (map, rec, o) -> {
-            if (!o.getBoolean(O_UNMATCHED)) {
-                String reason = o.string(O_REASON);
-                String prefix = reason == null ? null : reason.contains(":") ? reason.substring(0, reason.indexOf(':') + 1) : reason;
-                map.putIfAbsent(o.string(O_REQUEST), new Answer(o.getInt(O_STATUS) == OutcomeStatus.COMPLETED.ordinal(), prefix, o.getLong(O_AT)));
-            }
-        }, (a, b) -> {
-            b.forEach(a::putIfAbsent);
-            return a;
-        }).value().value;
+        return queries.answers(fold);
     }
 
     /**
@@ -186,24 +157,42 @@ public final class HistoryLog implements AutoCloseable {
     }
 
     /**
-     * Every history event of one workflow (any namespace unless given): the workflow id and
-     * namespace are read by projection, and only the matching events are decoded whole.
+     * Every history event of one workflow (any namespace unless given), earliest first: the engine
+     * finds their positions by projection ({@link SiteQueries#workflowPositions}), then only the
+     * records at those positions are read again and decoded whole.
      */
     public List<HistoryEvent> workflow(String workflowId, String namespace) {
-        byte[] workflow = ProjectedRow.utf8Of(workflowId);
-        byte[] ns = ProjectedRow.utf8Of(namespace);
-        return scan(BatonTopics.HISTORY, history, ArrayList<HistoryEvent>::new, (list, rec, e) -> {
-            if (e.stringEquals(H_WORKFLOW, workflow) && (ns == null || e.stringEquals(H_NAMESPACE, ns))) {
+        List<long[]> positions = queries.workflowPositions(fold, workflowId, namespace);
+        Map<Integer, long[]> spans = new TreeMap<>(); // partition -> [first offset, last offset]
+        Set<Long> wanted = new HashSet<>();
+        for (long[] p : positions) {
+            long offset = SiteQueries.offsetOf(p[0]);
+            spans.merge(SiteQueries.partitionOf(p[0]), new long[] {offset, offset}, (a, b) -> new long[] {Math.min(a[0], b[0]), Math.max(a[1], b[1])});
+            wanted.add(p[0]);
+        }
+        List<OffsetRange> ranges = new ArrayList<>();
+        spans.forEach((partition, span) -> ranges.add(new OffsetRange(BatonTopics.HISTORY, partition, span[0], span[1] + 1)));
+        Map<Long, HistoryEvent> events = fold.fold(ranges, HashMap<Long, HistoryEvent>::new, (found, rec) -> {
+            long position = SiteQueries.position(rec.partition(), rec.offset());
+            if (wanted.contains(position)) {
                 try {
-                    list.add(fullHistory.decode(rec));
+                    found.put(position, fullHistory.decode(rec));
                 } catch (UndecodableRecordException damagedOutsideTheProjection) {
                     // the projected fields read, another did not: left out, like any undecodable record
                 }
             }
         }, (a, b) -> {
-            a.addAll(b);
+            a.putAll(b);
             return a;
-        }).value().value;
+        }, () -> false, () -> { }).value();
+        List<HistoryEvent> timeline = new ArrayList<>();
+        for (long[] p : positions) {
+            HistoryEvent e = events.get(p[0]);
+            if (e != null) {
+                timeline.add(e);
+            }
+        }
+        return timeline;
     }
 
     /** What a fold does with one decoded record. */

@@ -1,16 +1,13 @@
 package dev.baton.morsel.history;
 
 import dev.baton.events.HistoryKind;
-import dev.baton.morsel.kafka.ProjectedRow;
 
 /**
- * What history says about one site, folded from its events in any order: all events of a site sit
- * in one partition, so "latest" means highest offset. Mergeable, so parallel scans can each fold a
- * part and combine.
+ * What history says about one site: its latest dispatch (request, attempt, queue, type), its first
+ * dispatch time and its latest event's kind. All events of a site sit in one partition, so "latest"
+ * means highest offset; {@link SiteQueries} computes these as a hash aggregate's ARG_MAX and MIN.
  */
 public final class SiteTrail {
-
-    private static final HistoryKind[] KINDS = HistoryKind.values();
 
     final String siteKey;
     final String namespace;
@@ -28,41 +25,6 @@ public final class SiteTrail {
         this.siteKey = siteKey;
         this.namespace = namespace;
         this.workflowId = workflowId;
-    }
-
-    /** Adds one event, read through {@link LogProjections#HISTORY}. */
-    void add(long offset, ProjectedRow e) {
-        HistoryKind kind = KINDS[e.getInt(LogProjections.H_KIND)];
-        if (kind == HistoryKind.DISPATCHED) {
-            firstDispatchAt = Math.min(firstDispatchAt, e.getLong(LogProjections.H_AT));
-            if (offset > dispatchOffset) {
-                dispatchOffset = offset;
-                requestId = e.string(LogProjections.H_REQUEST);
-                attempt = e.getInt(LogProjections.H_ATTEMPT);
-                queue = e.string(LogProjections.H_QUEUE);
-                activityType = e.string(LogProjections.H_TYPE);
-            }
-        }
-        if (offset > lastOffset) {
-            lastOffset = offset;
-            lastKind = kind;
-        }
-    }
-
-    SiteTrail merge(SiteTrail o) {
-        firstDispatchAt = Math.min(firstDispatchAt, o.firstDispatchAt);
-        if (o.dispatchOffset > dispatchOffset) {
-            dispatchOffset = o.dispatchOffset;
-            requestId = o.requestId;
-            attempt = o.attempt;
-            queue = o.queue;
-            activityType = o.activityType;
-        }
-        if (o.lastOffset > lastOffset) {
-            lastOffset = o.lastOffset;
-            lastKind = o.lastKind;
-        }
-        return this;
     }
 
     public String siteKey() {

@@ -9,13 +9,16 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BiConsumer;
 import java.util.function.BinaryOperator;
 import java.util.function.BooleanSupplier;
+import java.util.function.Function;
 import java.util.function.Supplier;
 
 import dev.baton.morsel.MorselMetrics;
 import dev.baton.morsel.morsel.Morsels;
+import dev.baton.morsel.operator.ScanPipeline;
 import dev.baton.morsel.scheduler.MorselScheduler;
 import dev.baton.morsel.scheduler.Pipeline;
 import dev.baton.morsel.scheduler.PipelineFailedException;
+import dev.baton.morsel.scheduler.PipelineKind;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.common.PartitionInfo;
 
@@ -120,6 +123,52 @@ public final class TopicFold implements AutoCloseable {
         metrics.rowsScanned(records.get());
         metrics.queryDone(records.get(), nanos);
         return new Result<>(merged, records.get(), bytes.get(), plan.morsels().size(), perMorsel, nanos);
+    }
+
+    /**
+     * A query over a topic read as columns: {@link #assemble} adds a scan's stages and its sink and
+     * returns how to read the answer once the scan's pipeline has passed its barrier.
+     */
+    @FunctionalInterface
+    public interface Query<R> {
+        Function<MorselScheduler, R> assemble(ScanPipeline scan);
+    }
+
+    /**
+     * Runs {@code query} over these ranges read as {@code columns} by {@code decoder}: one
+     * {@link PipelineKind#SCAN} pipeline of morsels sized like a fold's, on this instance's consumers
+     * and scheduler; the answer is read on the calling thread after the barrier.
+     *
+     * @param cancelled checked before each morsel; once true the scan stops and throws {@link CancellationException}
+     */
+    public <R> Result<R> query(List<OffsetRange> ranges, List<String> columns, TopicPageSource.RowDecoder decoder, Query<R> query,
+                               BooleanSupplier cancelled) {
+        long start = System.nanoTime();
+        long perMorsel = offsetsPerMorsel(ranges);
+        TopicMorsels.Plan plan = TopicMorsels.plan(ranges, perMorsel, threads);
+        TopicPageSource source = TopicPageSource.columns(consumers, plan.ranges(), columns, decoder);
+        ScanPipeline scan = ScanPipeline.over(source);
+        Function<MorselScheduler, R> answer = query.assemble(scan);
+        String topic = ranges.isEmpty() ? "nothing" : ranges.get(0).topic();
+        Pipeline pipeline = scan.pipeline("query " + topic, PipelineKind.SCAN, plan.morsels(), threads);
+        try {
+            scheduler.run(Pipeline.of(pipeline.name(), PipelineKind.SCAN, plan.morsels(), pipeline.rows(), (worker, morsel, ctx) -> {
+                if (cancelled.getAsBoolean()) {
+                    throw new CancellationException("query of " + topic + " cancelled before morsel " + morsel.id());
+                }
+                pipeline.task().run(worker, morsel, ctx);
+            }));
+        } catch (PipelineFailedException e) {
+            if (e.getCause() instanceof CancellationException c) {
+                throw c;
+            }
+            throw e;
+        }
+        R value = answer.apply(scheduler);
+        long nanos = System.nanoTime() - start;
+        metrics.rowsScanned(source.recordsRead());
+        metrics.queryDone(source.recordsRead(), nanos);
+        return new Result<>(value, source.recordsRead(), source.bytesRead(), plan.morsels().size(), perMorsel, nanos);
     }
 
     /** One range per partition of {@code topic}, from its beginning to its end offset of the moment. */

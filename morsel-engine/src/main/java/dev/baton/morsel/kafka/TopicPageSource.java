@@ -5,6 +5,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
 
@@ -43,6 +44,8 @@ public final class TopicPageSource implements PageSource, AutoCloseable {
     /** The column view: each scanning thread claims one consumer for its lifetime. */
     private final ThreadLocal<Integer> claimed = new ThreadLocal<>();
     private final AtomicInteger nextWorker = new AtomicInteger();
+    private final AtomicLong recordsRead = new AtomicLong();
+    private final AtomicLong bytesRead = new AtomicLong();
 
     private record DecodedPage(int page, long[][] columns, int rows) {
     }
@@ -66,6 +69,24 @@ public final class TopicPageSource implements PageSource, AutoCloseable {
     /** A raw view without columns, for {@link #scan}. */
     public static TopicPageSource raw(Map<String, Object> clientConfig, List<OffsetRange> ranges, int workers) {
         return new TopicPageSource(clientConfig, ranges, workers, List.of(), (r, row) -> true);
+    }
+
+    /**
+     * A column view on consumers the caller owns and reuses across scans; closing the view leaves
+     * them open. Each scanning thread claims one of the consumers for the view's lifetime.
+     */
+    public static TopicPageSource columns(ScanConsumers consumers, List<OffsetRange> ranges, List<String> columns, RowDecoder decoder) {
+        return new TopicPageSource(consumers, false, ranges, columns, decoder);
+    }
+
+    /** Records the column view fetched (every committed record of its decoded pages, kept or not). */
+    public long recordsRead() {
+        return recordsRead.get();
+    }
+
+    /** Key and value bytes of those records. */
+    public long bytesRead() {
+        return bytesRead.get();
     }
 
     /** A raw view on consumers the caller owns and reuses across scans; closing the view leaves them open. */
@@ -141,11 +162,15 @@ public final class TopicPageSource implements PageSource, AutoCloseable {
         int worker = workerOfCurrentThread();
         List<long[]> rows = new ArrayList<>();
         long[] row = new long[columns.size()];
-        scan(worker, page, r -> {
+        long[] bytes = new long[1];
+        long records = scan(worker, page, r -> {
+            bytes[0] += Math.max(0, r.serializedKeySize()) + Math.max(0, r.serializedValueSize());
             if (decoder.decode(r, row)) {
                 rows.add(row.clone());
             }
         });
+        recordsRead.addAndGet(records);
+        bytesRead.addAndGet(bytes[0]);
         long[][] cols = new long[columns.size()][rows.size()];
         for (int i = 0; i < rows.size(); i++) {
             for (int c = 0; c < cols.length; c++) {

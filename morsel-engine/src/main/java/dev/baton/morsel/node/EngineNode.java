@@ -1,23 +1,22 @@
 package dev.baton.morsel.node;
 
-import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
-import java.util.concurrent.Future;
 import java.util.function.BooleanSupplier;
 import java.util.function.Function;
 import java.util.function.Supplier;
 
 import dev.baton.morsel.MorselMetrics;
-import dev.baton.morsel.exchange.HashExchange;
 import dev.baton.morsel.kafka.OffsetRange;
 import dev.baton.morsel.kafka.TopicFold;
+import dev.baton.morsel.kafka.TopicScan;
+import dev.baton.morsel.operator.AggregateExchange;
+import dev.baton.morsel.operator.KafkaAggregateExchange;
 import dev.baton.topics.BatonTopics;
 import dev.baton.topics.ClientConfigs;
 import dev.baton.worker.ActivityContext;
@@ -29,8 +28,6 @@ import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
-import org.apache.kafka.clients.producer.ProducerRecord;
-import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.common.header.Header;
 import org.apache.kafka.common.header.internals.RecordHeaders;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
@@ -39,13 +36,16 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
  * An engine node: a Baton worker on queue {@value #QUEUE} that runs a job's scan splits and merges.
  *
  * <p><b>Scan</b> ({@value #SCAN}): scans one offset range of the source topic in morsels on the
- * node's scheduler, aggregates, and produces the partial aggregates to partition
- * {@code hash(key) mod P} of {@code baton.exchange.<job>}, each tagged with its split and its
- * <em>execution</em> ({@code attempt.generation}). The partials are durable before the activity
- * completes, and the execution id is the activity's output.
+ * node's scheduler, aggregates, and sends the partial aggregates through the
+ * {@link KafkaAggregateExchange} of {@code baton.exchange.<job>}: group {@code k} to partition
+ * {@code hash(k) mod P} unless that partition is hot, when it spills to the least-loaded one
+ * (counted by {@code baton_morsel_exchange_spilled_groups}). Each record is tagged with its split
+ * and its <em>execution</em> ({@code attempt.generation}). The partials are durable before the
+ * activity completes, and the execution id is the activity's output.
  *
  * <p><b>Merge</b> ({@value #MERGE}): reads one exchange partition and sums the partials whose
- * (split, execution) is in the job's manifest — the executions Baton accepted. A node that crashed
+ * (split, execution) is in the job's manifest; a key that spilled appears in the merges of two
+ * partitions, and the job adds their rows — the executions Baton accepted. A node that crashed
  * after writing partials left a zombie execution in the exchange; Baton re-delivered its split under a
  * new generation, and the manifest names only that one, so nothing is counted twice.
  */
@@ -73,6 +73,8 @@ public final class EngineNode implements AutoCloseable {
     }
 
     private final String nodeId;
+    private final Map<String, Object> clientConfig;
+    private final MorselMetrics metrics;
     private final ScanListener listener;
     private final KafkaProducer<byte[], byte[]> producer;
     /** Folds with their consumers and scan threads, reused by every step: a step borrows one for its run. */
@@ -82,7 +84,8 @@ public final class EngineNode implements AutoCloseable {
     private EngineNode(String nodeId, Map<String, Object> clientConfig, int threads, ScanListener listener, MeterRegistry meters) {
         this.nodeId = nodeId;
         this.listener = listener;
-        MorselMetrics metrics = new MorselMetrics(meters);
+        this.clientConfig = Map.copyOf(clientConfig);
+        this.metrics = new MorselMetrics(meters);
         for (int i = 0; i < CONCURRENT_STEPS; i++) {
             folds.add(new TopicFold(clientConfig, threads, metrics));
         }
@@ -134,16 +137,10 @@ public final class EngineNode implements AutoCloseable {
         RecordHeaders headers = new RecordHeaders();
         headers.add(SPLIT_HEADER, split.toString().getBytes(StandardCharsets.UTF_8));
         headers.add(EXECUTION_HEADER, execution.getBytes(StandardCharsets.UTF_8));
-        List<Future<RecordMetadata>> sends = new ArrayList<>(rows.size());
-        for (Map.Entry<Long, long[]> row : rows.entrySet()) {
-            byte[] value = ByteBuffer.allocate(16).putLong(row.getValue()[0]).putLong(row.getValue()[1]).array();
-            sends.add(producer.send(new ProducerRecord<>(exchangeTopic(job), HashExchange.partitionOf(row.getKey(), partitions),
-                    SumRows.longBytes(row.getKey()), value, headers)));
-        }
-        producer.flush();
-        for (Future<RecordMetadata> f : sends) {
-            f.get(); // every partial durable before the split may complete
-        }
+        KafkaAggregateExchange exchange = new KafkaAggregateExchange(clientConfig, exchangeTopic(job), partitions, SumRows.SLOTS);
+        AggregateExchange.Layout layout = exchange.send(producer, SumRows.toResult(rows),
+                KafkaAggregateExchange.hotThreshold(rows.size(), partitions), headers); // every partial durable before the split may complete
+        metrics.exchangeSpilled(layout.spilled());
         listener.partialsWritten(nodeId, split, execution);
         return JobSteps.encodeScanDone(execution);
     }
@@ -153,12 +150,8 @@ public final class EngineNode implements AutoCloseable {
         String topic = exchangeTopic(step.job());
         int partition = step.exchangePartition();
         Map<String, String> manifest = step.acceptedBySplit();
-        Map<Long, long[]> rows = withFold(fold -> fold.fold(fold.partitions(topic).stream().filter(r -> r.partition() == partition).toList(), HashMap<Long, long[]>::new, (acc, r) -> {
-            if (accepted(r, manifest)) {
-                ByteBuffer v = ByteBuffer.wrap(r.value());
-                SumRows.add(acc, SumRows.longOf(r.key()), v.getLong(), v.getLong());
-            }
-        }, SumRows::merge, ctx::isCancelled, () -> { }).value());
+        KafkaAggregateExchange exchange = new KafkaAggregateExchange(clientConfig, topic, TopicScan.partitionCount(clientConfig, topic), SumRows.SLOTS);
+        Map<Long, long[]> rows = SumRows.fromResult(exchange.merge(partition, r -> accepted(r, manifest), ctx::isCancelled));
         return JobSteps.encodeRows(rows);
     }
 

@@ -54,6 +54,7 @@ public final class AggregateExchange {
     }
 
     public AggregateResult merge(MorselScheduler scheduler, LongAggTable[] partials, int slots) {
+        Combine[] combine = partials.length == 0 ? null : partials[0].combine();
         int groups = 0;
         for (LongAggTable t : partials) {
             groups += t.size();
@@ -83,13 +84,13 @@ public final class AggregateExchange {
         }
         scheduler.run(Pipeline.of("aggregate-exchange-merge", PipelineKind.MERGE, tasks, groups, (w, m, ctx) -> {
             int[] mine = members[m.id()];
-            LongAggTable t = new LongAggTable(slots, Math.max(16, mine.length));
+            LongAggTable t = new LongAggTable(slots, Math.max(16, mine.length), combine);
             for (int i : mine) {
                 t.addAll(keys[i], values, i);
             }
             merged[m.id()] = t.sorted();
         }));
-        return gather(merged, slots);
+        return gather(merged, slots, combine);
     }
 
     private int[][] byPartition(int[] target) {
@@ -110,6 +111,11 @@ public final class AggregateExchange {
 
     /** Merges the partitions' sorted runs into one, adding up a key that spilled into several. */
     static AggregateResult gather(AggregateResult[] runs, int slots) {
+        return gather(runs, slots, null);
+    }
+
+    /** As {@link #gather(AggregateResult[], int)}, combining a key found in several runs slot by slot as {@code combine} says. */
+    static AggregateResult gather(AggregateResult[] runs, int slots, Combine[] combine) {
         int total = 0;
         for (AggregateResult r : runs) {
             total += r.rows();
@@ -131,9 +137,9 @@ public final class AggregateExchange {
             long k = runs[best].key(head[best]);
             if (n == 0 || keys[n - 1] != k) {
                 keys[n++] = k;
-            }
-            for (int s = 0; s < slots; s++) {
-                values[(n - 1) * slots + s] += runs[best].value(head[best], s);
+                System.arraycopy(runs[best].values(), head[best] * slots, values, (n - 1) * slots, slots);
+            } else {
+                Combine.combine(combine, slots, values, (n - 1) * slots, runs[best].values(), head[best] * slots);
             }
             head[best]++;
         }

@@ -6,12 +6,12 @@ import java.util.List;
 import dev.baton.morsel.scheduler.MorselScheduler;
 
 /**
- * A hash aggregate: {@code GROUP BY key} (or no key: one group) with SUM and COUNT accumulators
- * over longs. As a pipeline's sink each worker fills its own {@link LongAggTable}; after the
- * barrier {@link #result} merges the partials — serially when they are small, otherwise through a
+ * A hash aggregate: {@code GROUP BY key} (or no key: one group) with SUM, COUNT, MIN, MAX and
+ * ARG_MAX ({@link #maxBy}) accumulators over longs. As a pipeline's sink each worker fills its own
+ * {@link LongAggTable}; after the barrier {@link #result} merges the partials — serially when they are small, otherwise through a
  * local hash exchange and a parallel merge pipeline ({@link AggregateExchange}). Sums and counts
- * are exact and associative, so the answer does not depend on the worker count or on which worker
- * saw which rows.
+ * are exact and associative, and so are the other kinds ({@link Combine}), so the answer does not
+ * depend on the worker count or on which worker saw which rows.
  *
  * <p>Build with {@link #groupBy} or {@link #global}, add accumulators in slot order, then use it as
  * one pipeline's sink. Thread contract: {@link #consume} on worker threads, {@link #result} once
@@ -22,7 +22,15 @@ public final class HashAggregate implements Sink {
     /** Partials with fewer groups than this in all merge on the caller's thread. */
     static final int SERIAL_MERGE_GROUPS = 1 << 15;
 
-    private record Accumulator(boolean count, Expr input) {
+    /** One slot: COUNT (no input), or its input combined as {@code kind} says. */
+    private record Accumulator(boolean count, Expr input, Combine kind) {
+        Accumulator(boolean count, Expr input) {
+            this(count, input, Combine.SUM);
+        }
+
+        boolean sums() {
+            return kind == Combine.SUM;
+        }
     }
 
     private final Expr key;
@@ -55,6 +63,29 @@ public final class HashAggregate implements Sink {
         return this;
     }
 
+    /** Adds {@code MIN(input)} as the next slot (a group with no row: {@code Long.MAX_VALUE}). */
+    public HashAggregate min(Expr input) {
+        accumulators.add(new Accumulator(false, input, Combine.MIN));
+        return this;
+    }
+
+    /** Adds {@code MAX(input)} as the next slot (a group with no row: {@code Long.MIN_VALUE}). */
+    public HashAggregate max(Expr input) {
+        accumulators.add(new Accumulator(false, input, Combine.MAX));
+        return this;
+    }
+
+    /**
+     * Adds {@code ARG_MAX(value, order)} as the next two slots: the largest {@code order} of the
+     * group, then {@code value} of the row that had it (on equal orders, the larger value). "The
+     * latest X by offset" is {@code maxBy(offset, x)}; "the first" is {@code maxBy(-offset, x)}.
+     */
+    public HashAggregate maxBy(Expr order, Expr value) {
+        accumulators.add(new Accumulator(false, order, Combine.ARG_MAX_ORDER));
+        accumulators.add(new Accumulator(false, value, Combine.ARG_MAX_VALUE));
+        return this;
+    }
+
     /** Adds {@code COUNT(*)} as the next slot. */
     public HashAggregate count() {
         accumulators.add(new Accumulator(true, null));
@@ -65,6 +96,14 @@ public final class HashAggregate implements Sink {
         return accumulators.size();
     }
 
+    private Combine[] combine() {
+        Combine[] c = new Combine[accumulators.size()];
+        for (int a = 0; a < c.length; a++) {
+            c[a] = accumulators.get(a).kind();
+        }
+        return c;
+    }
+
     /** Allocates one partial per worker; called by {@link ScanPipeline} when the pipeline is built. */
     void open(int workers) {
         if (accumulators.isEmpty()) {
@@ -73,7 +112,7 @@ public final class HashAggregate implements Sink {
         partials = new LongAggTable[workers];
         slots = new int[workers][];
         for (int w = 0; w < workers; w++) {
-            partials[w] = new LongAggTable(slots(), Math.max(1, expectedGroups / workers));
+            partials[w] = new LongAggTable(slots(), Math.max(1, expectedGroups / workers), combine());
             slots[w] = new int[0];
         }
     }
@@ -101,7 +140,9 @@ public final class HashAggregate implements Sink {
         int[] sel = b.selection();
         for (int a = 0; a < accumulators.size(); a++) {
             Accumulator acc = accumulators.get(a);
-            if (acc.count()) {
+            if (!acc.sums()) {
+                a = consumeCombined(b, s, n, values, a);
+            } else if (acc.count()) {
                 for (int j = 0; j < n; j++) {
                     values[s[j] + a]++;
                 }
@@ -139,13 +180,53 @@ public final class HashAggregate implements Sink {
         }
     }
 
+    /**
+     * Folds slot {@code a} (a MIN, a MAX, or the order of an ARG_MAX pair with its value) of every
+     * selected row into its group at {@code s[j]}; returns the last slot it filled.
+     */
+    private int consumeCombined(Batch b, int[] s, int n, long[] values, int a) {
+        Accumulator acc = accumulators.get(a);
+        int[] sel = b.selection();
+        long[] v = b.scratch(1);
+        acc.input().eval(b, v, 3);
+        switch (acc.kind()) {
+            case MIN -> { for (int j = 0; j < n; j++) { values[s[j] + a] = Math.min(values[s[j] + a], v[sel[j]]); } }
+            case MAX -> { for (int j = 0; j < n; j++) { values[s[j] + a] = Math.max(values[s[j] + a], v[sel[j]]); } }
+            case ARG_MAX_ORDER -> {
+                long[] w = b.scratch(2);
+                accumulators.get(a + 1).input().eval(b, w, 3);
+                for (int j = 0; j < n; j++) {
+                    int at = s[j] + a;
+                    long order = v[sel[j]];
+                    long value = w[sel[j]];
+                    if (order > values[at] || order == values[at] && value > values[at + 1]) {
+                        values[at] = order;
+                        values[at + 1] = value;
+                    }
+                }
+                return a + 1;
+            }
+            default -> throw new IllegalStateException("slot " + a + " of kind " + acc.kind() + " is not folded here");
+        }
+        return a;
+    }
+
     private void consumeGlobal(LongAggTable table, Batch b, int n) {
         int base = table.slotBase(0);
         long[] values = table.values();
         int[] sel = b.selection();
+        int[] same = null;
         for (int a = 0; a < accumulators.size(); a++) {
             Accumulator acc = accumulators.get(a);
             long total = 0;
+            if (!acc.sums()) {
+                if (same == null) {
+                    same = new int[n];
+                    java.util.Arrays.fill(same, base);
+                }
+                a = consumeCombined(b, same, n, values, a);
+                continue;
+            }
             if (acc.count()) {
                 total = n;
             } else if (acc.input() instanceof ColumnRef c && c.source()) {

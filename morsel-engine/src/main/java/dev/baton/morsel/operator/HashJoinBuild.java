@@ -10,7 +10,7 @@ import java.util.concurrent.atomic.AtomicReference;
  * same lookups and no probe row has to move. Keys must be unique on the build side (a primary key);
  * a repeated key keeps the payload merged last.
  */
-public final class HashJoinBuild implements Sink {
+public final class HashJoinBuild implements JoinBuild {
 
     private final ColumnRef key;
     private final ColumnRef payload;
@@ -38,6 +38,11 @@ public final class HashJoinBuild implements Sink {
             int i = sel[j];
             t.put(k[i], p[i]);
         }
+    }
+
+    @Override
+    public long lookup(long k, long missing) {
+        return table().get(k, missing);
     }
 
     /**

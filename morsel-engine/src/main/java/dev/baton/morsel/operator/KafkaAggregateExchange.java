@@ -5,6 +5,11 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Future;
+import java.util.function.BooleanSupplier;
+import java.util.function.Predicate;
 
 import dev.baton.morsel.exchange.HashExchange;
 import dev.baton.topics.ClientConfigs;
@@ -12,7 +17,9 @@ import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.header.Header;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 
@@ -54,19 +61,50 @@ public final class KafkaAggregateExchange {
 
     /** Sends every group of {@code partial}; returns how many groups went to each partition and how many spilled. */
     public AggregateExchange.Layout send(AggregateResult partial, int hotThreshold) {
+        try (KafkaProducer<byte[], byte[]> producer = producer()) {
+            return send(producer, partial, hotThreshold, List.of());
+        } catch (ExecutionException e) {
+            throw new IllegalStateException("could not write partials to " + topic + ": " + e.getCause().getMessage(), e.getCause());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new CancellationException("interrupted while writing partials to " + topic);
+        }
+    }
+
+    /**
+     * Sends every group of {@code partial} through the caller's {@code producer}, each record carrying
+     * {@code headers} (an engine node tags its split and execution), and returns once every record is
+     * acknowledged: the partials are durable when this returns.
+     *
+     * @throws ExecutionException when a record could not be written
+     */
+    public AggregateExchange.Layout send(KafkaProducer<byte[], byte[]> producer, AggregateResult partial, int hotThreshold, Iterable<Header> headers)
+            throws InterruptedException, ExecutionException {
         checkSlots(partial);
         int[] target = HashExchange.assign(partial.keys(), partitions, hotThreshold);
         int[] counts = new int[partitions];
         int spilled = 0;
-        try (KafkaProducer<byte[], byte[]> producer = producer()) {
-            for (int r = 0; r < partial.rows(); r++) {
-                producer.send(new ProducerRecord<>(topic, target[r], key(partial.key(r)), value(partial, r)));
-                counts[target[r]]++;
-                spilled += target[r] != HashExchange.partitionOf(partial.key(r), partitions) ? 1 : 0;
-            }
-            producer.flush();
+        List<Future<RecordMetadata>> sends = new ArrayList<>(partial.rows());
+        for (int r = 0; r < partial.rows(); r++) {
+            sends.add(producer.send(new ProducerRecord<>(topic, target[r], key(partial.key(r)), value(partial, r), headers)));
+            counts[target[r]]++;
+            spilled += target[r] != HashExchange.partitionOf(partial.key(r), partitions) ? 1 : 0;
+        }
+        producer.flush();
+        for (Future<RecordMetadata> f : sends) {
+            f.get();
         }
         return new AggregateExchange.Layout(counts, spilled);
+    }
+
+    /**
+     * The hot threshold for a partial of {@code groups} groups: a quarter above the fair share
+     * {@code groups / P}, and never below {@link HashExchange#DEFAULT_HOT_THRESHOLD}. A uniform hash
+     * stays under it; keys that crowd one partition spill the excess to the least-loaded ones.
+     */
+    public static int hotThreshold(int groups, int partitions) {
+        long fair = ((long) groups + partitions - 1) / partitions;
+        return (int) Math.max(HashExchange.DEFAULT_HOT_THRESHOLD, fair + (fair >> 2));
     }
 
     /** Sends every group to every partition. */
@@ -84,8 +122,19 @@ public final class KafkaAggregateExchange {
 
     /** Reads partition {@code partition} up to its end offset now and merges its groups, keys ascending. */
     public AggregateResult merge(int partition) {
+        return merge(partition, r -> true, () -> false);
+    }
+
+    /**
+     * As {@link #merge(int)}, counting only the records {@code accepted} passes (an engine node's
+     * merge keeps the partials of the executions in its job's manifest) and checking
+     * {@code cancelled} after every poll.
+     *
+     * @throws CancellationException once {@code cancelled} is true
+     */
+    public AggregateResult merge(int partition, Predicate<ConsumerRecord<byte[], byte[]>> accepted, BooleanSupplier cancelled) {
         try (KafkaConsumer<byte[], byte[]> consumer = consumer()) {
-            return merge(consumer, partition);
+            return merge(consumer, partition, accepted, cancelled);
         }
     }
 
@@ -94,7 +143,7 @@ public final class KafkaAggregateExchange {
         List<AggregateResult> runs = new ArrayList<>();
         try (KafkaConsumer<byte[], byte[]> consumer = consumer()) {
             for (int p = 0; p < partitions; p++) {
-                runs.add(merge(consumer, p));
+                runs.add(merge(consumer, p, r -> true, () -> false));
             }
         }
         return AggregateExchange.gather(runs.toArray(AggregateResult[]::new), slots);
@@ -104,7 +153,8 @@ public final class KafkaAggregateExchange {
         return new KafkaConsumer<>(ClientConfigs.assignedReader(clientConfig), new ByteArrayDeserializer(), new ByteArrayDeserializer());
     }
 
-    private AggregateResult merge(KafkaConsumer<byte[], byte[]> consumer, int partition) {
+    private AggregateResult merge(KafkaConsumer<byte[], byte[]> consumer, int partition, Predicate<ConsumerRecord<byte[], byte[]>> accepted,
+            BooleanSupplier cancelled) {
         LongAggTable table = new LongAggTable(slots, 1024);
         long[] row = new long[slots];
         TopicPartition tp = new TopicPartition(topic, partition);
@@ -114,12 +164,15 @@ public final class KafkaAggregateExchange {
         int emptyPolls = 0;
         while (consumer.position(tp) < end) {
             List<ConsumerRecord<byte[], byte[]>> records = consumer.poll(POLL).records(tp);
+            if (cancelled.getAsBoolean()) {
+                throw new CancellationException("merge of " + tp + " cancelled at offset " + consumer.position(tp) + " of " + end);
+            }
             emptyPolls = records.isEmpty() ? emptyPolls + 1 : 0;
             if (emptyPolls > MAX_EMPTY_POLLS) {
                 throw new IllegalStateException("no progress reading " + tp + " at offset " + consumer.position(tp) + " of " + end);
             }
             for (ConsumerRecord<byte[], byte[]> r : records) {
-                if (r.offset() < end) {
+                if (r.offset() < end && accepted.test(r)) {
                     table.addAll(decodeKey(r), decodeValue(r, row), 0);
                 }
             }

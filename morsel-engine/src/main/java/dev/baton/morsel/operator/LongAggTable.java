@@ -6,13 +6,16 @@ import java.util.Arrays;
  * A hash aggregate's partial table: long group key → {@code slots} long accumulators, open
  * addressing with linear probing. One per worker (thread-local partials, no locks); partials are
  * merged at the pipeline barrier. Sums of fixed-point longs are exact and associative, so the
- * merged result does not depend on how rows were split among workers.
+ * merged result does not depend on how rows were split among workers; so are the other
+ * {@link Combine} kinds a table may be built with (a new group starts at each slot's identity).
  */
 public final class LongAggTable {
 
     private static final long EMPTY = Long.MIN_VALUE;
 
     private final int slots;
+    /** How each slot merges; {@code null}: every slot sums (and starts at 0). */
+    private final Combine[] combine;
     private long[] keys;
     private long[] values;
     private int size;
@@ -22,10 +25,19 @@ public final class LongAggTable {
     private static final int DENSE_KEYS = 1 << 16;
 
     public LongAggTable(int slots, int expectedGroups) {
+        this(slots, expectedGroups, null);
+    }
+
+    /** @param combine how each slot merges ({@code null} or all {@link Combine#SUM}: sums) */
+    public LongAggTable(int slots, int expectedGroups, Combine[] combine) {
         if (slots < 1) {
             throw new IllegalArgumentException("slots must be >= 1, was " + slots);
         }
+        if (combine != null && combine.length != slots) {
+            throw new IllegalArgumentException("one combine kind per slot: " + slots + " slots, " + combine.length + " kinds");
+        }
         this.slots = slots;
+        this.combine = Combine.onlySums(combine) ? null : combine.clone();
         Arrays.fill(dense, -1);
         int capacity = Integer.highestOneBit(Math.max(16, expectedGroups * 2 - 1)) << 1;
         allocate(capacity);
@@ -67,6 +79,11 @@ public final class LongAggTable {
                 }
                 keys[i] = key;
                 size++;
+                if (combine != null) {
+                    for (int s = 0; s < slots; s++) {
+                        values[i * slots + s] = combine[s].identity();
+                    }
+                }
                 return i * slots;
             }
             i = (i + 1) & mask;
@@ -104,9 +121,7 @@ public final class LongAggTable {
     /** Adds {@code slots} accumulators from {@code from[at * slots ..]} into group {@code key}. */
     public void addAll(long key, long[] from, int at) {
         int base = slotBase(key);
-        for (int s = 0; s < slots; s++) {
-            values[base + s] += from[at * slots + s];
-        }
+        Combine.combine(combine, slots, values, base, from, at * slots);
     }
 
     /** Keys in ascending order with their accumulators, as flat arrays. */
@@ -130,14 +145,17 @@ public final class LongAggTable {
         return slots;
     }
 
-    /** Adds every group of {@code other} into this table. */
+    /** How each slot merges, or {@code null} when every slot sums. */
+    public Combine[] combine() {
+        return combine == null ? null : combine.clone();
+    }
+
+    /** Merges every group of {@code other} into this table, slot by slot as this table's {@link Combine} kinds say. */
     public void mergeFrom(LongAggTable other) {
         for (int i = 0; i < other.keys.length; i++) {
             if (other.keys[i] != EMPTY) {
                 int base = slotBase(other.keys[i]);
-                for (int s = 0; s < slots; s++) {
-                    values[base + s] += other.values[i * slots + s];
-                }
+                Combine.combine(combine, slots, values, base, other.values, i * slots);
             }
         }
     }

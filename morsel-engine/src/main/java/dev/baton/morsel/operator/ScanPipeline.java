@@ -69,7 +69,7 @@ public final class ScanPipeline {
     }
 
     /** Inner-joins with {@code build} on {@code key}; the build's payload becomes column {@code payloadName}. */
-    public ColumnRef probe(HashJoinBuild build, Expr key, String payloadName) {
+    public ColumnRef probe(JoinBuild build, Expr key, String payloadName) {
         ColumnRef payload = layout.addComputed(payloadName);
         then(new HashJoinProbe(build, key, payload));
         return payload;

@@ -1,0 +1,255 @@
+package dev.baton.morsel.history;
+
+import static dev.baton.morsel.history.LogProjections.H_AT;
+import static dev.baton.morsel.history.LogProjections.H_ATTEMPT;
+import static dev.baton.morsel.history.LogProjections.H_KIND;
+import static dev.baton.morsel.history.LogProjections.H_NAMESPACE;
+import static dev.baton.morsel.history.LogProjections.H_QUEUE;
+import static dev.baton.morsel.history.LogProjections.H_REQUEST;
+import static dev.baton.morsel.history.LogProjections.H_TYPE;
+import static dev.baton.morsel.history.LogProjections.H_WORKFLOW;
+import static dev.baton.morsel.history.LogProjections.O_AT;
+import static dev.baton.morsel.history.LogProjections.O_REASON;
+import static dev.baton.morsel.history.LogProjections.O_REQUEST;
+import static dev.baton.morsel.history.LogProjections.O_STATUS;
+import static dev.baton.morsel.history.LogProjections.O_UNMATCHED;
+
+import java.nio.charset.StandardCharsets;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicLong;
+
+import dev.baton.events.HistoryKind;
+import dev.baton.events.OutcomeStatus;
+import dev.baton.morsel.kafka.ProjectedReader;
+import dev.baton.morsel.kafka.ProjectedRow;
+import dev.baton.morsel.kafka.TopicFold;
+import dev.baton.morsel.kafka.TopicPageSource;
+import dev.baton.morsel.operator.AggregateResult;
+import dev.baton.morsel.operator.ColumnRef;
+import dev.baton.morsel.operator.Expr;
+import dev.baton.morsel.operator.HashAggregate;
+import dev.baton.morsel.operator.RangeFilter;
+import dev.baton.morsel.operator.SortLimit;
+import dev.baton.schemas.UndecodableRecordException;
+import dev.baton.topics.BatonTopics;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+
+/**
+ * The history queries as operator compositions over a topic read as columns: a projected decoder
+ * turns each record into longs (strings through a {@link StringIds} dictionary), then
+ *
+ * <pre>
+ * sites:   scan baton.history → filter at ≥ from, namespace = n → project dispatch_order, dispatch_at
+ *          → hash aggregate by site: last kind by offset; request, attempt, queue, type of the
+ *            latest dispatch (ARG_MAX by dispatch_order); first dispatch time (MIN); namespace, workflow
+ * answers: scan baton.results → filter unmatched = 0 → project first = -offset
+ *          → hash aggregate by request: completed, reason prefix, time of its first outcome (ARG_MAX by first)
+ * </pre>
+ *
+ * A site's events sit in one partition, so "latest" by offset is well defined and ARG_MAX merges
+ * partials in any order: the per-site fold that was a sequential loop is an aggregate.
+ */
+final class SiteQueries {
+
+    private static final HistoryKind[] KINDS = HistoryKind.values();
+    private static final List<String> HISTORY_COLUMNS = List.of("offset", "kind", "dispatched", "at", "site", "namespace", "workflow",
+            "request", "attempt", "queue", "type");
+    private static final List<String> POSITION_COLUMNS = List.of("position", "at", "workflow", "namespace");
+    /** A record's position packs its partition above its offset's 40 bits (a trillion offsets per partition). */
+    private static final int POSITION_OFFSET_BITS = 40;
+    private static final List<String> OUTCOME_COLUMNS = List.of("offset", "request", "completed", "reason", "at", "unmatched");
+    /** Expected groups of a worker's partial before its table grows. */
+    private static final int EXPECTED_GROUPS = 1 << 12;
+
+    private final ProjectedReader history;
+    private final ProjectedReader outcomes;
+    private final StringIds ids = new StringIds();
+    private final AtomicLong undecodable = new AtomicLong();
+
+    SiteQueries(ProjectedReader history, ProjectedReader outcomes) {
+        this.history = history;
+        this.outcomes = outcomes;
+    }
+
+    /** Records the decoders could not read since this instance was made. */
+    long undecodable() {
+        return undecodable.get();
+    }
+
+    /** Every site with an event in scope, as the composition above folds it. */
+    TopicFold.Result<Map<String, SiteTrail>> sites(TopicFold fold, HistoryLog.Scope scope) {
+        long namespace = ids.id(scope.namespace());
+        TopicFold.Result<AggregateResult> r = fold.query(fold.partitions(BatonTopics.HISTORY), HISTORY_COLUMNS, historyDecoder(), scan -> {
+            if (scope.fromMillis() != Long.MIN_VALUE) {
+                scan.filter(RangeFilter.between(scan.col("at"), scope.fromMillis(), Long.MAX_VALUE));
+            }
+            if (scope.namespace() != null) {
+                scan.filter(RangeFilter.between(scan.col("namespace"), namespace, namespace));
+            }
+            ColumnRef offset = scan.col("offset");
+            ColumnRef dispatched = scan.col("dispatched");
+            // offset for a dispatch, -1 otherwise: the latest dispatch is the ARG_MAX by this order
+            ColumnRef order = scan.project("dispatch_order", Expr.sub(Expr.mul(Expr.add(offset, Expr.lit(1)), dispatched), Expr.lit(1)));
+            // the time of a dispatch, Long.MAX_VALUE otherwise: the first dispatch is the MIN
+            ColumnRef dispatchAt = scan.project("dispatch_at", Expr.add(Expr.mul(scan.col("at"), dispatched),
+                    Expr.mul(Expr.sub(Expr.lit(1), dispatched), Expr.lit(Long.MAX_VALUE))));
+            HashAggregate agg = HashAggregate.groupBy(scan.col("site"), EXPECTED_GROUPS)
+                    .maxBy(offset, scan.col("kind"))
+                    .maxBy(order, scan.col("request"))
+                    .maxBy(order, scan.col("attempt"))
+                    .maxBy(order, scan.col("queue"))
+                    .maxBy(order, scan.col("type"))
+                    .min(dispatchAt)
+                    .max(scan.col("namespace"))
+                    .max(scan.col("workflow"));
+            scan.into(agg);
+            return agg::result;
+        }, () -> false);
+        AggregateResult a = r.value();
+        Map<String, SiteTrail> sites = new HashMap<>();
+        for (int i = 0; i < a.rows(); i++) {
+            SiteTrail t = new SiteTrail(ids.string(a.key(i)), ids.string(a.value(i, 11)), ids.string(a.value(i, 12)));
+            t.lastOffset = a.value(i, 0);
+            t.lastKind = KINDS[(int) a.value(i, 1)];
+            if (a.value(i, 2) >= 0) {
+                t.dispatchOffset = a.value(i, 2);
+                t.requestId = ids.string(a.value(i, 3));
+                t.attempt = (int) a.value(i, 5);
+                t.queue = ids.string(a.value(i, 7));
+                t.activityType = ids.string(a.value(i, 9));
+                t.firstDispatchAt = a.value(i, 10);
+            }
+            sites.put(t.siteKey, t);
+        }
+        return new TopicFold.Result<>(sites, r.records(), r.bytes(), r.morsels(), r.offsetsPerMorsel(), r.nanos());
+    }
+
+    /** Every answered request (unmatched copies excluded): how its first outcome by offset ended, and when. */
+    Map<String, HistoryLog.Answer> answers(TopicFold fold) {
+        AggregateResult a = fold.query(fold.partitions(BatonTopics.RESULTS), OUTCOME_COLUMNS, outcomeDecoder(), scan -> {
+            scan.filter(RangeFilter.between(scan.col("unmatched"), 0, 0));
+            ColumnRef first = scan.project("first", Expr.sub(Expr.lit(0), scan.col("offset")));
+            HashAggregate agg = HashAggregate.groupBy(scan.col("request"), EXPECTED_GROUPS)
+                    .maxBy(first, scan.col("completed"))
+                    .maxBy(first, scan.col("reason"))
+                    .maxBy(first, scan.col("at"));
+            scan.into(agg);
+            return agg::result;
+        }, () -> false).value();
+        Map<String, HistoryLog.Answer> answers = new HashMap<>();
+        for (int i = 0; i < a.rows(); i++) {
+            answers.put(ids.string(a.key(i)), new HistoryLog.Answer(a.value(i, 1) == 1, ids.string(a.value(i, 3)), a.value(i, 5)));
+        }
+        return answers;
+    }
+
+    /**
+     * Where one workflow's events sit, earliest first: scan {@code baton.history} → filter
+     * workflow = w (and namespace = n) → hash aggregate by position ({@code partition << 40 | offset})
+     * with MIN(at) → sort by time, then position. Each row is {@code [position, at]}.
+     */
+    List<long[]> workflowPositions(TopicFold fold, String workflowId, String namespace) {
+        long workflow = ids.id(workflowId);
+        long ns = ids.id(namespace);
+        AggregateResult a = fold.query(fold.partitions(BatonTopics.HISTORY), POSITION_COLUMNS, positionDecoder(), scan -> {
+            scan.filter(RangeFilter.between(scan.col("workflow"), workflow, workflow));
+            if (namespace != null) {
+                scan.filter(RangeFilter.between(scan.col("namespace"), ns, ns));
+            }
+            HashAggregate agg = HashAggregate.groupBy(scan.col("position"), 64).min(scan.col("at"));
+            scan.into(agg);
+            return agg::result;
+        }, () -> false).value();
+        return a.rows() == 0 ? List.of() : new SortLimit(List.of(SortLimit.Order.asc(1)), a.rows()).apply(a);
+    }
+
+    static long position(int partition, long offset) {
+        return (long) partition << POSITION_OFFSET_BITS | offset;
+    }
+
+    static int partitionOf(long position) {
+        return (int) (position >>> POSITION_OFFSET_BITS);
+    }
+
+    static long offsetOf(long position) {
+        return position & ((1L << POSITION_OFFSET_BITS) - 1);
+    }
+
+    private TopicPageSource.RowDecoder positionDecoder() {
+        ThreadLocal<ProjectedRow> rows = ThreadLocal.withInitial(history::newRow);
+        return (rec, row) -> {
+            ProjectedRow e = decode(history, BatonTopics.HISTORY, rec, rows.get());
+            if (e == null) {
+                return false;
+            }
+            row[0] = position(rec.partition(), rec.offset());
+            row[1] = e.getLong(H_AT);
+            row[2] = ids.id(e.utf8(H_WORKFLOW));
+            row[3] = ids.id(e.utf8(H_NAMESPACE));
+            return true;
+        };
+    }
+
+    private TopicPageSource.RowDecoder historyDecoder() {
+        ThreadLocal<ProjectedRow> rows = ThreadLocal.withInitial(history::newRow);
+        return (rec, row) -> {
+            ProjectedRow e = decode(history, BatonTopics.HISTORY, rec, rows.get());
+            if (e == null) {
+                return false;
+            }
+            int kind = e.getInt(H_KIND);
+            boolean dispatch = kind == HistoryKind.DISPATCHED.ordinal();
+            row[0] = rec.offset();
+            row[1] = kind;
+            row[2] = dispatch ? 1 : 0;
+            row[3] = e.getLong(H_AT);
+            row[4] = rec.key() == null ? StringIds.NULL : ids.id(new String(rec.key(), StandardCharsets.UTF_8));
+            row[5] = ids.id(e.utf8(H_NAMESPACE));
+            row[6] = ids.id(e.utf8(H_WORKFLOW));
+            // only a dispatch's own fields are read by the aggregate: the rest are not interned
+            row[7] = dispatch ? ids.id(e.utf8(H_REQUEST)) : StringIds.NULL;
+            row[8] = dispatch ? e.getInt(H_ATTEMPT) : 0;
+            row[9] = dispatch ? ids.id(e.utf8(H_QUEUE)) : StringIds.NULL;
+            row[10] = dispatch ? ids.id(e.utf8(H_TYPE)) : StringIds.NULL;
+            return true;
+        };
+    }
+
+    private TopicPageSource.RowDecoder outcomeDecoder() {
+        ThreadLocal<ProjectedRow> rows = ThreadLocal.withInitial(outcomes::newRow);
+        return (rec, row) -> {
+            ProjectedRow o = decode(outcomes, BatonTopics.RESULTS, rec, rows.get());
+            if (o == null) {
+                return false;
+            }
+            boolean unmatched = o.getBoolean(O_UNMATCHED);
+            row[0] = rec.offset();
+            row[1] = unmatched ? StringIds.NULL : ids.id(o.utf8(O_REQUEST));
+            row[2] = o.getInt(O_STATUS) == OutcomeStatus.COMPLETED.ordinal() ? 1 : 0;
+            row[3] = unmatched ? StringIds.NULL : ids.id(reasonPrefix(o.string(O_REASON)));
+            row[4] = o.getLong(O_AT);
+            row[5] = unmatched ? 1 : 0;
+            return true;
+        };
+    }
+
+    /** "terminal: no" → "terminal:"; a reason without a colon is its own prefix. */
+    private static String reasonPrefix(String reason) {
+        return reason == null ? null : reason.contains(":") ? reason.substring(0, reason.indexOf(':') + 1) : reason;
+    }
+
+    private ProjectedRow decode(ProjectedReader reader, String topic, ConsumerRecord<byte[], byte[]> rec, ProjectedRow row) {
+        if (rec.value() == null) {
+            return null;
+        }
+        try {
+            reader.decode(topic, rec.value(), row);
+            return row;
+        } catch (UndecodableRecordException e) {
+            undecodable.incrementAndGet(); // a dead letter when it was written; a scan reports, it does not repair
+            return null;
+        }
+    }
+}
