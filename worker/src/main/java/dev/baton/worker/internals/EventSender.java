@@ -56,7 +56,8 @@ public final class EventSender implements AutoCloseable {
     /** As above, with the producer's metrics bound to {@code meters}. */
     public EventSender(Map<String, Object> kafkaConfig, EventSerde<WorkerEvent> serde, String workerId, Clock clock, ReportLimits limits,
                        ClientMeters meters) {
-        this(meters.producer(new KafkaProducer<>(producerConfig(kafkaConfig, workerId), new ByteArraySerializer(), new ByteArraySerializer())),
+        this(meters.producer(new KafkaProducer<>(producerConfig(kafkaConfig, workerId), new ByteArraySerializer(), new ByteArraySerializer()),
+                "worker-events"),
                 serde, workerId, clock, limits);
     }
 

@@ -72,7 +72,7 @@ public final class QueueRunner implements Runnable {
     public QueueRunner(String queue, String workerId, List<String> topics, Map<String, Object> kafkaConfig, LeaseMode mode,
                        EventSerde<ActivityTask> tasks, EventSender events, DeadLetters deadLetters, ActivityRunner runner, Slots slots,
                        Clock clock, Runnable leaseCounted, Runnable servingEnded, ClientMeters meters) {
-        this(queue, workerId, topics, meters.consumer(consumer(queue, workerId, kafkaConfig, slots.capacity())), mode, kafkaConfig, meters,
+        this(queue, workerId, topics, meters.consumer(consumer(queue, workerId, kafkaConfig, slots.capacity()), "worker-tasks/" + queue), mode, kafkaConfig, meters,
                 tasks, events, deadLetters, runner, slots, clock, leaseCounted, servingEnded);
     }
 
@@ -126,7 +126,7 @@ public final class QueueRunner implements Runnable {
         // worker-events (the streams app) stall on those partitions until the broker aborts it. A
         // lease transaction lasts milliseconds; the 60 s default would stall every site behind it.
         p.putIfAbsent(ProducerConfig.TRANSACTION_TIMEOUT_CONFIG, 10_000);
-        return new LeaseTransactions(() -> meters.producer(new KafkaProducer<>(p, new ByteArraySerializer(), new ByteArraySerializer())),
+        return new LeaseTransactions(() -> meters.producer(new KafkaProducer<>(p, new ByteArraySerializer(), new ByteArraySerializer()), "worker-leases/" + queue),
                 owner(workerId, queue));
     }
 
