@@ -55,7 +55,8 @@ public final class KafkaClientTags implements MeterFilter {
 
     @Override
     public Meter.Id map(Meter.Id id) {
-        if (!id.getName().startsWith("kafka.") || id.getTag(CLIENT_ID) == null && id.getTag(PROCESS_ID) == null) {
+        if (!id.getName().startsWith("kafka.")
+                || id.getTag(CLIENT_ID) == null && id.getTag(THREAD_ID) == null && id.getTag(PROCESS_ID) == null) {
             return id;
         }
         List<Tag> tags = new ArrayList<>();

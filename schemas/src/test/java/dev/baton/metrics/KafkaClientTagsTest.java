@@ -50,6 +50,14 @@ class KafkaClientTagsTest {
         assertThat(mapped.getTag("process.id")).isEmpty();
     }
 
+    @Test
+    void shouldStripTheProcessUuidFromAThreadMeterWithoutAClientId() {
+        Meter.Id id = new Meter.Id("kafka.stream.thread.commit.total", io.micrometer.core.instrument.Tags.of(
+                Tag.of("thread.id", "baton-streams-2493c39b-1031-49b0-aca9-38bfa244f13e-StreamThread-1")), null, null, Meter.Type.COUNTER);
+
+        assertThat(new KafkaClientTags().map(id).getTag("thread.id")).isEqualTo("StreamThread-1");
+    }
+
     private static KafkaProducer<byte[], byte[]> producer(String clientId) {
         Map<String, Object> c = new HashMap<>();
         c.put("bootstrap.servers", "localhost:1");
