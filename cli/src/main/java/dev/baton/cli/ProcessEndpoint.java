@@ -10,6 +10,7 @@ import java.util.function.BooleanSupplier;
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpHandler;
 import dev.baton.metrics.BatonMetric;
+import dev.baton.metrics.KafkaClientTags;
 import io.micrometer.core.instrument.binder.jvm.ClassLoaderMetrics;
 import io.micrometer.core.instrument.binder.jvm.JvmGcMetrics;
 import io.micrometer.core.instrument.binder.jvm.JvmMemoryMetrics;
@@ -37,6 +38,7 @@ public final class ProcessEndpoint implements AutoCloseable {
     private final AtomicReference<HttpHandler> other = new AtomicReference<>();
 
     public ProcessEndpoint(int port) {
+        KafkaClientTags.installOn(registry); // first: a filter applies only to meters registered after it
         new JvmMemoryMetrics().bindTo(registry);
         gc.bindTo(registry);
         new JvmThreadMetrics().bindTo(registry);

@@ -66,9 +66,11 @@ class MetricsCatalogIT {
                     "baton_handler_duration_seconds_bucket{activity_type=\"echo\",result=\"completed\",le=\"0.005\"}",
                     "baton_dispatch_latency_seconds_bucket{le=\"+Inf\"}", "baton_worker_leases_total{queue=\"metered\"}",
                     "baton_queue_lag{queue=\"metered\"}", "baton_build_info{", "kafka_stream_", "kafka_producer_", "jvm_");
-            assertThat(exposition).as("the worker's own clients: its task consumer, its event producer")
-                    .containsPattern("kafka_consumer_[a-z_]+\\{[^}]*client_id=\"metered-worker-metered\"")
-                    .containsPattern("kafka_producer_[a-z_]+\\{[^}]*client_id=\"baton-worker-events-metered-worker\"");
+            assertThat(exposition).as("the worker's own clients by role: its task consumer, its event producer")
+                    .containsPattern("kafka_consumer_[a-z_]+\\{[^}]*role=\"worker-tasks/metered\"")
+                    .containsPattern("kafka_producer_[a-z_]+\\{[^}]*role=\"worker-events\"");
+            assertThat(exposition).as("no client id (a process id) as a Kafka client label").doesNotContain("client_id=")
+                    .doesNotContainPattern("[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}");
             assertThat(exposition).as("histograms, not summaries").doesNotContain("quantile=");
             assertThat(exposition).as("no worker or client ids as Baton labels").doesNotContainPattern("baton_[a-z_]+\\{[^}]*(worker|client)=");
             promtoolCheck(exposition);

@@ -114,8 +114,8 @@ public final class DispatchClient implements AutoCloseable {
         Producer<byte[], byte[]> startedProducer = null;
         ResultListener startedListener = null;
         try {
-            startedProducer = clientMeters.producer(producers.apply(producerConfig(config)));
-            startedListener = new ResultListener(clientId, config.kafkaConfig(), c -> clientMeters.consumer(consumers.apply(c)),
+            startedProducer = clientMeters.producer(producers.apply(producerConfig(config)), "dispatch");
+            startedListener = new ResultListener(clientId, config.kafkaConfig(), c -> clientMeters.consumer(consumers.apply(c), "results"),
                     EventSerde.of(Outcome.class, registry), pending, unmatched);
             this.listenerThread = new Thread(startedListener, "baton-results-" + clientId);
             listenerThread.setDaemon(true);

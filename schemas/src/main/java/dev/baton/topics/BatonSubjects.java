@@ -18,6 +18,10 @@ import org.apache.avro.SchemaCompatibility;
  * each of its topics. Baton registers them itself, on first use; a foreign schema registered there
  * first (over the REST API, say) would make Baton's registration fail as incompatible, and the
  * dispatch that needed it with it. The REST API refuses any other schema there ({@code 409}).
+ *
+ * <p>The morsel engine's exchange topics ({@code baton.exchange.<job>}) are Baton's too, but their
+ * values are not Avro: raw partial aggregates (see docs/protocol.md). Their value subjects hold no
+ * schema, and the REST API refuses every registration there, so no tool is led to read them as Avro.
  */
 public final class BatonSubjects {
 
@@ -48,17 +52,26 @@ public final class BatonSubjects {
     }
 
     public static boolean isBatons(String subject) {
-        return schemaOf(subject).isPresent();
+        return schemaOf(subject).isPresent() || isExchange(subject);
+    }
+
+    /** Whether {@code subject} is the value subject of an engine exchange topic: Baton's, and schema-less. */
+    public static boolean isExchange(String subject) {
+        return subject != null && subject.endsWith(VALUE) && subject.startsWith(BatonTopics.EXCHANGE_PREFIX);
     }
 
     /**
      * Why {@code schema} may not be registered under {@code subject}, or empty when it may: always for
-     * a subject that is not Baton's; under one of Baton's only a schema of Baton's record (the same
+     * a subject that is not Baton's; never under an exchange subject; under one of Baton's only a schema of Baton's record (the same
      * full name) that Baton's own schema can read, so that Baton's registration after it still
      * succeeds. That admits the exact schema in any text (what Confluent serializers in other languages
      * register from the published {@code .avsc} files) and earlier releases of it, and refuses a squat.
      */
     public static Optional<String> refusal(String subject, Schema schema) {
+        if (isExchange(subject)) {
+            return Optional.of("subject '" + subject + "' is Baton's: the morsel engine's exchange, whose values are raw partial "
+                    + "aggregates, not Avro; no schema may be registered there (register yours under subjects of your own topics)");
+        }
         Optional<Schema> batons = schemaOf(subject);
         if (batons.isEmpty()) {
             return Optional.empty();

@@ -7,6 +7,7 @@ import java.util.Map;
 import java.util.Properties;
 import java.util.Set;
 
+import dev.baton.metrics.KafkaClientTags;
 import dev.baton.schemas.registry.SchemaRegistry;
 import dev.baton.schemas.registry.SchemaRegistryRestServer;
 import dev.baton.streams.config.CommitPacing;
@@ -97,6 +98,7 @@ public final class BatonStreamsApp implements AutoCloseable {
         });
         this.meters = meters;
         this.streamsMetrics = new KafkaStreamsMetrics(streams);
+        KafkaClientTags.installOn(meters); // no process UUID in the client and thread labels
         streamsMetrics.bindTo(meters);
         this.queries = StatusEndpoints.queries(streams, serdes.siteState(), serdes.workerStatus(), config.adminConfig(),
                 queueService::unservedQueues, config.applicationServer().orElse(null));

@@ -18,6 +18,7 @@ import dev.baton.metrics.BatonMetric;
 import dev.baton.metrics.ClientMeters;
 import dev.baton.schemas.DeadLetters;
 import dev.baton.schemas.EventSerde;
+import dev.baton.schemas.payload.ReportLimits;
 import dev.baton.schemas.registry.SchemaRegistry;
 import dev.baton.topics.BatonTopics;
 import dev.baton.worker.internals.ActivityPool;
@@ -74,7 +75,8 @@ public final class Worker implements AutoCloseable {
         this.clientMeters = new ClientMeters(options.meters());
         Clock clock = Clock.systemUTC();
         this.registry = SchemaRegistry.forUrl(options.schemaRegistryUrl(), options.kafkaConfig());
-        this.events = new EventSender(options.kafkaConfig(), EventSerde.of(WorkerEvent.class, registry), options.workerId(), clock, clientMeters);
+        this.events = new EventSender(options.kafkaConfig(), EventSerde.of(WorkerEvent.class, registry), options.workerId(), clock,
+                new ReportLimits(options.maxPayloadBytes()), clientMeters);
         this.registration = new Registration(options.kafkaConfig(), EventSerde.of(WorkerStatus.class, registry), options.workerId(),
                 this::servedQueues, options.nodeLabels(), options.maxConcurrent(), executions::size, () -> draining, clock, clientMeters);
         this.control = new ControlListener(options.workerId(), options.kafkaConfig(), EventSerde.of(WorkerControl.class, registry), executions,

@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
 
+import dev.baton.schemas.payload.ReportLimits;
 import org.apache.kafka.common.config.AbstractConfig;
 import org.apache.kafka.common.config.ConfigDef;
 import org.apache.kafka.common.config.ConfigDef.Importance;
@@ -25,6 +26,8 @@ public final class WorkerConfig extends AbstractConfig {
     public static final String REGISTRATION_INTERVAL_MS_CONFIG = "worker.registration.interval.ms";
     public static final String LEASE_MODE_CONFIG = "worker.lease.mode";
     public static final String QUEUES_CONFIG = "worker.queues";
+    /** The same key, default and range as the streams app's: a deployment sets both from one value. */
+    public static final String MAX_PAYLOAD_BYTES_CONFIG = "max.payload.bytes";
 
     public static final ConfigDef CONFIG = new ConfigDef()
             .define(BOOTSTRAP_SERVERS_CONFIG, Type.STRING, "localhost:9092", Importance.HIGH, "Kafka bootstrap servers.")
@@ -39,6 +42,10 @@ public final class WorkerConfig extends AbstractConfig {
                     "How often the worker refreshes its baton.workers registration (the census drops it after worker.stale.ms).")
             .define(QUEUES_CONFIG, Type.LIST, "", Importance.HIGH,
                     "Queues baton worker serves when no --queue is given (e.g. from BATON_WORKER_QUEUES=payments,emails).")
+            .define(MAX_PAYLOAD_BYTES_CONFIG, Type.INT, ReportLimits.DEFAULT_MAX_PAYLOAD_BYTES, Range.between(0, 983_040), Importance.MEDIUM,
+                    "The streams app's max.payload.bytes: set it to the same value (it is the same key, so one shared file sets both). "
+                    + "A handler's output over it is reported as a terminal OutputTooLarge failure; sent, the streams app would "
+                    + "dead-letter it and the activity would run again until transport-exhausted.")
             .define(LEASE_MODE_CONFIG, Type.STRING, "transactional", ConfigDef.ValidString.in("transactional", "plain"), Importance.MEDIUM,
                     "transactional: a poll batch's leases and offsets commit in one transaction, handlers start after it. plain: for a "
                     + "streams app running at-least-once; handlers start as tasks are read, offsets follow the acknowledged leases.");
@@ -60,6 +67,7 @@ public final class WorkerConfig extends AbstractConfig {
         WorkerOptions.Builder b = WorkerOptions.builder().kafkaConfig(kafka).schemaRegistryUrl(getString(SCHEMA_REGISTRY_URL_CONFIG))
                 .maxConcurrent(getInt(MAX_CONCURRENT_CONFIG)).drainTimeout(Duration.ofMillis(getLong(DRAIN_TIMEOUT_MS_CONFIG)))
                 .registrationInterval(Duration.ofMillis(getLong(REGISTRATION_INTERVAL_MS_CONFIG)))
+                .maxPayloadBytes(getInt(MAX_PAYLOAD_BYTES_CONFIG))
                 .leaseMode("plain".equals(getString(LEASE_MODE_CONFIG)) ? LeaseMode.PLAIN : LeaseMode.TRANSACTIONAL);
         if (!getString(WORKER_ID_CONFIG).isEmpty()) {
             b.workerId(getString(WORKER_ID_CONFIG));

@@ -8,6 +8,7 @@ import java.util.Objects;
 import java.util.UUID;
 
 import dev.baton.schemas.payload.PayloadConverters;
+import dev.baton.schemas.payload.ReportLimits;
 import dev.baton.topics.BatonTopics;
 import dev.baton.worker.internals.TypedHandlerAdapter;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -27,10 +28,13 @@ import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
  * @param registrationInterval how often the worker refreshes its {@code baton.workers} registration
  * @param meters where the worker registers its meters
  * @param converters payload converters of typed handlers, failure details, heartbeat details and async results
+ * @param maxPayloadBytes the streams app's {@code max.payload.bytes}: an output over it is reported as a
+ *                        terminal {@code OutputTooLarge} failure instead of being sent (and dead-lettered there)
  */
 public record WorkerOptions(Map<String, Object> kafkaConfig, String workerId, String schemaRegistryUrl, List<String> queues,
                             Map<String, ActivityHandler> handlers, int maxConcurrent, List<String> nodeLabels, Duration drainTimeout,
-                            Duration registrationInterval, MeterRegistry meters, LeaseMode leaseMode, PayloadConverters converters) {
+                            Duration registrationInterval, MeterRegistry meters, LeaseMode leaseMode, PayloadConverters converters,
+                            int maxPayloadBytes) {
 
     public WorkerOptions {
         kafkaConfig = Map.copyOf(kafkaConfig);
@@ -60,6 +64,9 @@ public record WorkerOptions(Map<String, Object> kafkaConfig, String workerId, St
         }
         Objects.requireNonNull(leaseMode, "leaseMode");
         Objects.requireNonNull(converters, "converters");
+        if (maxPayloadBytes < 0) {
+            throw new IllegalArgumentException("maxPayloadBytes must be >= 0, was " + maxPayloadBytes);
+        }
         if (registrationInterval.toMillis() < 10) {
             throw new IllegalArgumentException("registrationInterval must be >= 10 ms, was " + registrationInterval);
         }
@@ -84,6 +91,17 @@ public record WorkerOptions(Map<String, Object> kafkaConfig, String workerId, St
         private LeaseMode leaseMode = LeaseMode.TRANSACTIONAL;
         private final Map<String, TypedRegistration<?>> typedHandlers = new HashMap<>();
         private PayloadConverters converters = PayloadConverters.defaults();
+        private int maxPayloadBytes = ReportLimits.DEFAULT_MAX_PAYLOAD_BYTES;
+
+        /**
+         * The streams app's {@code max.payload.bytes} (default {@value ReportLimits#DEFAULT_MAX_PAYLOAD_BYTES}):
+         * set it to the streams app's value wherever that was changed, or outputs between the two limits
+         * are refused by one side and not the other.
+         */
+        public Builder maxPayloadBytes(int bytes) {
+            this.maxPayloadBytes = bytes;
+            return this;
+        }
 
         /** How leases are recorded: {@link LeaseMode#PLAIN} for a streams app running at-least-once. */
         public Builder leaseMode(LeaseMode mode) {
@@ -177,7 +195,7 @@ public record WorkerOptions(Map<String, Object> kafkaConfig, String workerId, St
             Map<String, ActivityHandler> all = new HashMap<>(handlers);
             typedHandlers.forEach((type, typed) -> all.put(type, typed.adapter(type, converters)));
             return new WorkerOptions(kafkaConfig, workerId, schemaRegistryUrl, queues, all, maxConcurrent, nodeLabels,
-                    drainTimeout, registrationInterval, meters, leaseMode, converters);
+                    drainTimeout, registrationInterval, meters, leaseMode, converters, maxPayloadBytes);
         }
 
         private record TypedRegistration<I>(Class<I> inputType, TypedActivityHandler<I, ?> handler) {

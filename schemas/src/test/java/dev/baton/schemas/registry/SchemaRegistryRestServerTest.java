@@ -85,6 +85,20 @@ class SchemaRegistryRestServerTest {
     }
 
     @Test
+    void shouldRefuseEveryRegistrationUnderAnEngineExchangeSubject() throws Exception {
+        String squat = "{\"type\":\"record\",\"name\":\"Squat\",\"fields\":[{\"name\":\"x\",\"type\":\"int\"}]}";
+        String own = org.apache.avro.SchemaNormalization.toParsingForm(dev.baton.events.ActivityTask.getClassSchema());
+        for (String schema : java.util.List.of(squat, own)) {
+            Answer refused = register("baton.exchange.job-7-value", schema);
+
+            assertThat(refused.status()).isEqualTo(409);
+            assertThat(refused.body().path("error_code").asInt()).isEqualTo(409);
+            assertThat(refused.body().path("message").asText()).contains("'baton.exchange.job-7-value'", "exchange", "not Avro");
+        }
+        assertThat(backend.subjects()).as("nothing registered").isEmpty();
+    }
+
+    @Test
     void shouldAcceptBatonsOwnSchemaUnderItsSubjectInAnyTextAndRefuseAnImpostorOfTheSameName() throws Exception {
         String own = org.apache.avro.SchemaNormalization.toParsingForm(dev.baton.events.ActivityTask.getClassSchema());
         Answer accepted = register("baton.tasks.node-value", own);

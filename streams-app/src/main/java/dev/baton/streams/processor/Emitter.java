@@ -46,11 +46,19 @@ final class Emitter {
     }
 
     void task(SiteKey site, ActivityTask task) {
+        staged.add(new Staged(taskRecord(site, task), TopologyNames.TASKS_SINK, site, null));
+    }
+
+    /** A stop for a task not leased yet ({@link ActivityTask#getStopTokenFingerprint()}): on the task's topic, after the task. */
+    void taskStop(SiteKey site, ActivityTask stop) {
+        staged.add(new Staged(taskRecord(site, stop), TopologyNames.TASKS_SINK, null, null));
+    }
+
+    private Record<byte[], byte[]> taskRecord(SiteKey site, ActivityTask task) {
         String topic = task.getNode() == null ? BatonTopics.tasks(task.getQueue()) : BatonTopics.tasks(task.getQueue(), task.getNode());
         RecordHeaders headers = new RecordHeaders();
         headers.add(TopologyNames.TASK_TOPIC_HEADER, topic.getBytes(StandardCharsets.UTF_8));
-        staged.add(new Staged(new Record<>(site.toBytes(), serdes.task().encode(topic, task), now(), headers), TopologyNames.TASKS_SINK,
-                site, null));
+        return new Record<>(site.toBytes(), serdes.task().encode(topic, task), now(), headers);
     }
 
     void control(WorkerControl control) {

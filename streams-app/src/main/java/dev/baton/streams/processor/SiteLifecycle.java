@@ -327,13 +327,27 @@ final class SiteLifecycle {
 
     /**
      * Tells the worker holding the current generation to stop. The request carries the fingerprint
-     * of the token being revoked, and the worker stops only a run holding that token. Nothing is
-     * sent when no worker is known to hold it.
+     * of the token being revoked, and the worker stops only a run holding that token. While no lease
+     * is known (the task waits, or a plain-lease worker runs it and has not reported yet), no worker
+     * can be named: the stop goes on the task's own partition, after the task, so whichever worker
+     * reads the task reads the stop next and does not start it (or stops it).
      */
     void stopHolder(SiteKey site, SiteState state, String reason) {
-        if (state.getToken() != null) {
-            stop(state.getWorkerId(), site, state.getAttempt(), state.getGeneration(), state.getToken(), reason);
+        if (state.getToken() == null) {
+            return;
         }
+        if (state.getState() == SiteStatus.PENDING || state.getState() == SiteStatus.UNSERVED) {
+            emit.taskStop(site, taskStop(site, state));
+        }
+        stop(state.getWorkerId(), site, state.getAttempt(), state.getGeneration(), state.getToken(), reason);
+    }
+
+    /** The stop of the current generation's task: no token, no input, a deadline long passed (see ActivityTask.avsc). */
+    private ActivityTask taskStop(SiteKey site, SiteState state) {
+        return ActivityTask.newBuilder().setSite(site.toRef()).setAttempt(state.getAttempt()).setGeneration(state.getGeneration())
+                .setToken("").setIdempotencyKey(state.getIdempotencyKey()).setQueue(state.getQueue())
+                .setActivityType(state.getActivityType()).setNode(state.getNode()).setScheduledAtMillis(emit.now())
+                .setDeadlineMillis(0L).setStopTokenFingerprint(CompletionToken.fingerprint(state.getToken())).build();
     }
 
     /** Tells {@code workerId} to stop its run of {@code token}, a token this site issued and no longer accepts. */

@@ -212,6 +212,37 @@ class DispatchRulesTest {
     }
 
     @Test
+    void shouldPutAStopAfterTheTaskWhenASiteIsCancelledBeforeAnyLease() {
+        h.send(request(site, 1, "r1").build());
+        ActivityTask task = h.tasks().get(0);
+
+        h.cancel(site);
+
+        assertThat(h.results()).singleElement().satisfies(o -> assertThat(o.getReason()).startsWith("cancelled:"));
+        assertThat(h.taskStops()).singleElement().satisfies(stop -> {
+            assertThat(stop.getStopTokenFingerprint()).isEqualTo(CompletionToken.fingerprint(task.getToken()));
+            assertThat(stop.getSite()).isEqualTo(task.getSite());
+            assertThat(stop.getAttempt()).isEqualTo(task.getAttempt());
+            assertThat(stop.getGeneration()).isEqualTo(task.getGeneration());
+            assertThat(stop.getToken()).as("a stop leases nothing").isEmpty();
+            assertThat(stop.getInput()).isNull();
+            assertThat(stop.getDeadlineMillis()).as("workers that do not know stops skip it as late").isZero();
+        });
+        assertThat(h.controls()).as("no worker to name").isEmpty();
+    }
+
+    @Test
+    void shouldStopALeasedSiteByNameNotOnItsTaskTopic() {
+        h.send(request(site, 1, "r1").build());
+        h.report(h.tasks().get(0), WorkerEventKind.LEASED, "w1");
+
+        h.cancel(site);
+
+        assertThat(h.taskStops()).isEmpty();
+        assertThat(h.controls()).singleElement().satisfies(c -> assertThat(c.getWorkerId()).isEqualTo("w1"));
+    }
+
+    @Test
     void shouldCancelALiveSiteStoppingItsWorker() {
         h.send(request(site, 1, "r1").build());
         h.report(h.tasks().get(0), WorkerEventKind.LEASED, "w1");

@@ -254,14 +254,28 @@ public final class SiteHarness implements AutoCloseable {
         return wallClock;
     }
 
+    /** Stops read by {@link #tasks()}, not yet taken by {@link #taskStops()}. */
+    private final List<ActivityTask> stops = new java.util.ArrayList<>();
+
+    /** Tasks published to the queue's topic since the last call (stops are kept apart: {@link #taskStops()}). */
     public List<ActivityTask> tasks() {
-        return tasks.readValuesToList().stream().map(v -> serdes.task().decode(BatonTopics.tasks(QUEUE), v)).toList();
+        List<ActivityTask> all = tasks.readValuesToList().stream().map(v -> serdes.task().decode(BatonTopics.tasks(QUEUE), v)).toList();
+        stops.addAll(all.stream().filter(t -> t.getStopTokenFingerprint() != null).toList());
+        return all.stream().filter(t -> t.getStopTokenFingerprint() == null).toList();
+    }
+
+    /** Stops published to the queue's topic (for tasks revoked before a lease) since the last call of this or {@link #tasks()}. */
+    public List<ActivityTask> taskStops() {
+        tasks();
+        List<ActivityTask> read = List.copyOf(stops);
+        stops.clear();
+        return read;
     }
 
     /** Tasks published to {@code topic} since the last call (a node's topic, say). */
     public List<ActivityTask> tasks(String topic) {
         return driver.createOutputTopic(topic, new ByteArrayDeserializer(), new ByteArrayDeserializer()).readValuesToList().stream()
-                .map(v -> serdes.task().decode(topic, v)).toList();
+                .map(v -> serdes.task().decode(topic, v)).filter(t -> t.getStopTokenFingerprint() == null).toList();
     }
 
     public List<Outcome> results() {

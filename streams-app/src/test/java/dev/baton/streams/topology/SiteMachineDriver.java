@@ -102,6 +102,10 @@ final class SiteMachineDriver implements AutoCloseable {
 
     /** What became visible at a commit. */
     record Visible(List<ActivityTask> tasks, List<Outcome> outcomes, List<WorkerControl> controls, List<DeadLetter> deadLetters) {
+        /** Tasks only: a task stop (for a generation revoked before any lease) is a worker's hint, which the model does not track. */
+        Visible {
+            tasks = tasks.stream().filter(t -> t.getStopTokenFingerprint() == null).toList();
+        }
     }
 
     private record Input(String topic, byte[] key, byte[] value, Headers headers, boolean failsStep) {

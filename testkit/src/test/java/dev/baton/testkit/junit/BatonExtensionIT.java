@@ -2,6 +2,7 @@ package dev.baton.testkit.junit;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowable;
+import static org.awaitility.Awaitility.await;
 
 import java.time.Duration;
 import java.util.concurrent.BlockingQueue;
@@ -15,6 +16,7 @@ import dev.baton.dispatcher.DispatchClient;
 import dev.baton.schemas.failure.ActivityFailure;
 import dev.baton.schemas.payload.PayloadConverters;
 import dev.baton.worker.ActivityCompletionClient;
+import dev.baton.worker.ActivityStoppedException;
 import dev.baton.worker.CompletionRef;
 import dev.baton.worker.TerminalActivityException;
 import org.junit.jupiter.api.Test;
@@ -99,5 +101,27 @@ class BatonExtensionIT {
         completions.complete(current, new Receipt("from-the-current-generation")).get(30, TimeUnit.SECONDS);
 
         assertThat(receipt.get(60, TimeUnit.SECONDS)).isEqualTo(new Receipt("from-the-current-generation"));
+    }
+
+    @Test
+    void shouldTellTheCompletionClientsHeartbeatThatItsActivityWasCancelled(DispatchClient client,
+                                                                           ActivityCompletionClient completions) throws Exception {
+        HANDED_OFF.clear();
+        CompletableFuture<Receipt> receipt = client.dispatch(BATON.request("approve").input(new Charge("c-10", 10)).build(), Receipt.class);
+        String token = HANDED_OFF.poll(60, TimeUnit.SECONDS);
+        assertThat(token).as("the handler handed its generation off").isNotNull();
+        completions.heartbeat(token, "working").get(30, TimeUnit.SECONDS);
+        assertThat(completions.isStopped(token)).isFalse();
+
+        client.cancel(CompletionRef.parse(token).site()).get(30, TimeUnit.SECONDS);
+        assertThat(catchThrowable(() -> receipt.get(60, TimeUnit.SECONDS))).cause().isInstanceOf(ActivityFailedException.class)
+                .hasMessageContaining("cancelled:");
+
+        // The process keeps heartbeating as it works: Baton refuses the first heartbeat after the cancel and
+        // tells this client to stop; a later heartbeat throws instead of sending.
+        await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(200)).untilAsserted(() ->
+                assertThat(catchThrowable(() -> completions.heartbeat(token, "still working").get(30, TimeUnit.SECONDS)))
+                        .isInstanceOf(ActivityStoppedException.class).hasMessageContaining("stop the work"));
+        assertThat(completions.isStopped(token)).isTrue();
     }
 }

@@ -2,6 +2,7 @@ package dev.baton.worker.internals;
 
 import java.util.Map;
 
+import dev.baton.events.ActivityTask;
 import dev.baton.schemas.Reasons;
 import dev.baton.schemas.failure.ActivityFailure;
 import dev.baton.schemas.payload.EncodedPayload;
@@ -55,6 +56,14 @@ public final class ActivityRunner {
     /** Whether this worker was told to stop the run of this token: a task read after its stop is not run. */
     public boolean stopped(String token) {
         return executions.stopSeen(token);
+    }
+
+    /**
+     * Obeys a stop read on a task topic ({@link ActivityTask#getStopTokenFingerprint()}): the generation
+     * is remembered as stopped, so its task is not started here, and stopped if it runs here; true then.
+     */
+    public boolean stop(ActivityTask stop) {
+        return executions.stop(stop.getSite(), stop.getAttempt(), stop.getGeneration(), stop.getStopTokenFingerprint());
     }
 
     private void run(Execution e) {

@@ -46,7 +46,7 @@ public final class ControlListener implements Runnable {
         this.serde = serde;
         this.executions = executions;
         this.consumer = meters.consumer(new KafkaConsumer<>(ClientConfigs.assignedReader(kafkaConfig), new ByteArrayDeserializer(),
-                new ByteArrayDeserializer()));
+                new ByteArrayDeserializer()), "worker-control");
     }
 
     @Override

@@ -44,22 +44,30 @@ public final class EventSender implements AutoCloseable {
     private final String workerId;
     private final Clock clock;
     /** The streams app's limits on a report: what it would dead-letter is never sent as is. */
-    private final ReportLimits limits = ReportLimits.defaults();
+    private final ReportLimits limits;
     private volatile boolean abandoned;
 
-    public EventSender(Map<String, Object> kafkaConfig, EventSerde<WorkerEvent> serde, String workerId, Clock clock) {
+    /** @param limits the streams app's limits on a report (its {@code max.payload.bytes}) */
+    public EventSender(Map<String, Object> kafkaConfig, EventSerde<WorkerEvent> serde, String workerId, Clock clock, ReportLimits limits) {
         this(new KafkaProducer<>(producerConfig(kafkaConfig, workerId), new ByteArraySerializer(), new ByteArraySerializer()), serde,
-                workerId, clock);
+                workerId, clock, limits);
     }
 
     /** As above, with the producer's metrics bound to {@code meters}. */
-    public EventSender(Map<String, Object> kafkaConfig, EventSerde<WorkerEvent> serde, String workerId, Clock clock, ClientMeters meters) {
-        this(meters.producer(new KafkaProducer<>(producerConfig(kafkaConfig, workerId), new ByteArraySerializer(), new ByteArraySerializer())),
-                serde, workerId, clock);
+    public EventSender(Map<String, Object> kafkaConfig, EventSerde<WorkerEvent> serde, String workerId, Clock clock, ReportLimits limits,
+                       ClientMeters meters) {
+        this(meters.producer(new KafkaProducer<>(producerConfig(kafkaConfig, workerId), new ByteArraySerializer(), new ByteArraySerializer()),
+                "worker-events"),
+                serde, workerId, clock, limits);
     }
 
     /** On a producer of the caller's: tests pass Kafka's {@code MockProducer}. */
     EventSender(Producer<byte[], byte[]> producer, EventSerde<WorkerEvent> serde, String workerId, Clock clock) {
+        this(producer, serde, workerId, clock, ReportLimits.defaults());
+    }
+
+    EventSender(Producer<byte[], byte[]> producer, EventSerde<WorkerEvent> serde, String workerId, Clock clock, ReportLimits limits) {
+        this.limits = limits;
         this.producer = producer;
         this.serde = serde;
         this.workerId = workerId;

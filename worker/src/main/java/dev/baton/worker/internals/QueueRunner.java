@@ -4,6 +4,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CountDownLatch;
@@ -71,7 +72,7 @@ public final class QueueRunner implements Runnable {
     public QueueRunner(String queue, String workerId, List<String> topics, Map<String, Object> kafkaConfig, LeaseMode mode,
                        EventSerde<ActivityTask> tasks, EventSender events, DeadLetters deadLetters, ActivityRunner runner, Slots slots,
                        Clock clock, Runnable leaseCounted, Runnable servingEnded, ClientMeters meters) {
-        this(queue, workerId, topics, meters.consumer(consumer(queue, workerId, kafkaConfig, slots.capacity())), mode, kafkaConfig, meters,
+        this(queue, workerId, topics, meters.consumer(consumer(queue, workerId, kafkaConfig, slots.capacity()), "worker-tasks/" + queue), mode, kafkaConfig, meters,
                 tasks, events, deadLetters, runner, slots, clock, leaseCounted, servingEnded);
     }
 
@@ -125,7 +126,7 @@ public final class QueueRunner implements Runnable {
         // worker-events (the streams app) stall on those partitions until the broker aborts it. A
         // lease transaction lasts milliseconds; the 60 s default would stall every site behind it.
         p.putIfAbsent(ProducerConfig.TRANSACTION_TIMEOUT_CONFIG, 10_000);
-        return new LeaseTransactions(() -> meters.producer(new KafkaProducer<>(p, new ByteArraySerializer(), new ByteArraySerializer())),
+        return new LeaseTransactions(() -> meters.producer(new KafkaProducer<>(p, new ByteArraySerializer(), new ByteArraySerializer()), "worker-leases/" + queue),
                 owner(workerId, queue));
     }
 
@@ -241,6 +242,7 @@ public final class QueueRunner implements Runnable {
             rewind(records);
             return List.of();
         }
+        Map<ConsumerRecord<byte[], byte[]>, ActivityTask> decoded = decodeAndObeyStops(records);
         List<Execution> leased = new ArrayList<>();
         int kept = 0;
         Map<TopicPartition, OffsetAndMetadata> consumed = new HashMap<>();
@@ -255,7 +257,7 @@ public final class QueueRunner implements Runnable {
                         break;
                     }
                     consumed.put(tp, new OffsetAndMetadata(r.offset() + 1));
-                    Execution e = leaseOrSkip(r, now);
+                    Execution e = leaseOrSkip(r, decoded.get(r), now);
                     if (e != null) {
                         leased.add(e);
                         if (startsOnRead) {
@@ -283,14 +285,43 @@ public final class QueueRunner implements Runnable {
         }
     }
 
-    /** Sends the task's lease into the open transaction; null for a corrupt task (dead-lettered) or one past its deadline. */
-    private Execution leaseOrSkip(ConsumerRecord<byte[], byte[]> r, long now) {
-        ActivityTask task;
-        try {
-            task = tasks.decode(r);
-        } catch (UndecodableRecordException e) {
-            leases.send(deadLetters.deadLetter(r, e.getMessage()));
-            return null;
+    /**
+     * Decodes the batch's records and, before any of its tasks starts, obeys the stops among them: a
+     * task cancelled or superseded before any worker leased it is followed on its partition by its
+     * stop, often in the same batch, and must not start even in plain mode (where tasks start as they
+     * are read). A stop read in a later batch stops the run instead. Undecodable records are left out
+     * (dead-lettered when leased).
+     */
+    private Map<ConsumerRecord<byte[], byte[]>, ActivityTask> decodeAndObeyStops(ConsumerRecords<byte[], byte[]> records) {
+        Map<ConsumerRecord<byte[], byte[]>, ActivityTask> decoded = new IdentityHashMap<>(records.count() * 2);
+        for (ConsumerRecord<byte[], byte[]> r : records) {
+            try {
+                ActivityTask task = tasks.decode(r);
+                decoded.put(r, task);
+                if (task.getStopTokenFingerprint() != null && runner.stop(task)) {
+                    log.info("worker {}: {} attempt {} gen {} stopped by its task stop (revoked before its lease was known)", workerId,
+                            task.getSite(), task.getAttempt(), task.getGeneration());
+                }
+            } catch (UndecodableRecordException e) {
+                // dead-lettered when the lease loop reaches it
+            }
+        }
+        return decoded;
+    }
+
+    /** Sends the task's lease into the open transaction; null for a corrupt task (dead-lettered), a stop, or one not to start. */
+    private Execution leaseOrSkip(ConsumerRecord<byte[], byte[]> r, ActivityTask decoded, long now) {
+        ActivityTask task = decoded;
+        if (task == null) {
+            try {
+                task = tasks.decode(r);
+            } catch (UndecodableRecordException e) {
+                leases.send(deadLetters.deadLetter(r, e.getMessage()));
+                return null;
+            }
+        }
+        if (task.getStopTokenFingerprint() != null) {
+            return null; // a stop, obeyed already (decodeAndObeyStops)
         }
         if (runner.runs(task.getToken())) {
             return null; // a copy of a task this worker runs (a streams app running at-least-once republishes after a restart)

@@ -39,7 +39,7 @@ public final class Registration implements AutoCloseable {
     public Registration(Map<String, Object> kafkaConfig, EventSerde<WorkerStatus> serde, String workerId, Supplier<List<String>> queues,
                         List<String> labels, int capacity, IntSupplier inFlight, BooleanSupplier draining, Clock clock, ClientMeters meters) {
         this.producer = meters.producer(new KafkaProducer<>(ClientConfigs.durableProducer(kafkaConfig), new ByteArraySerializer(),
-                new ByteArraySerializer()));
+                new ByteArraySerializer()), "worker-registration");
         this.serde = serde;
         this.workerId = workerId;
         this.queues = queues;
