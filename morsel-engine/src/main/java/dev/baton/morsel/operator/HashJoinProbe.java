@@ -12,6 +12,8 @@ public record HashJoinProbe(JoinBuild build, Expr key, ColumnRef payloadOut) imp
 
     @Override
     public void apply(Batch b) {
+        // The one-table build keeps a loop of its own: a direct table read the JIT inlines, where the
+        // general loop below makes an interface call per row (the two loops differ only in that).
         if (!(build instanceof HashJoinBuild broadcast)) {
             applyByLookup(b);
             return;
