@@ -140,8 +140,8 @@ public final class BatonProcess implements AutoCloseable {
     }
 
     /**
-     * {@code baton streams-app} with its own state dir and a standby replica. Its consumer uses the
-     * broker's minimum session timeout, so a crashed instance's tasks move within seconds.
+     * {@code baton streams-app} with its own state dir and a standby replica. Its session and
+     * transaction timeouts are the app's defaults, so the soak measures the takeover users get.
      */
     public static BatonProcess streamsApp(String bootstrap, String name, Path stateDir) {
         return streamsApp(bootstrap, name, stateDir, List.of());
@@ -155,7 +155,7 @@ public final class BatonProcess implements AutoCloseable {
     /** As {@link #streamsApp(String, String, Path, List)}, with {@code -Xmx<maxHeap>} (e.g. {@code 512m}). */
     public static BatonProcess streamsApp(String bootstrap, String name, Path stateDir, List<String> extraConfig, String maxHeap) {
         List<String> lines = new ArrayList<>(List.of("state.dir=" + stateDir, "num.standby.replicas=1",
-                "commit.interval.ms=100", "session.timeout.ms=6000", "heartbeat.interval.ms=1000"));
+                "commit.interval.ms=100"));
         lines.addAll(extraConfig);
         lines.add("");
         Path config = ProcessConfig.write(name, String.join("\n", lines));

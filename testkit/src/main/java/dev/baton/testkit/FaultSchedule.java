@@ -207,9 +207,10 @@ public final class FaultSchedule implements AutoCloseable {
         record("kill -9 streams app " + victim.name() + (streams.size() > 1 ? " (its tasks move to the other instance)" : ""));
         if (probe != null) {
             // In parallel with the restart: with two instances the other takes the tasks over long before it.
-            CompletableFuture.supplyAsync(() -> probe.secondsUntilResolved(probe.allPartitions(), t, Duration.ofMinutes(3)))
-                    .whenComplete((seconds, e) -> record(e == null
-                            ? String.format("a dispatch on every partition resolved %.1f s after the streams app's kill", seconds)
+            CompletableFuture.supplyAsync(() -> probe.recovery(probe.allPartitions(), t, Duration.ofMinutes(3)))
+                    .whenComplete((r, e) -> record(e == null
+                            ? String.format("a dispatch on every partition processed by the streams app %.1f s after its kill, resolved %.1f s after",
+                                    r.processedSeconds(), r.resolvedSeconds())
                             : "probing after the streams app's kill failed: " + e.getMessage()));
         }
         restarter = new Thread(() -> {

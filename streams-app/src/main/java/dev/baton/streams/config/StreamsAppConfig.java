@@ -251,6 +251,18 @@ public final class StreamsAppConfig extends AbstractConfig {
         // task was marked corrupted and re-initialized. One request in flight removes the race.
         p.putIfAbsent(StreamsConfig.producerPrefix(ProducerConfig.MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION), 1);
         p.putIfAbsent(StreamsConfig.mainConsumerPrefix(ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG), 10);
+        // A crashed instance's tasks move when its group session expires: Kafka's 45 s would leave every
+        // site on them waiting that long. 6 s is the broker's smallest allowed session by default; the
+        // heartbeats run on their own thread, so a long step or a GC pause does not end it.
+        p.putIfAbsent(ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG, 6_000); // unprefixed, so a user's consumer./main.consumer. key wins
+        p.putIfAbsent(ConsumerConfig.HEARTBEAT_INTERVAL_MS_CONFIG, 1_500);
+        // Its open transaction then holds back every read_committed reader of the partitions it wrote
+        // (history, tasks, results, changelogs) until its coordinator aborts it, transaction.timeout.ms
+        // after it began (Streams' exactly-once default: 10 s). A commit takes milliseconds: with 5 s the
+        // abort lands about when the session ends, not 4 s after the tasks moved (docs/decisions.md).
+        if (!atLeastOnce()) {
+            p.putIfAbsent(ProducerConfig.TRANSACTION_TIMEOUT_CONFIG, 5_000);
+        }
         p.putIfAbsent(StreamsConfig.STATESTORE_CACHE_MAX_BYTES_CONFIG, 0);
         p.put(SCHEMA_REGISTRY_URL_CONFIG, schemaRegistryUrl()); // for the dead-letter handler (BatonStreamsApp names it)
         // The commit check runs once per poll loop; a poll that blocks 100 ms (the default) waiting

@@ -26,6 +26,24 @@ class StreamsAppConfigTest {
     }
 
     @Test
+    void shouldHandACrashedInstancesTasksOverWithinSecondsByDefault() {
+        StreamsConfig streams = new StreamsConfig(new StreamsAppConfig(Map.of()).streamsProperties());
+
+        // What the clients are really given, after Streams' own exactly-once defaults (10 s) are applied.
+        assertThat(streams.getMainConsumerConfigs("g", "c", 0)).containsEntry("session.timeout.ms", 6_000);
+        assertThat(streams.getProducerConfigs("p")).containsEntry("transaction.timeout.ms", 5_000);
+    }
+
+    @Test
+    void shouldLetTheUserSetTheSessionAndTransactionTimeouts() {
+        StreamsConfig streams = new StreamsConfig(new StreamsAppConfig(Map.of("main.consumer.session.timeout.ms", "20000",
+                "producer.transaction.timeout.ms", "30000")).streamsProperties());
+
+        assertThat(streams.getMainConsumerConfigs("g", "c", 0)).containsEntry("session.timeout.ms", "20000");
+        assertThat(streams.getProducerConfigs("p")).containsEntry("transaction.timeout.ms", "30000");
+    }
+
+    @Test
     void shouldKeepKafkaStreamsTimerOnlyAsASafetyNetWithPacedCommits() {
         Properties p = new StreamsAppConfig(Map.of("commit.pacing", "returns", "commit.interval.ms", "20")).streamsProperties();
 
