@@ -16,6 +16,7 @@ import dev.baton.dispatcher.DispatchClient;
 import dev.baton.embedded.EmbeddedKafka;
 import dev.baton.embedded.EmbeddedKafkaCluster;
 import dev.baton.morsel.history.OutboxScan;
+import dev.baton.streams.recovery.AbandonedTransactionFencer;
 import dev.baton.streams.recovery.HangingTransactionReaper;
 import dev.baton.testkit.BatonProcess;
 import dev.baton.testkit.ClusterFaults;
@@ -169,7 +170,7 @@ public final class SoakCommand implements Callable<Integer> {
             int settled = ledger.activitiesSettled();
             new SoakReport(out).print(new SoakReport.Figures(run.faults(), brokerOutage, activities, settled, run.seconds(), verdict, audit,
                     ledger.outbox().size(), outbox.entries().size(), run.cancelsNotSent(),
-                    streams.stream().flatMap(s -> s.output().stream()).filter(l -> l.contains(HangingTransactionReaper.ABORTED)).count()));
+                    streamsLines(streams, HangingTransactionReaper.ABORTED), streamsLines(streams, AbandonedTransactionFencer.FENCED)));
             RecoveryReport.print(out, kafka.bootstrapServers(), run.workerKills());
             boolean ok = audit.ok() && verdict.ok() && settled == activities;
             if (!ok) {
@@ -256,6 +257,11 @@ public final class SoakCommand implements Callable<Integer> {
     }
 
     /** A failed soak's first clue: what the processes still up warned about. */
+    /** Lines of the streams apps' output that contain {@code marker}. */
+    private static long streamsLines(List<StreamsInstance> streams, String marker) {
+        return streams.stream().flatMap(s -> s.output().stream()).filter(l -> l.contains(marker)).count();
+    }
+
     private void printProblems(String process, List<String> output) {
         List<String> problems = output.stream().filter(l -> l.contains(" WARN ") || l.contains(" ERROR ")).toList();
         out.printf("warnings and errors of %s (%d, the last %d shown)%n", process, problems.size(), Math.min(PROBLEM_LINES, problems.size()));

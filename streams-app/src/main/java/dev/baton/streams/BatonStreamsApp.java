@@ -23,6 +23,7 @@ import dev.baton.streams.processor.EventSerdes;
 import dev.baton.streams.processor.SiteMetrics;
 import dev.baton.streams.processor.SiteProcessorSupplier;
 import dev.baton.streams.recovery.HangingTransactionFinder;
+import dev.baton.streams.recovery.AbandonedTransactionFencer;
 import dev.baton.streams.recovery.HangingTransactionReaper;
 import dev.baton.streams.status.QueueLagMeter;
 import dev.baton.streams.status.StatusEndpoints;
@@ -51,6 +52,8 @@ import org.slf4j.LoggerFactory;
 public final class BatonStreamsApp implements AutoCloseable {
 
     private static final Logger log = LoggerFactory.getLogger(BatonStreamsApp.class);
+    /** A crashed instance's transaction is ended within this of reaching transaction.fence.after.ms; a listing costs one request per broker. */
+    private static final Duration FENCE_CHECK_INTERVAL = Duration.ofSeconds(1);
 
     private final StreamsAppConfig config;
     private final SchemaRegistry registry;
@@ -67,6 +70,7 @@ public final class BatonStreamsApp implements AutoCloseable {
     private SchemaRegistryRestServer registryRest;
     private QueueLagMeter lag;
     private HangingTransactionReaper reaper;
+    private AbandonedTransactionFencer fencer;
     private final Object stateChanged = new Object();
 
     public BatonStreamsApp(Map<String, ?> configs, MeterRegistry meters) {
@@ -119,6 +123,10 @@ public final class BatonStreamsApp implements AutoCloseable {
             Admin admin = Admin.create(config.adminConfig());
             reaper = new HangingTransactionReaper(admin, hangingTransactionFinder(admin),
                     id -> id.startsWith(ClientIds.WORKER_TRANSACTIONAL_PREFIX)).start(Duration.ofMillis(config.hangingTransactionCheckMs()));
+        }
+        if (config.transactionFenceAfterMs() > 0) {
+            fencer = new AbandonedTransactionFencer(Admin.create(config.adminConfig()), config.clientConfig(), config.applicationId(),
+                    Duration.ofMillis(config.transactionFenceAfterMs())).start(FENCE_CHECK_INTERVAL);
         }
         if (config.statusPort() > 0) {
             status = new StatusServer(config.statusPort(), queries, this::isRunning);
@@ -224,6 +232,9 @@ public final class BatonStreamsApp implements AutoCloseable {
         }
         if (reaper != null) {
             reaper.close();
+        }
+        if (fencer != null) {
+            fencer.close();
         }
         if (lag != null) {
             lag.close();

@@ -125,6 +125,11 @@ public final class StreamsAppConfig extends AbstractConfig {
     private static final String HANGING_TRANSACTION_MIN_AGE_MS_DOC = "A transaction is only taken for hanging once its last write is this old "
             + "(and twice its own timeout).";
 
+    public static final String TRANSACTION_FENCE_AFTER_MS_CONFIG = "transaction.fence.after.ms";
+    private static final String TRANSACTION_FENCE_AFTER_MS_DOC = "Exactly-once: a transaction of this app open longer than this (at least "
+            + "three commit intervals) is taken for a crashed instance's and fenced, so the readers it holds back move on at once instead "
+            + "of at its coordinator's timeout; 0 = never. Needs DESCRIBE and WRITE on the app's transactional ids.";
+
     public static final String PROCESSING_GUARANTEE_CONFIG = StreamsConfig.PROCESSING_GUARANTEE_CONFIG;
     private static final String PROCESSING_GUARANTEE_DOC = "exactly_once_v2 (default): a step's state, outputs and input offset commit "
             + "together; outputs become visible at the commit. at_least_once: outputs are visible as soon as they are written (lower "
@@ -174,6 +179,7 @@ public final class StreamsAppConfig extends AbstractConfig {
             .define(ROCKSDB_WRITE_BUFFER_BYTES_CONFIG, Type.LONG, 32L * 1024 * 1024, Range.atLeast(1024 * 1024), Importance.LOW, ROCKSDB_WRITE_BUFFER_BYTES_DOC)
             .define(HANGING_TRANSACTION_CHECK_MS_CONFIG, Type.LONG, 10_000L, Range.atLeast(0), Importance.LOW, HANGING_TRANSACTION_CHECK_MS_DOC)
             .define(HANGING_TRANSACTION_MIN_AGE_MS_CONFIG, Type.LONG, 30_000L, Range.atLeast(0), Importance.LOW, HANGING_TRANSACTION_MIN_AGE_MS_DOC)
+            .define(TRANSACTION_FENCE_AFTER_MS_CONFIG, Type.LONG, 3_000L, Range.atLeast(0), Importance.LOW, TRANSACTION_FENCE_AFTER_MS_DOC)
             .define(PROCESSING_GUARANTEE_CONFIG, Type.STRING, StreamsConfig.EXACTLY_ONCE_V2,
                     ConfigDef.ValidString.in(StreamsConfig.EXACTLY_ONCE_V2, StreamsConfig.AT_LEAST_ONCE), Importance.HIGH, PROCESSING_GUARANTEE_DOC)
             .define(TOKEN_KEY_CONFIG, Type.PASSWORD, null, Importance.HIGH, TOKEN_KEY_DOC);
@@ -225,8 +231,7 @@ public final class StreamsAppConfig extends AbstractConfig {
         p.put(STATE_DIR_CONFIG, getString(STATE_DIR_CONFIG));
         applicationServer().ifPresent(h -> p.put(StreamsConfig.APPLICATION_SERVER_CONFIG, h.host() + ":" + h.port()));
         p.put(NUM_STREAM_THREADS_CONFIG, streamThreads());
-        p.put(COMMIT_INTERVAL_MS_CONFIG, commitPacing() == CommitPacing.RETURNS
-                ? Math.max(PACED_SAFETY_NET_MS, 10 * commitIntervalMs()) : commitIntervalMs());
+        p.put(COMMIT_INTERVAL_MS_CONFIG, streamsCommitIntervalMs());
         p.put(StreamsConfig.PROCESSING_GUARANTEE_CONFIG, getString(PROCESSING_GUARANTEE_CONFIG));
         p.put(StreamsConfig.ROCKSDB_CONFIG_SETTER_CLASS_CONFIG, BoundedRocksDbConfigSetter.class);
         p.put(BoundedRocksDbConfigSetter.BLOCK_CACHE_BYTES, getLong(ROCKSDB_BLOCK_CACHE_BYTES_CONFIG));
@@ -360,6 +365,21 @@ public final class StreamsAppConfig extends AbstractConfig {
     public RetryPolicy defaultRetryPolicy() {
         return new RetryPolicy(getLong(RETRY_INITIAL_INTERVAL_MS_CONFIG), getDouble(RETRY_BACKOFF_COEFFICIENT_CONFIG),
                 getLong(RETRY_MAX_INTERVAL_MS_CONFIG), getInt(RETRY_MAX_ATTEMPTS_CONFIG), getList(RETRY_NON_RETRYABLE_PREFIXES_CONFIG));
+    }
+
+    /** Kafka Streams' own commit interval: with paced commits only a safety net under the processors' requested commits. */
+    private long streamsCommitIntervalMs() {
+        return commitPacing() == CommitPacing.RETURNS ? Math.max(PACED_SAFETY_NET_MS, 10 * commitIntervalMs()) : commitIntervalMs();
+    }
+
+    /**
+     * How long a transaction of this app may stay open before it is fenced as a crashed instance's:
+     * {@code transaction.fence.after.ms}, raised to three commit intervals so a healthy instance's never
+     * qualifies; 0 when off or under at-least-once (no transactions).
+     */
+    public long transactionFenceAfterMs() {
+        long configured = getLong(TRANSACTION_FENCE_AFTER_MS_CONFIG);
+        return configured == 0 || atLeastOnce() ? 0 : Math.max(configured, 3 * streamsCommitIntervalMs());
     }
 
     public long hangingTransactionCheckMs() {

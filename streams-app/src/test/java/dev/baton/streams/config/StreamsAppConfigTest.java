@@ -35,6 +35,17 @@ class StreamsAppConfigTest {
     }
 
     @Test
+    void shouldFenceAbandonedTransactionsOnlyWellPastACommitInterval() {
+        assertThat(new StreamsAppConfig(Map.of()).transactionFenceAfterMs()).isEqualTo(3_000);
+        assertThat(new StreamsAppConfig(Map.of("transaction.fence.after.ms", "0")).transactionFenceAfterMs()).isZero();
+        // a healthy instance commits every interval: raised to three of them
+        assertThat(new StreamsAppConfig(Map.of("commit.interval.ms", "2000")).transactionFenceAfterMs()).isEqualTo(6_000);
+        // no transactions to fence
+        assertThat(new StreamsAppConfig(Map.of("processing.guarantee", "at_least_once",
+                "token.key", "MDEyMzQ1Njc4OTAxMjM0NTY3ODkwMTIzNDU2Nzg5MDE=")).transactionFenceAfterMs()).isZero();
+    }
+
+    @Test
     void shouldLetTheUserSetTheSessionAndTransactionTimeouts() {
         StreamsConfig streams = new StreamsConfig(new StreamsAppConfig(Map.of("main.consumer.session.timeout.ms", "20000",
                 "producer.transaction.timeout.ms", "30000")).streamsProperties());

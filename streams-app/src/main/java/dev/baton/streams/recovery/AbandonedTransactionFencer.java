@@ -1,0 +1,135 @@
+package dev.baton.streams.recovery;
+
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.regex.Pattern;
+
+import dev.baton.topics.ClientConfigs;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.ListTransactionsOptions;
+import org.apache.kafka.clients.admin.TransactionListing;
+import org.apache.kafka.clients.admin.TransactionState;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.common.KafkaException;
+import org.apache.kafka.common.errors.AuthorizationException;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Ends this application's transactions that have stayed open far longer than any commit takes: the
+ * open transaction of an instance that crashed.
+ *
+ * <p>Such a transaction holds back every read_committed reader of the partitions it wrote (history,
+ * task topics, results, changelogs), so the sites on the tasks that moved to another instance wait
+ * until it ends. Its coordinator aborts it only {@code transaction.timeout.ms} after it began, and
+ * then only at its next sweep ({@code transaction.abort.timed.out.transaction.cleanup.interval.ms},
+ * 10 s on a default broker). Fencing its transactional id ends it at once: a producer that
+ * initializes under the same id bumps the epoch, the coordinator aborts the open transaction, and
+ * the old producer, should it still be alive, can no longer write or commit. Its step's input offsets
+ * are aborted with it, so whichever instance owns the task now processes the step again. That is
+ * what a restarted instance does to its own id; this does it without waiting for the restart.
+ *
+ * <p>A live instance is fenced only if one of its transactions outlives {@code openLongerThan}
+ * (a broker frozen that long, a stop-the-world pause). It then rejoins and processes the step again,
+ * as it would after its coordinator's own timeout, which is not much later.
+ */
+public final class AbandonedTransactionFencer implements AutoCloseable {
+
+    private static final Logger log = LoggerFactory.getLogger(AbandonedTransactionFencer.class);
+    private static final long TIMEOUT_MS = 10_000;
+    /** How each fence's log line starts; the soak counts them. */
+    public static final String FENCED = "fenced an abandoned transaction";
+
+    private final Admin admin;
+    private final Map<String, Object> producerSettings;
+    private final Pattern ownIds;
+    private final Duration openLongerThan;
+    private final ScheduledExecutorService timer;
+    private boolean deniedReported;
+
+    /**
+     * @param producerSettings the app's client settings (bootstrap servers, security)
+     * @param applicationId    the Streams application id: its exactly-once transactional ids are
+     *                         {@code <application.id>-<process UUID>-<thread index>}
+     */
+    public AbandonedTransactionFencer(Admin admin, Map<String, ?> producerSettings, String applicationId, Duration openLongerThan) {
+        this.admin = admin;
+        this.producerSettings = new HashMap<>(producerSettings);
+        this.ownIds = transactionalIdsOf(applicationId);
+        this.openLongerThan = openLongerThan;
+        this.timer = Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread t = new Thread(r, "baton-abandoned-transaction-fencer");
+            t.setDaemon(true);
+            return t;
+        });
+    }
+
+    /** The transactional ids Kafka Streams gives {@code applicationId}'s stream threads under exactly_once_v2. */
+    static Pattern transactionalIdsOf(String applicationId) {
+        // The broker matches the pattern too, with its own engine: escape by hand what an application id may hold.
+        return Pattern.compile(applicationId.replace(".", "\\.") + "-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}-[0-9]+");
+    }
+
+    public AbandonedTransactionFencer start(Duration interval) {
+        timer.scheduleWithFixedDelay(this::runOnce, interval.toMillis(), interval.toMillis(), TimeUnit.MILLISECONDS);
+        return this;
+    }
+
+    /** One pass: lists this app's transactions open longer than the limit and fences each. Returns the ids fenced. */
+    public List<String> runOnce() {
+        try {
+            List<String> abandoned = admin.listTransactions(new ListTransactionsOptions()
+                            .filterStates(List.of(TransactionState.ONGOING))
+                            .filterOnDuration(openLongerThan.toMillis())
+                            .filterOnTransactionalIdPattern(ownIds.pattern()))
+                    .all().get(TIMEOUT_MS, TimeUnit.MILLISECONDS).stream()
+                    .map(TransactionListing::transactionalId)
+                    .filter(id -> ownIds.matcher(id).matches()) // the broker's filter, checked again here
+                    .toList();
+            abandoned.forEach(this::fence);
+            return abandoned;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return List.of();
+        } catch (ExecutionException | TimeoutException | RuntimeException e) {
+            if (e.getCause() instanceof AuthorizationException denied) {
+                if (!deniedReported) {
+                    deniedReported = true;
+                    log.warn("cannot list this app's transactions to end a crashed instance's at once: {}. Grant DESCRIBE on its "
+                            + "transactional ids, or set transaction.fence.after.ms=0", denied.toString());
+                }
+            } else {
+                log.warn("could not look for abandoned transactions (will try again): {}", e.toString());
+            }
+            return List.of();
+        }
+    }
+
+    private void fence(String transactionalId) {
+        Map<String, Object> c = ClientConfigs.transactionalProducer(producerSettings, transactionalId);
+        c.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, (int) TIMEOUT_MS);
+        try (KafkaProducer<byte[], byte[]> fencing = new KafkaProducer<>(c, new ByteArraySerializer(), new ByteArraySerializer())) {
+            fencing.initTransactions(); // bumps the epoch; the coordinator aborts what the old producer left open
+            log.warn(FENCED + ": {} was open longer than {} ms; aborted, and its step is processed again by the instance that "
+                    + "owns the task now", transactionalId, openLongerThan.toMillis());
+        } catch (KafkaException e) {
+            log.warn("could not fence {} (its coordinator will abort it at its timeout): {}", transactionalId, e.toString());
+        }
+    }
+
+    /** Stops the timer and closes the admin client, which this fencer owns. */
+    @Override
+    public void close() {
+        timer.shutdownNow();
+        admin.close(Duration.ofSeconds(5));
+    }
+}
