@@ -299,7 +299,8 @@ public final class SoakCommand implements Callable<Integer> {
         Map<String, Object> config = ClientConfigs.settings(kafka.bootstrapServers(), Map.of("baton.client.id", CLIENT_ID));
         long start = System.nanoTime();
         // The one-off faults fall while work is still arriving: at 30% and 60% of the dispatch period; the
-        // cluster's faults, several minutes of them one after another, from 15%.
+        // cluster's faults, several minutes of them one after another, from 15%, and the streams-app kill
+        // not before they are over (FaultSchedule), so each recovery is timed alone.
         long dispatchMillis = 1000L * activities / rate;
         long brokerOutageAt = dispatchMillis * (brokerOutage == FaultSchedule.BrokerOutage.CLUSTER_FAULTS ? 15 : 60) / 100;
         FaultSchedule.Plan plan = new FaultSchedule.Plan(Duration.ofSeconds(killEverySeconds), Duration.ofMillis(dispatchMillis * 3 / 10),
