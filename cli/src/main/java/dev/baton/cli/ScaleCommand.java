@@ -53,6 +53,10 @@ public final class ScaleCommand implements Callable<Integer> {
     @Option(names = "--streams-heap", defaultValue = BatonProcess.DEFAULT_MAX_HEAP, description = "The streams app's -Xmx (default ${DEFAULT-VALUE})")
     String streamsHeap;
 
+    @Option(names = "--streams-config", paramLabel = "KEY=VALUE",
+            description = "A setting for each phase's streams app (repeatable), e.g. commit.interval.ms=1000; default none")
+    List<String> streamsConfig = new ArrayList<>();
+
     @Option(names = "--pending", defaultValue = "1000000", description = "pending: activities dispatched with no worker (default ${DEFAULT-VALUE})")
     int pending;
 
@@ -109,7 +113,7 @@ public final class ScaleCommand implements Callable<Integer> {
         long started = System.nanoTime();
         out.printf("scale  phases %s; %d cores, this JVM -Xmx%d MiB; load average %.2f%n", phases, Runtime.getRuntime().availableProcessors(),
                 Runtime.getRuntime().maxMemory() >> 20, ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage());
-        PhaseSettings settings = new PhaseSettings(out, partitions, streamsHeap, Duration.ofMinutes(timeoutMinutes));
+        PhaseSettings settings = new PhaseSettings(out, partitions, streamsHeap, streamsConfig, Duration.ofMinutes(timeoutMinutes));
         List<String> verdicts = new ArrayList<>();
         boolean ok = true;
         for (Phase p : Phase.values()) {
@@ -145,6 +149,11 @@ public final class ScaleCommand implements Callable<Integer> {
             consumers, consumerRate, stallSeconds, stallRate, stallWorkers, timeoutMinutes}) {
             if (v < 1) {
                 throw new ParameterException(spec.commandLine(), "every count, rate and period must be >= 1");
+            }
+        }
+        for (String setting : streamsConfig) {
+            if (setting.indexOf('=') < 1) {
+                throw new ParameterException(spec.commandLine(), "--streams-config must be key=value, was " + setting);
             }
         }
         if (queueWorkers > queueCount) {

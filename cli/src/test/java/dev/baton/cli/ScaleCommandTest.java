@@ -19,6 +19,7 @@ class ScaleCommandTest {
         assertThat(CliRun.of("soak", "scale", "--phases", "pending,bogus").exit()).isEqualTo(2);
         assertThat(CliRun.of("soak", "scale", "--queues", "2", "--queue-workers", "3").exit()).isEqualTo(2);
         assertThat(CliRun.of("soak", "scale", "--stall-rate", "0").exit()).isEqualTo(2);
+        assertThat(CliRun.of("soak", "scale", "--streams-config", "commit.interval.ms").exit()).isEqualTo(2);
     }
 
     @Test

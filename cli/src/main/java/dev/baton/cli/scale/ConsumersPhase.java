@@ -46,7 +46,7 @@ public final class ConsumersPhase {
         int capacity = rate * 60 * 60; // an hour of dispatches at most
         ScaleTally tally = new ScaleTally(capacity);
         List<Worker> workers = new ArrayList<>();
-        try (ScaleStage stage = ScaleStage.start(List.of(QUEUE), settings.partitions(), taskPartitions, settings.streamsHeap());
+        try (ScaleStage stage = settings.stage(List.of(QUEUE), taskPartitions);
              DispatchClient client = DispatchClient.create(stage.clientConfig("scale-consumers"),
                      o -> tally.answered(o.site(), o.requestId(), o.completed()))) {
             out.printf("consumers  %d workers in this JVM, each with its own consumer, on group %s (%d partitions); %d dispatches/s meanwhile%n",

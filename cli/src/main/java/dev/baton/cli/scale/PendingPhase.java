@@ -51,7 +51,7 @@ public final class PendingPhase {
         ScaleTally tally = new ScaleTally(activities);
         ScaleCurve curve = new ScaleCurve("sites", "state dir");
         List<BatonProcess> workers = new ArrayList<>();
-        try (ScaleStage stage = ScaleStage.start(List.of(QUEUE), settings.partitions(), settings.partitions(), settings.streamsHeap());
+        try (ScaleStage stage = settings.stage(List.of(QUEUE), settings.partitions());
              DispatchClient client = DispatchClient.create(stage.clientConfig("scale-pending"),
                      o -> tally.answered(o.site(), o.requestId(), o.completed()))) {
             out.printf("pending  %d activities at %d/s to queue %s, served by nobody; streams app -Xmx%s, pid %d%n", activities, rate, QUEUE,

@@ -49,7 +49,7 @@ public final class QueuesPhase {
         ScaleTally tally = new ScaleTally(queueCount + activities);
         List<BatonProcess> workers = new ArrayList<>();
         // One partition per queue's task topic: what a queue with one worker needs; 200 x 6 would be 1,200 idle partitions.
-        try (ScaleStage stage = ScaleStage.start(queues, settings.partitions(), 1, settings.streamsHeap())) {
+        try (ScaleStage stage = settings.stage(queues, 1)) {
             startWorkers(stage, queues, workers);
             PhaseRun run = new PhaseRun("queues", settings, stage, tally);
             try (DispatchClient client = DispatchClient.create(stage.clientConfig("scale-queues"),

@@ -58,7 +58,7 @@ public final class StallPhase {
         ScaleTally tally = new ScaleTally(total);
         ScaleCurve curve = new ScaleCurve("pending futures", null);
         List<BatonProcess> workers = new ArrayList<>();
-        try (ScaleStage stage = ScaleStage.start(List.of(QUEUE), settings.partitions(), settings.partitions(), settings.streamsHeap())) {
+        try (ScaleStage stage = settings.stage(List.of(QUEUE), settings.partitions())) {
             for (int w = 1; w <= workerCount; w++) {
                 workers.add(BatonProcess.worker(stage.bootstrapServers(), "scale-stall-worker-" + w, WorkerSpec.of(QUEUE), 1_000));
             }

@@ -52,6 +52,11 @@ public final class ScaleStage implements AutoCloseable {
      * {@code taskPartitions}) and the streams app with {@code -Xmx<maxHeap>}.
      */
     public static ScaleStage start(List<String> queues, int partitions, int taskPartitions, String maxHeap) {
+        return start(queues, partitions, taskPartitions, maxHeap, List.of());
+    }
+
+    /** As {@link #start(List, int, int, String)}, with more {@code key=value} lines in the streams app's config file. */
+    public static ScaleStage start(List<String> queues, int partitions, int taskPartitions, String maxHeap, List<String> streamsConfig) {
         EmbeddedKafka broker = EmbeddedKafka.builder().build().start();
         Admin admin = null;
         try {
@@ -66,7 +71,7 @@ public final class ScaleStage implements AutoCloseable {
                 throw new IllegalStateException("topic layout mismatch: " + report);
             }
             Path stateDir = Files.createDirectories(work.resolve("streams-state"));
-            BatonProcess streams = BatonProcess.streamsApp(broker.bootstrapServers(), "streams-1", stateDir, List.of(), maxHeap);
+            BatonProcess streams = BatonProcess.streamsApp(broker.bootstrapServers(), "streams-1", stateDir, streamsConfig, maxHeap);
             return new ScaleStage(broker, work, stateDir, maxHeap, streams, admin);
         } catch (IOException e) {
             closeQuietly(admin);
