@@ -2,8 +2,6 @@ package dev.baton.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.util.List;
-
 import org.junit.jupiter.api.Test;
 
 class ScaleCommandTest {
@@ -21,11 +19,11 @@ class ScaleCommandTest {
         assertThat(CliRun.of("soak", "scale", "--phases", "pending,bogus").exit()).isEqualTo(2);
         assertThat(CliRun.of("soak", "scale", "--queues", "2", "--queue-workers", "3").exit()).isEqualTo(2);
         assertThat(CliRun.of("soak", "scale", "--stall-rate", "0").exit()).isEqualTo(2);
+        assertThat(CliRun.of("soak", "scale", "--streams-config", "commit.interval.ms").exit()).isEqualTo(2);
     }
 
     @Test
-    void shouldSummariseTimesLeavingOutThoseNeverMeasured() {
-        assertThat(ScaleCommand.Latencies.summary(List.of(30L, 10L, -1L, 20L))).isEqualTo("n 3, p50 20 ms, p99 30 ms, max 30 ms");
-        assertThat(ScaleCommand.Latencies.summary(List.of(-1L))).isEqualTo("n 0");
+    void shouldRefuseNoPatience() {
+        assertThat(CliRun.of("soak", "scale", "--timeout-minutes", "0").exit()).isEqualTo(2);
     }
 }

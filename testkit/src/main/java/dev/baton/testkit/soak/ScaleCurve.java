@@ -57,7 +57,8 @@ public final class ScaleCurve {
         return out;
     }
 
-    static String mib(long bytes) {
+    /** {@code bytes} as "12.3 MiB"; "n/a" for -1 (not measured). */
+    public static String mib(long bytes) {
         return bytes < 0 ? "n/a" : String.format(Locale.ROOT, "%.1f MiB", bytes / (1024.0 * 1024.0));
     }
 

@@ -4,10 +4,10 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 
+import dev.baton.dispatcher.DispatchClientConfig;
 import dev.baton.embedded.EmbeddedKafka;
 import dev.baton.testkit.BatonProcess;
 import dev.baton.testkit.TempDirs;
@@ -52,11 +52,16 @@ public final class ScaleStage implements AutoCloseable {
      * {@code taskPartitions}) and the streams app with {@code -Xmx<maxHeap>}.
      */
     public static ScaleStage start(List<String> queues, int partitions, int taskPartitions, String maxHeap) {
+        return start(queues, partitions, taskPartitions, maxHeap, List.of());
+    }
+
+    /** As {@link #start(List, int, int, String)}, with more {@code key=value} lines in the streams app's config file. */
+    public static ScaleStage start(List<String> queues, int partitions, int taskPartitions, String maxHeap, List<String> streamsConfig) {
         EmbeddedKafka broker = EmbeddedKafka.builder().build().start();
         Admin admin = null;
         try {
             Path work = Files.createTempDirectory("baton-scale-");
-            admin = Admin.create(ClientConfigs.admin(Map.of("bootstrap.servers", broker.bootstrapServers())));
+            admin = Admin.create(ClientConfigs.admin(broker.bootstrapServers()));
             List<TopicSpec> specs = BatonTopics.all(TopicLayout.defaults().withPartitions(partitions), queues).stream()
                     .map(s -> s.name().startsWith(BatonTopics.TASKS_PREFIX)
                             ? new TopicSpec(s.name(), taskPartitions, s.replicationFactor(), s.configs()) : s)
@@ -66,7 +71,7 @@ public final class ScaleStage implements AutoCloseable {
                 throw new IllegalStateException("topic layout mismatch: " + report);
             }
             Path stateDir = Files.createDirectories(work.resolve("streams-state"));
-            BatonProcess streams = BatonProcess.streamsApp(broker.bootstrapServers(), "streams-1", stateDir, List.of(), maxHeap);
+            BatonProcess streams = BatonProcess.streamsApp(broker.bootstrapServers(), "streams-1", stateDir, streamsConfig, maxHeap);
             return new ScaleStage(broker, work, stateDir, maxHeap, streams, admin);
         } catch (IOException e) {
             closeQuietly(admin);
@@ -107,9 +112,7 @@ public final class ScaleStage implements AutoCloseable {
 
     /** Settings for a Baton client of this stage named {@code clientId}. */
     public Map<String, Object> clientConfig(String clientId) {
-        Map<String, Object> c = new HashMap<>(Map.of("bootstrap.servers", bootstrapServers()));
-        c.put("baton.client.id", clientId);
-        return c;
+        return ClientConfigs.settings(bootstrapServers(), Map.of(DispatchClientConfig.CLIENT_ID_CONFIG, clientId));
     }
 
     /** The dispatch records the streams app has committed its way past: the sites it has taken in, in a pending phase. -1 if unknown. */

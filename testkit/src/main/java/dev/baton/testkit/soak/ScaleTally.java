@@ -27,6 +27,14 @@ public final class ScaleTally {
             return none == 0 && moreThanOnce == 0 && strays == 0 && exactlyOnce == sent;
         }
 
+        /**
+         * {@link #ok()}, or with {@code backlogAllowed} (after a bounded drain) requests with no outcome
+         * yet are the backlog left, not a failure: none answered twice, no strays, the rest answered once.
+         */
+        public boolean ok(boolean backlogAllowed) {
+            return backlogAllowed ? moreThanOnce == 0 && strays == 0 && exactlyOnce + none == sent : ok();
+        }
+
         @Override
         public String toString() {
             return sent + " requests sent, " + exactlyOnce + " answered exactly once (" + completed + " completed), " + none + " with no outcome, "

@@ -77,4 +77,19 @@ class ScaleTallyTest {
         assertThat(ScaleTally.violationsBeyondBacklog(violations, true)).containsExactly(violations.get(1), violations.get(2));
         assertThat(ScaleTally.violationsBeyondBacklog(violations, false)).isEqualTo(violations);
     }
+
+    @Test
+    void shouldAllowABacklogOnlyOfRequestsWithNoOutcomeYet() {
+        ScaleTally tally = new ScaleTally(3);
+        for (int i = 0; i < 3; i++) {
+            tally.sent(i);
+        }
+        tally.answered(ScaleTally.site(0), "r0", true);
+
+        assertThat(tally.verdict().ok(true)).isTrue();
+        assertThat(tally.verdict().ok(false)).isFalse();
+
+        tally.answered(ScaleTally.site(0), "r0", true); // a second answer is never backlog
+        assertThat(tally.verdict().ok(true)).isFalse();
+    }
 }
