@@ -127,8 +127,9 @@ public final class StreamsAppConfig extends AbstractConfig {
 
     public static final String TRANSACTION_FENCE_AFTER_MS_CONFIG = "transaction.fence.after.ms";
     private static final String TRANSACTION_FENCE_AFTER_MS_DOC = "Exactly-once: a transaction of this app open longer than this (at least "
-            + "three commit intervals) is taken for a crashed instance's and fenced, so the readers it holds back move on at once instead "
-            + "of at its coordinator's timeout; 0 = never. Needs DESCRIBE and WRITE on the app's transactional ids.";
+            + "three commit intervals) whose process has no member left in the group is a crashed instance's: it is fenced, so the "
+            + "readers it holds back move on at once instead of at its coordinator's timeout; 0 = never. Needs DESCRIBE on the group "
+            + "and DESCRIBE and WRITE on the app's transactional ids.";
 
     public static final String PROCESSING_GUARANTEE_CONFIG = StreamsConfig.PROCESSING_GUARANTEE_CONFIG;
     private static final String PROCESSING_GUARANTEE_DOC = "exactly_once_v2 (default): a step's state, outputs and input offset commit "
@@ -261,13 +262,8 @@ public final class StreamsAppConfig extends AbstractConfig {
         // heartbeats run on their own thread, so a long step or a GC pause does not end it.
         p.putIfAbsent(ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG, 6_000); // unprefixed, so a user's consumer./main.consumer. key wins
         p.putIfAbsent(ConsumerConfig.HEARTBEAT_INTERVAL_MS_CONFIG, 1_500);
-        // Its open transaction then holds back every read_committed reader of the partitions it wrote
-        // (history, tasks, results, changelogs) until its coordinator aborts it, transaction.timeout.ms
-        // after it began (Streams' exactly-once default: 10 s). A commit takes milliseconds: with 5 s the
-        // abort lands about when the session ends, not 4 s after the tasks moved (docs/decisions.md).
-        if (!atLeastOnce()) {
-            p.putIfAbsent(ProducerConfig.TRANSACTION_TIMEOUT_CONFIG, 5_000);
-        }
+        // Its open transaction, which holds back the readers of what it wrote, is then fenced by the
+        // AbandonedTransactionFencer rather than waited out (transaction.fence.after.ms; docs/decisions.md).
         p.putIfAbsent(StreamsConfig.STATESTORE_CACHE_MAX_BYTES_CONFIG, 0);
         p.put(SCHEMA_REGISTRY_URL_CONFIG, schemaRegistryUrl()); // for the dead-letter handler (BatonStreamsApp names it)
         // The commit check runs once per poll loop; a poll that blocks 100 ms (the default) waiting

@@ -2,45 +2,53 @@ package dev.baton.streams.recovery;
 
 import java.time.Duration;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 import dev.baton.topics.ClientConfigs;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.ListTransactionsOptions;
+import org.apache.kafka.clients.admin.MemberDescription;
 import org.apache.kafka.clients.admin.TransactionListing;
 import org.apache.kafka.clients.admin.TransactionState;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.errors.AuthorizationException;
+import org.apache.kafka.common.errors.GroupIdNotFoundException;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Ends this application's transactions that have stayed open far longer than any commit takes: the
- * open transaction of an instance that crashed.
+ * Ends the open transaction of an instance of this application that crashed, as soon as it has left
+ * the group, instead of when its coordinator times it out.
  *
  * <p>Such a transaction holds back every read_committed reader of the partitions it wrote (history,
  * task topics, results, changelogs), so the sites on the tasks that moved to another instance wait
- * until it ends. Its coordinator aborts it only {@code transaction.timeout.ms} after it began, and
- * then only at its next sweep ({@code transaction.abort.timed.out.transaction.cleanup.interval.ms},
- * 10 s on a default broker). Fencing its transactional id ends it at once: a producer that
- * initializes under the same id bumps the epoch, the coordinator aborts the open transaction, and
- * the old producer, should it still be alive, can no longer write or commit. Its step's input offsets
- * are aborted with it, so whichever instance owns the task now processes the step again. That is
- * what a restarted instance does to its own id; this does it without waiting for the restart.
+ * until it ends. Its coordinator aborts it only {@code transaction.timeout.ms} after it began (10 s
+ * under Streams' exactly-once), and then only at its next sweep
+ * ({@code transaction.abort.timed.out.transaction.cleanup.interval.ms}, 10 s on a default broker).
+ * Fencing its transactional id ends it at once: a producer that initializes under the same id bumps
+ * the epoch, the coordinator aborts the open transaction, and the old producer, should it still be
+ * alive, can no longer write or commit. Its step's input offsets are aborted with it, so whichever
+ * instance owns the task now processes the step again. That is what a restarted instance does to its
+ * own id; this does it without waiting for the restart.
  *
- * <p>A live instance is fenced only if one of its transactions outlives {@code openLongerThan}
- * (a broker frozen that long, a stop-the-world pause). It then rejoins and processes the step again,
- * as it would after its coordinator's own timeout, which is not much later.
+ * <p>A transaction is fenced only when it has been open longer than {@code openLongerThan} and the
+ * process it belongs to (the UUID in its id) has no member in the application's consumer group, i.e.
+ * its session has ended. A live instance whose transaction is merely slow (a broker stalled for a few
+ * seconds) is left to its own timeout. If the members' client ids carry no process UUID (a custom
+ * {@code client.id}), membership cannot be told and the age alone decides.
  */
 public final class AbandonedTransactionFencer implements AutoCloseable {
 
@@ -49,8 +57,11 @@ public final class AbandonedTransactionFencer implements AutoCloseable {
     /** How each fence's log line starts; the soak counts them. */
     public static final String FENCED = "fenced an abandoned transaction";
 
+    private static final Pattern PROCESS_ID = Pattern.compile("[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}");
+
     private final Admin admin;
     private final Map<String, Object> producerSettings;
+    private final String applicationId;
     private final Pattern ownIds;
     private final Duration openLongerThan;
     private final ScheduledExecutorService timer;
@@ -64,6 +75,7 @@ public final class AbandonedTransactionFencer implements AutoCloseable {
     public AbandonedTransactionFencer(Admin admin, Map<String, ?> producerSettings, String applicationId, Duration openLongerThan) {
         this.admin = admin;
         this.producerSettings = new HashMap<>(producerSettings);
+        this.applicationId = applicationId;
         this.ownIds = transactionalIdsOf(applicationId);
         this.openLongerThan = openLongerThan;
         this.timer = Executors.newSingleThreadScheduledExecutor(r -> {
@@ -76,7 +88,7 @@ public final class AbandonedTransactionFencer implements AutoCloseable {
     /** The transactional ids Kafka Streams gives {@code applicationId}'s stream threads under exactly_once_v2. */
     static Pattern transactionalIdsOf(String applicationId) {
         // The broker matches the pattern too, with its own engine: escape by hand what an application id may hold.
-        return Pattern.compile(applicationId.replace(".", "\\.") + "-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}-[0-9]+");
+        return Pattern.compile(applicationId.replace(".", "\\.") + "-" + PROCESS_ID.pattern() + "-[0-9]+");
     }
 
     public AbandonedTransactionFencer start(Duration interval) {
@@ -84,10 +96,13 @@ public final class AbandonedTransactionFencer implements AutoCloseable {
         return this;
     }
 
-    /** One pass: lists this app's transactions open longer than the limit and fences each. Returns the ids fenced. */
+    /**
+     * One pass: lists this app's transactions open longer than the limit, keeps those of processes
+     * with no member in the group, and fences each. Returns the ids fenced.
+     */
     public List<String> runOnce() {
         try {
-            List<String> abandoned = admin.listTransactions(new ListTransactionsOptions()
+            List<String> open = admin.listTransactions(new ListTransactionsOptions()
                             .filterStates(List.of(TransactionState.ONGOING))
                             .filterOnDuration(openLongerThan.toMillis())
                             .filterOnTransactionalIdPattern(ownIds.pattern()))
@@ -95,6 +110,11 @@ public final class AbandonedTransactionFencer implements AutoCloseable {
                     .map(TransactionListing::transactionalId)
                     .filter(id -> ownIds.matcher(id).matches()) // the broker's filter, checked again here
                     .toList();
+            if (open.isEmpty()) {
+                return open;
+            }
+            Set<String> members = memberProcessIds();
+            List<String> abandoned = open.stream().filter(id -> !members.contains(processIdOf(id))).toList();
             abandoned.forEach(this::fence);
             return abandoned;
         } catch (InterruptedException e) {
@@ -114,13 +134,40 @@ public final class AbandonedTransactionFencer implements AutoCloseable {
         }
     }
 
+    /** The process UUIDs in the client ids of the group's members (Streams names its consumers {@code <app>-<UUID>-StreamThread-<n>-consumer}). */
+    private Set<String> memberProcessIds() throws InterruptedException, ExecutionException, TimeoutException {
+        Set<String> ids = new HashSet<>();
+        List<MemberDescription> members;
+        try {
+            members = List.copyOf(admin.describeConsumerGroups(List.of(applicationId)).all().get(TIMEOUT_MS, TimeUnit.MILLISECONDS)
+                    .get(applicationId).members());
+        } catch (ExecutionException e) {
+            if (e.getCause() instanceof GroupIdNotFoundException) {
+                return ids; // no instance has a session: every open transaction is abandoned
+            }
+            throw e;
+        }
+        for (MemberDescription m : members) {
+            Matcher uuid = PROCESS_ID.matcher(m.clientId());
+            while (uuid.find()) {
+                ids.add(uuid.group());
+            }
+        }
+        return ids;
+    }
+
+    static String processIdOf(String transactionalId) {
+        Matcher uuid = PROCESS_ID.matcher(transactionalId);
+        return uuid.find() ? uuid.group() : "";
+    }
+
     private void fence(String transactionalId) {
         Map<String, Object> c = ClientConfigs.transactionalProducer(producerSettings, transactionalId);
         c.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, (int) TIMEOUT_MS);
         try (KafkaProducer<byte[], byte[]> fencing = new KafkaProducer<>(c, new ByteArraySerializer(), new ByteArraySerializer())) {
             fencing.initTransactions(); // bumps the epoch; the coordinator aborts what the old producer left open
-            log.warn(FENCED + ": {} was open longer than {} ms; aborted, and its step is processed again by the instance that "
-                    + "owns the task now", transactionalId, openLongerThan.toMillis());
+            log.warn(FENCED + ": {} was open longer than {} ms and its process has left the group; aborted, and its step is "
+                    + "processed again by the instance that owns the task now", transactionalId, openLongerThan.toMillis());
         } catch (KafkaException e) {
             log.warn("could not fence {} (its coordinator will abort it at its timeout): {}", transactionalId, e.toString());
         }

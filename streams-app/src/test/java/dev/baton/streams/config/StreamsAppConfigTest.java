@@ -29,9 +29,8 @@ class StreamsAppConfigTest {
     void shouldHandACrashedInstancesTasksOverWithinSecondsByDefault() {
         StreamsConfig streams = new StreamsConfig(new StreamsAppConfig(Map.of()).streamsProperties());
 
-        // What the clients are really given, after Streams' own exactly-once defaults (10 s) are applied.
+        // What the consumer is really given, after Streams' own defaults are applied.
         assertThat(streams.getMainConsumerConfigs("g", "c", 0)).containsEntry("session.timeout.ms", 6_000);
-        assertThat(streams.getProducerConfigs("p")).containsEntry("transaction.timeout.ms", 5_000);
     }
 
     @Test

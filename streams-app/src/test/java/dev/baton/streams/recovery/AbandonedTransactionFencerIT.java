@@ -18,12 +18,15 @@ import org.apache.kafka.clients.admin.ListOffsetsOptions;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.clients.admin.TransactionListing;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.IsolationLevel;
 import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -31,13 +34,14 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * A streams-app instance that crashed mid-transaction, played by a producer left open with a one-minute
  * timeout: read_committed readers of its partition wait until the fencer ends it, not its coordinator.
- * Another application's open transaction is left alone.
+ * An instance still in the group, as slow as it may be, and another application are left alone.
  */
 class AbandonedTransactionFencerIT {
 
     private static final String APP = "baton-streams";
     private static final TopicPartition CRASHED = new TopicPartition("baton.history", 0);
     private static final TopicPartition FOREIGN = new TopicPartition("baton.history", 1);
+    private static final TopicPartition SLOW = new TopicPartition("baton.history", 2);
 
     @TempDir
     Path dataDir;
@@ -46,30 +50,56 @@ class AbandonedTransactionFencerIT {
     void shouldEndACrashedInstancesTransactionLongBeforeItsTimeout() throws Exception {
         try (EmbeddedKafka kafka = EmbeddedKafka.builder().dataDir(dataDir).build().start();
              Admin admin = Admin.create(ClientConfigs.admin(kafka.bootstrapServers()))) {
-            admin.createTopics(List.of(new NewTopic(CRASHED.topic(), 2, (short) 1))).all().get(30, TimeUnit.SECONDS);
+            admin.createTopics(List.of(new NewTopic(CRASHED.topic(), 3, (short) 1))).all().get(30, TimeUnit.SECONDS);
             String crashedId = APP + "-" + UUID.randomUUID() + "-1";
+            UUID live = UUID.randomUUID();
+            String liveId = APP + "-" + live + "-1";
             String foreignId = "other-app-" + UUID.randomUUID() + "-1";
             KafkaProducer<byte[], byte[]> crashed = leftOpen(kafka, crashedId, CRASHED);
+            KafkaProducer<byte[], byte[]> slow = leftOpen(kafka, liveId, SLOW);
             KafkaProducer<byte[], byte[]> foreign = leftOpen(kafka, foreignId, FOREIGN);
+            KafkaConsumer<byte[], byte[]> member = joinAs(kafka, APP + "-" + live + "-StreamThread-1-consumer");
             assertThat(readable(admin, CRASHED)).isZero();
 
             AbandonedTransactionFencer fencer = new AbandonedTransactionFencer(Admin.create(ClientConfigs.admin(kafka.bootstrapServers())),
                     ClientConfigs.bootstrap(kafka.bootstrapServers()), APP, Duration.ofMillis(500));
             try {
-                // Open longer than 500 ms soon; a minute before its own timeout would end it.
-                await().atMost(Duration.ofSeconds(20)).until(fencer::runOnce, fenced -> !fenced.isEmpty());
+                // Open longer than 500 ms soon; a minute before their own timeout would end them.
+                assertThat(await().atMost(Duration.ofSeconds(20)).until(fencer::runOnce, fenced -> !fenced.isEmpty()))
+                        .containsExactly(crashedId);
+                await().atMost(Duration.ofSeconds(20)).until(() -> readable(admin, CRASHED) > 0);
+                assertThatThrownBy(crashed::commitTransaction).isInstanceOf(KafkaException.class);
+                assertThat(readable(admin, SLOW)).isZero();
+                assertThat(readable(admin, FOREIGN)).isZero();
+
+                // The same slow transaction once its process's session is over.
+                member.close();
+                assertThat(await().atMost(Duration.ofSeconds(20)).until(fencer::runOnce, fenced -> !fenced.isEmpty()))
+                        .containsExactly(liveId);
             } finally {
                 fencer.close();
             }
-
-            await().atMost(Duration.ofSeconds(20)).until(() -> readable(admin, CRASHED) > 0);
-            assertThatThrownBy(crashed::commitTransaction).isInstanceOf(KafkaException.class);
+            await().atMost(Duration.ofSeconds(20)).until(() -> readable(admin, SLOW) > 0);
             assertThat(readable(admin, FOREIGN)).isZero();
             assertThat(admin.listTransactions().all().get(10, TimeUnit.SECONDS)).extracting(TransactionListing::transactionalId)
                     .contains(foreignId);
-            crashed.close(Duration.ZERO);
-            foreign.close(Duration.ZERO);
+            for (KafkaProducer<byte[], byte[]> p : List.of(crashed, slow, foreign)) {
+                p.close(Duration.ZERO);
+            }
         }
+    }
+
+    /** A member of the app's group under a Streams-style client id, until closed. */
+    private static KafkaConsumer<byte[], byte[]> joinAs(EmbeddedKafka kafka, String clientId) {
+        Map<String, Object> c = ClientConfigs.groupConsumer(ClientConfigs.bootstrap(kafka.bootstrapServers()), APP, "earliest");
+        c.put(ConsumerConfig.CLIENT_ID_CONFIG, clientId);
+        KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(c, new ByteArrayDeserializer(), new ByteArrayDeserializer());
+        consumer.subscribe(List.of(CRASHED.topic()));
+        await().atMost(Duration.ofSeconds(30)).until(() -> {
+            consumer.poll(Duration.ofMillis(100));
+            return !consumer.assignment().isEmpty();
+        });
+        return consumer;
     }
 
     private static KafkaProducer<byte[], byte[]> leftOpen(EmbeddedKafka kafka, String transactionalId, TopicPartition tp) throws Exception {

@@ -20,4 +20,10 @@ class AbandonedTransactionFencerTest {
         assertThat(ids.matcher("baton.streams-v2-09a7b565-fdff-449e-a841-667219c70ffe-1").matches()).isFalse();
         assertThat(ids.matcher("baton.streams-09a7b565-fdff-449e-a841-667219c70ffe").matches()).isFalse();
     }
+
+    @Test
+    void shouldReadTheProcessOutOfATransactionalId() {
+        assertThat(AbandonedTransactionFencer.processIdOf("baton.streams-09a7b565-fdff-449e-a841-667219c70ffe-1"))
+                .isEqualTo("09a7b565-fdff-449e-a841-667219c70ffe");
+    }
 }
