@@ -23,7 +23,7 @@ public final class SoakReport {
      * @param outboxSeen unmatched relays the soak's client received
      * @param outboxListed entries {@code baton outbox --client-id soak} lists
      * @param hangingAborted transactions the streams app found hanging and aborted
-     * @param abandonedFenced transactions of a crashed (or stalled) instance the streams app fenced
+     * @param abandonedFenced transactions of a crashed instance the streams app fenced
      */
     public record Figures(List<String> faults, FaultSchedule.BrokerOutage brokerOutage, int activities, int settled, double seconds,
                           SoakLedger.Verdict verdict, InvariantChecker.Report audit, int outboxSeen, int outboxListed, int cancelsNotSent,
@@ -70,7 +70,7 @@ public final class SoakReport {
             out.printf("  cancels           %d could not be sent (their callers got the run's own outcome)%n", f.cancelsNotSent());
         }
         out.printf("  hanging txns      %d aborted by the streams app (transactions Kafka left open; see docs/decisions.md)%n", f.hangingAborted());
-        out.printf("  fenced txns       %d open past transaction.fence.after.ms (a crashed or stalled instance's), ended by the streams app%n",
+        out.printf("  fenced txns       %d of a crashed instance (out of the group, open past transaction.fence.after.ms), ended by the streams app%n",
                 f.abandonedFenced());
         out.printf("  wrong outcomes    %d (an outcome its role does not allow, or callers of one run told different outcomes)%n",
                 v.wrongKind() + v.notSameAsRun());
