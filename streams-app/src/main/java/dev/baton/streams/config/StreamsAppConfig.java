@@ -26,6 +26,8 @@ import org.apache.kafka.streams.state.HostInfo;
  */
 public final class StreamsAppConfig extends AbstractConfig {
 
+    /** Kafka Streams' record cache, used by the {@code sites} store only (see {@code streamsProperties}). */
+    static final long SITES_CACHE_BYTES = 16L * 1024 * 1024;
     public static final String APPLICATION_ID_CONFIG = StreamsConfig.APPLICATION_ID_CONFIG;
     private static final String APPLICATION_ID_DOC = "Kafka Streams application id; instances with the same id share the sites.";
 
@@ -251,7 +253,11 @@ public final class StreamsAppConfig extends AbstractConfig {
         // task was marked corrupted and re-initialized. One request in flight removes the race.
         p.putIfAbsent(StreamsConfig.producerPrefix(ProducerConfig.MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION), 1);
         p.putIfAbsent(StreamsConfig.mainConsumerPrefix(ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG), 10);
-        p.putIfAbsent(StreamsConfig.STATESTORE_CACHE_MAX_BYTES_CONFIG, 0);
+        // The record cache folds a sites row's writes between two commits into one changelog record
+        // (only that store is cached). It must hold a commit interval's dirty rows, or a full cache
+        // flushes them early (more records, never wrong): at 20,000 activities/s and 100 ms commits
+        // ~2,000 rows of ~0.5 KiB. 16 MiB, shared by the stream threads; clean rows fill the rest.
+        p.putIfAbsent(StreamsConfig.STATESTORE_CACHE_MAX_BYTES_CONFIG, SITES_CACHE_BYTES);
         p.put(SCHEMA_REGISTRY_URL_CONFIG, schemaRegistryUrl()); // for the dead-letter handler (BatonStreamsApp names it)
         // The commit check runs once per poll loop; a poll that blocks 100 ms (the default) waiting
         // for input holds back the commit, and so the visibility, of what was just processed.
