@@ -434,7 +434,7 @@ public final class DispatchBench implements Callable<Integer> {
      * Log-end offsets summed per topic (Baton's and the broker's internal topics; not the raw echo's).
      * Offsets count transaction markers too: each commit writes one to every partition it touched.
      */
-    private static Map<String, Long> recordsByTopic(String bootstrap) throws Exception {
+    static Map<String, Long> recordsByTopic(String bootstrap) throws Exception {
         try (Admin admin = Admin.create(ClientConfigs.admin(bootstrap))) {
             Set<String> topics = admin.listTopics(new ListTopicsOptions().listInternal(true)).names().get();
             Map<TopicPartition, OffsetSpec> latest = new HashMap<>();
@@ -456,17 +456,27 @@ public final class DispatchBench implements Callable<Integer> {
      * a broker of any dispatcher writes them.
      */
     static String recordsPerActivity(Map<String, Long> before, Map<String, Long> after, long activities) {
-        Map<String, Double> baton = new TreeMap<>();
-        Map<String, Double> internal = new TreeMap<>();
-        after.forEach((topic, end) -> {
-            double per = (double) (end - before.getOrDefault(topic, 0L)) / Math.max(1, activities);
-            if (per >= 0.05) {
-                (topic.startsWith("__") ? internal : baton).put(shortName(topic), per);
-            }
-        });
+        Map<String, Double> baton = perActivity(before, after, activities, false);
+        Map<String, Double> internal = perActivity(before, after, activities, true);
         double total = baton.values().stream().mapToDouble(Double::doubleValue).sum();
         return String.format("%.1f per activity in Baton's topics and changelogs: %s; besides, in the broker's internal topics: %s",
                 total, describe(baton), internal.isEmpty() ? "none" : describe(internal));
+    }
+
+    /** Records per activity in Baton's topics and changelogs, by short name, as {@link #recordsPerActivity} counts them. */
+    static Map<String, Double> batonRecordsPerActivity(Map<String, Long> before, Map<String, Long> after, long activities) {
+        return perActivity(before, after, activities, false);
+    }
+
+    private static Map<String, Double> perActivity(Map<String, Long> before, Map<String, Long> after, long activities, boolean internal) {
+        Map<String, Double> perTopic = new TreeMap<>();
+        after.forEach((topic, end) -> {
+            double per = (double) (end - before.getOrDefault(topic, 0L)) / Math.max(1, activities);
+            if (per >= 0.05 && topic.startsWith("__") == internal) {
+                perTopic.put(shortName(topic), per);
+            }
+        });
+        return perTopic;
     }
 
     private static String describe(Map<String, Double> perTopic) {

@@ -63,14 +63,18 @@ public final class SiteProcessorSupplier implements ProcessorSupplier<byte[], by
 
     @Override
     public Set<StoreBuilder<?>> stores() {
-        // sites: changelogged, no caching, so every write reaches the changelog in the transaction
-        // that caused it. deadlines: the expiry tier of the DeadlineIndex, derived from the sites
+        // sites: changelogged, behind Kafka Streams' record cache: a row written several times
+        // between two commits (dispatched, leased, completed) reaches the changelog once, with its
+        // last value, when the commit flushes the cache, still inside the transaction that made it
+        // (Streams flushes the cache before it flushes the producer and commits). What reaches the
+        // changelog is a subset of the row's writes, so a restore sees nothing it could not before.
+        // deadlines: the expiry tier of the DeadlineIndex, derived from the sites
         // rows (each row carries its armed deadlines) and rebuilt when a task starts, so no
         // changelog. It is in RocksDB rather than memory: it holds an EXPIRE entry for every site
         // resolved within the dedupe window.
         return Set.of(
                 Stores.keyValueStoreBuilder(storeKind.apply(TopologyNames.SITES_STORE), new BytesSerde(), new ByteArraySerde())
-                        .withCachingDisabled(),
+                        .withCachingEnabled(),
                 Stores.keyValueStoreBuilder(storeKind.apply(TopologyNames.DEADLINES_STORE), new BytesSerde(), new ByteArraySerde())
                         .withCachingDisabled().withLoggingDisabled());
     }

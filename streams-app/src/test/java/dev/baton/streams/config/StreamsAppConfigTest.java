@@ -3,6 +3,7 @@ package dev.baton.streams.config;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import java.util.HashMap;
 import java.util.Map;
 import java.util.Properties;
 
@@ -61,6 +62,24 @@ class StreamsAppConfigTest {
         assertThat(p).containsEntry(StreamsConfig.COMMIT_INTERVAL_MS_CONFIG, 1_000L)
                 .containsEntry(StreamsConfig.POLL_MS_CONFIG, 10L)
                 .containsEntry(StreamsConfig.producerPrefix("linger.ms"), 200L);
+    }
+
+    @Test
+    void shouldCommitAtLeastEveryHundredMillisecondsUnderAtLeastOnceUnlessTold() {
+        Map<String, String> alos = Map.of("processing.guarantee", "at_least_once", "token.key", "MDEyMzQ1Njc4OWFiY2RlZg==");
+        Properties p = new StreamsAppConfig(alos).streamsProperties();
+
+        // No answer waits for an at-least-once commit; the loop still wakes as often as the profile's.
+        assertThat(p).containsEntry(StreamsConfig.COMMIT_INTERVAL_MS_CONFIG, 100L)
+                .containsEntry(StreamsConfig.POLL_MS_CONFIG, 10L)
+                .containsEntry(StreamsConfig.STATESTORE_CACHE_MAX_BYTES_CONFIG, StreamsAppConfig.SITES_CACHE_BYTES);
+        Map<String, String> told = new HashMap<>(alos);
+        told.put("commit.interval.ms", "5");
+        assertThat(new StreamsAppConfig(told).streamsProperties()).containsEntry(StreamsConfig.COMMIT_INTERVAL_MS_CONFIG, 5L)
+                .containsEntry(StreamsConfig.POLL_MS_CONFIG, 5L);
+        told.put("commit.interval.ms", "20000");
+        assertThat(new StreamsAppConfig(told).streamsProperties()).containsEntry(StreamsConfig.COMMIT_INTERVAL_MS_CONFIG, 20_000L)
+                .containsEntry(StreamsConfig.POLL_MS_CONFIG, 10L);
     }
 
     @Test
