@@ -7,7 +7,6 @@ import static org.awaitility.Awaitility.await;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
-import java.util.Optional;
 import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
@@ -22,7 +21,7 @@ import dev.baton.dispatcher.ResultListenerStoppedException;
 import dev.baton.dispatcher.UnmatchedResultHandler;
 import dev.baton.events.Outcome;
 import dev.baton.schemas.EventSerde;
-import dev.baton.schemas.registry.RegisteredSchema;
+import dev.baton.schemas.registry.ForwardingSchemaRegistry;
 import dev.baton.schemas.registry.SchemaRegistry;
 import dev.baton.schemas.registry.SchemaRegistryUnavailableException;
 import dev.baton.topics.BatonTopics;
@@ -150,11 +149,14 @@ class ResultListenerTest {
     }
 
     /** A registry whose schema lookups fail, as an unreachable one's do, while {@code down} is set. */
-    private record FlakyRegistry(SchemaRegistry delegate, AtomicBoolean down, AtomicInteger lookups) implements SchemaRegistry {
+    private static final class FlakyRegistry extends ForwardingSchemaRegistry {
+        private final AtomicBoolean down;
+        private final AtomicInteger lookups;
 
-        @Override
-        public int register(String subject, Schema schema) {
-            return delegate.register(subject, schema);
+        FlakyRegistry(SchemaRegistry delegate, AtomicBoolean down, AtomicInteger lookups) {
+            super(delegate);
+            this.down = down;
+            this.lookups = lookups;
         }
 
         @Override
@@ -163,31 +165,12 @@ class ResultListenerTest {
             if (down.get()) {
                 throw new SchemaRegistryUnavailableException("registry unreachable (test)", null);
             }
-            return delegate.schemaById(id);
-        }
-
-        @Override
-        public Optional<RegisteredSchema> latest(String subject) {
-            return delegate.latest(subject);
-        }
-
-        @Override
-        public boolean isCompatible(String subject, Schema schema) {
-            return delegate.isCompatible(subject, schema);
-        }
-
-        @Override
-        public List<String> subjects() {
-            return delegate.subjects();
-        }
-
-        @Override
-        public List<RegisteredSchema> versions(String subject) {
-            return delegate.versions(subject);
+            return super.schemaById(id);
         }
 
         @Override
         public void close() {
+            // the test's registry outlives the listener
         }
     }
 

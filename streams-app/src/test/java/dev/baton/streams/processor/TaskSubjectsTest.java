@@ -6,14 +6,13 @@ import static org.awaitility.Awaitility.await;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
 
 import dev.baton.events.ActivityTask;
 import dev.baton.events.SiteRef;
 import dev.baton.schemas.EventSerde;
-import dev.baton.schemas.registry.RegisteredSchema;
+import dev.baton.schemas.registry.ForwardingSchemaRegistry;
 import dev.baton.schemas.registry.SchemaRegistry;
 import org.apache.avro.Schema;
 import org.junit.jupiter.api.AfterEach;
@@ -24,40 +23,16 @@ class TaskSubjectsTest {
     /** Who registered which subject, on which thread. */
     private final List<String> registrations = new CopyOnWriteArrayList<>();
     private final SchemaRegistry memory = SchemaRegistry.forUrl("mem://task-subjects", Map.of());
-    private final SchemaRegistry watched = new SchemaRegistry() {
+    private final SchemaRegistry watched = new ForwardingSchemaRegistry(memory) {
         @Override
         public int register(String subject, Schema schema) {
             registrations.add(subject + " on " + Thread.currentThread().getName());
-            return memory.register(subject, schema);
-        }
-
-        @Override
-        public Schema schemaById(int id) {
-            return memory.schemaById(id);
-        }
-
-        @Override
-        public Optional<RegisteredSchema> latest(String subject) {
-            return memory.latest(subject);
-        }
-
-        @Override
-        public boolean isCompatible(String subject, Schema schema) {
-            return memory.isCompatible(subject, schema);
-        }
-
-        @Override
-        public List<String> subjects() {
-            return memory.subjects();
-        }
-
-        @Override
-        public List<RegisteredSchema> versions(String subject) {
-            return memory.versions(subject);
+            return super.register(subject, schema);
         }
 
         @Override
         public void close() {
+            // memory is closed after each test
         }
     };
     private final EventSerde<ActivityTask> tasks = EventSerde.of(ActivityTask.class, watched);

@@ -6,8 +6,6 @@ import static dev.baton.streams.topology.SiteHarness.timeouts;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.time.Duration;
-import java.util.List;
-import java.util.Optional;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 import dev.baton.events.ActivityTask;
@@ -16,7 +14,7 @@ import dev.baton.events.OutcomeStatus;
 import dev.baton.events.WorkerEventKind;
 import dev.baton.events.store.SiteStatus;
 import dev.baton.schemas.SiteKey;
-import dev.baton.schemas.registry.RegisteredSchema;
+import dev.baton.schemas.registry.ForwardingSchemaRegistry;
 import dev.baton.schemas.registry.SchemaRegistry;
 import dev.baton.schemas.registry.SchemaRegistryUnavailableException;
 import dev.baton.topics.BatonTopics;
@@ -67,44 +65,20 @@ class AtomicStepTest {
     }
 
     /** A registry that cannot be reached for the results subject while {@code down} is set. */
-    private record FailingForResults(SchemaRegistry delegate, AtomicBoolean down) implements SchemaRegistry {
+    private static final class FailingForResults extends ForwardingSchemaRegistry {
+        private final AtomicBoolean down;
+
+        FailingForResults(SchemaRegistry delegate, AtomicBoolean down) {
+            super(delegate);
+            this.down = down;
+        }
 
         @Override
         public int register(String subject, Schema schema) {
             if (down.get() && subject.startsWith(BatonTopics.RESULTS)) {
                 throw new SchemaRegistryUnavailableException("registry unreachable (test)", null);
             }
-            return delegate.register(subject, schema);
-        }
-
-        @Override
-        public Schema schemaById(int id) {
-            return delegate.schemaById(id);
-        }
-
-        @Override
-        public Optional<RegisteredSchema> latest(String subject) {
-            return delegate.latest(subject);
-        }
-
-        @Override
-        public boolean isCompatible(String subject, Schema schema) {
-            return delegate.isCompatible(subject, schema);
-        }
-
-        @Override
-        public List<String> subjects() {
-            return delegate.subjects();
-        }
-
-        @Override
-        public List<RegisteredSchema> versions(String subject) {
-            return delegate.versions(subject);
-        }
-
-        @Override
-        public void close() {
-            delegate.close();
+            return super.register(subject, schema);
         }
     }
 }
