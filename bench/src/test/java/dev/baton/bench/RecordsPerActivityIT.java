@@ -40,8 +40,9 @@ class RecordsPerActivityIT {
     /**
      * Exactly-once: 3 history events, 2 worker events, a task, a result and a dispatch per activity, the
      * sites row 2-3 times (the lease's write is folded when its completion is read before the commit),
-     * and a transaction marker per partition a commit touched: 12.1-12.4 measured under heavy machine
-     * load (13.0 leaves room for smaller commits under more load; 12.8 before the fold).
+     * and a transaction marker per partition a commit touched: 11.9-12.4 measured under heavy machine
+     * load (13.0 leaves room for smaller commits under more load; 12.8 before the fold). At-least-once:
+     * 7.1-7.3 with the fold, 8.0 without; the bound is issue 29's goal.
      */
     @ParameterizedTest
     @EnumSource(DispatchBench.Guarantee.class)

@@ -30,9 +30,9 @@ public final class StreamsAppConfig extends AbstractConfig {
      * The least default commit interval under at-least-once: most short activities then dispatch and
      * resolve within one interval, and their row reaches the changelog once (see {@link #commitIntervalMs()}).
      */
-    static final long AT_LEAST_ONCE_COMMIT_INTERVAL_MS = 100;
+    static final long AT_LEAST_ONCE_COMMIT_INTERVAL_MS = 1_000;
     /** Kafka Streams' record cache, used by the {@code sites} store only (see {@code streamsProperties}). */
-    static final long SITES_CACHE_BYTES = 16L * 1024 * 1024;
+    static final long SITES_CACHE_BYTES = 32L * 1024 * 1024;
     public static final String APPLICATION_ID_CONFIG = StreamsConfig.APPLICATION_ID_CONFIG;
     private static final String APPLICATION_ID_DOC = "Kafka Streams application id; instances with the same id share the sites.";
 
@@ -67,9 +67,9 @@ public final class StreamsAppConfig extends AbstractConfig {
             + "that poll was not full, otherwise commit.interval.ms after the last commit; the batch grows with the load by itself.";
 
     public static final String COMMIT_INTERVAL_MS_CONFIG = StreamsConfig.COMMIT_INTERVAL_MS_CONFIG;
-    private static final String COMMIT_INTERVAL_MS_DOC = "Default: the profile's (10 ms for latency, 100 ms for throughput); under at-least-once at least 100 ms, since "
+    private static final String COMMIT_INTERVAL_MS_DOC = "Default: the profile's (10 ms for latency, 100 ms for throughput); under at-least-once at least 1 s, since "
             + "no answer waits for a commit there and a longer interval folds a short activity's sites row writes into one "
-            + "changelog record (a crash reads up to an interval of input again). With "
+            + "changelog record (a crash reads up to an interval of input again; Kafka Streams' own default is 30 s). With "
             + "commit.pacing=interval: Kafka Streams' commit interval, counted from the end of the last commit. With "
             + "commit.pacing=returns: the longest wait from one commit's start to the next while anything is uncommitted. Each activity "
             + "waits for two commits, and each commit stops the stream thread for a flush and two transaction round trips (~4-5 ms on "
@@ -275,8 +275,8 @@ public final class StreamsAppConfig extends AbstractConfig {
         // AbandonedTransactionFencer rather than waited out (transaction.fence.after.ms; docs/decisions.md).
         // The record cache folds a sites row's writes between two commits into one changelog record
         // (only that store is cached). It must hold a commit interval's dirty rows, or a full cache
-        // flushes them early (more records, never wrong): at 20,000 activities/s and 100 ms commits
-        // ~2,000 rows of ~0.5 KiB. 16 MiB, shared by the stream threads; clean rows fill the rest.
+        // flushes them early (more records, never wrong): at 30,000 activities/s and at-least-once's
+        // 1 s commits ~30,000 rows of ~0.5 KiB. 32 MiB, shared by the stream threads; clean rows fill the rest.
         p.putIfAbsent(StreamsConfig.STATESTORE_CACHE_MAX_BYTES_CONFIG, SITES_CACHE_BYTES);
         p.put(SCHEMA_REGISTRY_URL_CONFIG, schemaRegistryUrl()); // for the dead-letter handler (BatonStreamsApp names it)
         // The commit check runs once per poll loop; a poll that blocks 100 ms (the default) waiting
