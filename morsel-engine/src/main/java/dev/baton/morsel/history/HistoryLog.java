@@ -22,6 +22,7 @@ import dev.baton.morsel.MorselMetrics;
 import dev.baton.morsel.kafka.OffsetRange;
 import dev.baton.morsel.kafka.ProjectedReader;
 import dev.baton.morsel.kafka.ProjectedRow;
+import dev.baton.morsel.kafka.ScanTimings;
 import dev.baton.morsel.kafka.TopicFold;
 import dev.baton.schemas.EventSerde;
 import dev.baton.schemas.UndecodableRecordException;
@@ -76,8 +77,15 @@ public final class HistoryLog implements AutoCloseable {
     }
 
     public HistoryLog(Map<String, Object> clientConfig, String schemaRegistryUrl, int threads, MorselMetrics metrics) {
+        this(clientConfig, schemaRegistryUrl, threads, metrics, ScanTimings.off());
+    }
+
+    /** As {@link HistoryLog#HistoryLog(Map, String, int, MorselMetrics)}, recording where each scan's time goes in {@code timings}. */
+    public HistoryLog(Map<String, Object> clientConfig, String schemaRegistryUrl, int threads, MorselMetrics metrics, ScanTimings timings) {
+        long start = System.nanoTime();
         this.registry = SchemaRegistry.forUrl(schemaRegistryUrl, clientConfig);
-        this.fold = new TopicFold(clientConfig, threads, metrics);
+        timings.done("schema registry opened", start);
+        this.fold = new TopicFold(clientConfig, threads, metrics, timings);
         this.history = new ProjectedReader(registry, LogProjections.HISTORY);
         this.queries = new SiteQueries(history, new ProjectedReader(registry, LogProjections.OUTCOME));
         this.commands = new ProjectedReader(registry, LogProjections.COMMAND);

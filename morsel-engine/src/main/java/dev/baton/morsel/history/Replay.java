@@ -10,6 +10,7 @@ import java.util.TreeMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
 
+import dev.baton.morsel.kafka.ScanTimings;
 import dev.baton.topics.ClientConfigs;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.producer.KafkaProducer;
@@ -34,9 +35,15 @@ public final class Replay {
     }
 
     public static Report analyse(HistoryLog log, HistoryLog.Scope scope, String applicationId) {
-        Map<String, SiteTrail> sites = log.sites(scope);
-        Map<String, HistoryLog.Answer> answers = log.answers();
-        Map<String, Boolean> live = log.liveSites(applicationId);
+        return analyse(log, scope, applicationId, ScanTimings.off());
+    }
+
+    /** As {@link #analyse(HistoryLog, HistoryLog.Scope, String)}, recording its phases in {@code timings}. */
+    public static Report analyse(HistoryLog log, HistoryLog.Scope scope, String applicationId, ScanTimings timings) {
+        Map<String, SiteTrail> sites = timings.time("sites (history)", () -> log.sites(scope));
+        Map<String, HistoryLog.Answer> answers = timings.time("answers (results)", log::answers);
+        Map<String, Boolean> live = timings.time("live sites (changelog)", () -> log.liveSites(applicationId));
+        long start = System.nanoTime();
         int resolved = 0;
         int liveCount = 0;
         int parked = 0;
@@ -63,6 +70,7 @@ public final class Replay {
         }
         dangling.sort(Comparator.comparing(t -> t.siteKey));
         int dispatched = (int) sites.values().stream().filter(SiteTrail::dispatched).count();
+        timings.done("report", start);
         return new Report(dispatched, resolved, liveCount, dangling, parked, byOutcome);
     }
 
