@@ -34,6 +34,9 @@ public final class ReplayCommand implements Callable<Integer> {
     @Option(names = "--timings", description = "Print where the time went (JVM start, consumers, each topic's phases) to stderr at the end")
     boolean timings;
 
+    /** The threads' CPU just before the scan consumers and workers end, for --timings. */
+    private String cpuBeforeClose = "";
+
     @Override
     public Integer call() throws Exception {
         ScanTimings t = timings ? ScanTimings.from(System.nanoTime()) : ScanTimings.off();
@@ -41,7 +44,7 @@ public final class ReplayCommand implements Callable<Integer> {
             return replay(t);
         } finally {
             if (timings) {
-                PhaseReport.print(t, System.err);
+                PhaseReport.print(t, cpuBeforeClose, System.err);
             }
         }
     }
@@ -81,6 +84,7 @@ public final class ReplayCommand implements Callable<Integer> {
             phases.done("print", printing);
             return 0;
         } finally {
+            cpuBeforeClose = phases.on() ? PhaseReport.cpuByThreadKind() : "";
             long closing = System.nanoTime();
             log.close();
             phases.done("close", closing);

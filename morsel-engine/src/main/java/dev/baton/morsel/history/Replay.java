@@ -7,6 +7,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
 
@@ -40,9 +42,12 @@ public final class Replay {
 
     /** As {@link #analyse(HistoryLog, HistoryLog.Scope, String)}, recording its phases in {@code timings}. */
     public static Report analyse(HistoryLog log, HistoryLog.Scope scope, String applicationId, ScanTimings timings) {
+        // results and the changelog are read on the log's second fold while history is scanned on its first
+        CompletableFuture<HistoryLog.Beside> besideHistory = log.besideHistory(applicationId);
         Map<String, SiteTrail> sites = timings.time("sites (history)", () -> log.sites(scope));
-        Map<String, HistoryLog.Answer> answers = timings.time("answers (results)", log::answers);
-        Map<String, Boolean> live = timings.time("live sites (changelog)", () -> log.liveSites(applicationId));
+        HistoryLog.Beside beside = timings.time("wait for results and changelog", () -> join(besideHistory));
+        Map<String, HistoryLog.Answer> answers = beside.answers();
+        Map<String, Boolean> live = beside.liveSites();
         long start = System.nanoTime();
         int resolved = 0;
         int liveCount = 0;
@@ -72,6 +77,20 @@ public final class Replay {
         int dispatched = (int) sites.values().stream().filter(SiteTrail::dispatched).count();
         timings.done("report", start);
         return new Report(dispatched, resolved, liveCount, dangling, parked, byOutcome);
+    }
+
+    private static <T> T join(CompletableFuture<T> read) {
+        try {
+            return read.join();
+        } catch (CompletionException e) {
+            if (e.getCause() instanceof RuntimeException r) {
+                throw r;
+            }
+            if (e.getCause() instanceof Error err) {
+                throw err;
+            }
+            throw e;
+        }
     }
 
     /** What re-dispatching did. */
