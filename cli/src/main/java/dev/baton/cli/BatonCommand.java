@@ -1,5 +1,7 @@
 package dev.baton.cli;
 
+import java.util.List;
+
 import dev.baton.cli.ops.CancelCommand;
 import dev.baton.cli.ops.DlqCommand;
 import dev.baton.cli.ops.SiteCommand;
@@ -10,13 +12,14 @@ import picocli.CommandLine.Command;
 
 /** The {@code baton} command: one entry point for the demo and every Baton process. */
 @Command(name = "baton", mixinStandardHelpOptions = true, versionProvider = BuildVersion.class,
-        description = "Kafka-native activity dispatch: demo, processes and operator tools.",
-        subcommands = {DemoCommand.class, StreamsAppCommand.class, WorkerCommand.class, DispatchCommand.class, TopicsCommand.class,
-            ConfigCommand.class, StatusCommand.class, SiteCommand.class, SitesCommand.class, CancelCommand.class, DlqCommand.class,
-            AclCommand.class, SoakCommand.class, ReplayCommand.class, HistoryCommand.class, OutboxCommand.class, EngineNodeCommand.class,
-            EngineGroupByCommand.class,
-            CommandLine.HelpCommand.class})
+        description = "Kafka-native activity dispatch: demo, processes and operator tools.")
 public final class BatonCommand implements Runnable {
+
+    /** Every subcommand, in the order usage lists them; {@code bench} is added after them when present. */
+    static final List<Class<?>> SUBCOMMANDS = List.of(DemoCommand.class, StreamsAppCommand.class, WorkerCommand.class,
+            DispatchCommand.class, TopicsCommand.class, ConfigCommand.class, StatusCommand.class, SiteCommand.class, SitesCommand.class,
+            CancelCommand.class, DlqCommand.class, AclCommand.class, SoakCommand.class, ReplayCommand.class, HistoryCommand.class,
+            OutboxCommand.class, EngineNodeCommand.class, EngineGroupByCommand.class, CommandLine.HelpCommand.class);
 
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
@@ -27,10 +30,31 @@ public final class BatonCommand implements Runnable {
 
     /** Runs the command line and returns its exit code; tests call this instead of {@link #main}. */
     public static int run(String... args) {
-        CommandLine cli = new CommandLine(new BatonCommand());
-        addIfPresent(cli, "bench", "dev.baton.bench.BenchCommand");
+        CommandLine cli = commandLine(args.length == 0 ? null : args[0]);
         // After every subcommand is added: picocli applies a setting to the subcommands present when it is set.
         return cli.setCaseInsensitiveEnumValuesAllowed(true).execute(args);
+    }
+
+    /**
+     * The command line with every subcommand, or only {@code first}'s when it names one: picocli
+     * reflects over each subcommand's options when it is added, which costs a short-lived command
+     * like {@code replay} a good part of its start-up (docs/decisions.md, "A cold replay").
+     */
+    static CommandLine commandLine(String first) {
+        CommandLine cli = new CommandLine(new BatonCommand());
+        for (Class<?> c : SUBCOMMANDS) {
+            if (first == null || !isSubcommandName(first) || first.equals(c.getAnnotation(Command.class).name())) {
+                cli.addSubcommand(c);
+            }
+        }
+        if (first == null || !isSubcommandName(first) || first.equals("bench")) {
+            addIfPresent(cli, "bench", "dev.baton.bench.BenchCommand");
+        }
+        return cli;
+    }
+
+    private static boolean isSubcommandName(String word) {
+        return word.equals("bench") || SUBCOMMANDS.stream().anyMatch(c -> word.equals(c.getAnnotation(Command.class).name()));
     }
 
     /**

@@ -1,7 +1,9 @@
 package dev.baton.cli;
 
 import dev.baton.cli.options.ClientOptions;
+import dev.baton.morsel.MorselMetrics;
 import dev.baton.morsel.history.HistoryLog;
+import dev.baton.morsel.kafka.ScanTimings;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
@@ -18,6 +20,10 @@ public final class LogScanOptions {
     String schemaRegistryUrl;
 
     HistoryLog open() {
-        return new HistoryLog(client.clientConfig(), schemaRegistryUrl, threads);
+        return open(ScanTimings.off());
+    }
+
+    HistoryLog open(ScanTimings timings) {
+        return new HistoryLog(client.clientConfig(), schemaRegistryUrl, threads, MorselMetrics.noop(), timings);
     }
 }

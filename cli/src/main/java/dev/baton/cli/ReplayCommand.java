@@ -6,6 +6,7 @@ import java.util.concurrent.Callable;
 
 import dev.baton.morsel.history.HistoryLog;
 import dev.baton.morsel.history.Replay;
+import dev.baton.morsel.kafka.ScanTimings;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
@@ -30,11 +31,32 @@ public final class ReplayCommand implements Callable<Integer> {
     @Option(names = "--application-id", defaultValue = "baton-streams", description = "The streams app's application.id (default ${DEFAULT-VALUE})")
     String applicationId;
 
+    @Option(names = "--timings", description = "Print where the time went (JVM start, consumers, each topic's phases) to stderr at the end")
+    boolean timings;
+
+    /** The threads' CPU just before the scan consumers and workers end, for --timings. */
+    private String cpuBeforeClose = "";
+
     @Override
     public Integer call() throws Exception {
+        ScanTimings t = timings ? ScanTimings.from(System.nanoTime()) : ScanTimings.off();
+        try {
+            return replay(t);
+        } finally {
+            if (timings) {
+                PhaseReport.print(t, cpuBeforeClose, System.err);
+            }
+        }
+    }
+
+    private int replay(ScanTimings phases) throws Exception {
         HistoryLog.Scope scope = new HistoryLog.Scope(from == null ? Long.MIN_VALUE : parseInstant(from), namespace);
-        try (HistoryLog log = logs.open()) {
-            Replay.Report r = Replay.analyse(log, scope, applicationId);
+        long opened = System.nanoTime();
+        HistoryLog log = logs.open(phases);
+        phases.done("open (registry, consumers, scheduler)", opened);
+        try {
+            Replay.Report r = Replay.analyse(log, scope, applicationId, phases);
+            long printing = System.nanoTime();
             var scan = log.lastScan();
             System.out.printf("scan      %,d history records in %d morsels of %,d offsets on %d threads: %.2f s, %,.0f records/s, %.1f MB/s%s%n",
                     scan.records(), scan.morsels(), scan.offsetsPerMorsel(), logs.threads, scan.nanos() / 1e9, scan.recordsPerSecond(),
@@ -59,7 +81,13 @@ public final class ReplayCommand implements Callable<Integer> {
             } else if (!r.dangling().isEmpty()) {
                 System.out.println("hint      re-send them with --redispatch");
             }
+            phases.done("print", printing);
             return 0;
+        } finally {
+            cpuBeforeClose = phases.on() ? PhaseReport.cpuByThreadKind() : "";
+            long closing = System.nanoTime();
+            log.close();
+            phases.done("close", closing);
         }
     }
 

@@ -29,8 +29,15 @@ class BatonCommandTest {
     }
 
     @Test
+    void shouldBuildOnlyTheSubcommandItRunsButEveryOneForHelp() {
+        assertThat(BatonCommand.commandLine("replay").getSubcommands()).containsOnlyKeys("replay");
+        assertThat(BatonCommand.commandLine("--help").getSubcommands()).containsKeys("replay", "worker", "help", "bench");
+        assertThat(CliRun.of("replay", "--help").output()).contains("--timings");
+    }
+
+    @Test
     void shouldStartWithoutASubcommandWhoseClassIsMissing() {
-        CommandLine cli = new CommandLine(new BatonCommand());
+        CommandLine cli = BatonCommand.commandLine(null);
 
         assertThat(BatonCommand.addIfPresent(cli, "absent", "dev.baton.nowhere.AbsentCommand")).isFalse();
         assertThat(cli.getSubcommands()).doesNotContainKey("absent").containsKey("worker");

@@ -50,6 +50,22 @@ public final class ReplayBench implements Callable<Integer> {
     @Option(names = "--child-heap", defaultValue = "3g", description = "-Xmx of the cold runs' JVMs (default ${DEFAULT-VALUE})")
     String childHeap;
 
+    @Option(names = "--command-only", description = "Skip the scan table: write or reuse the history, then time the whole command only")
+    boolean commandOnly;
+
+    @Option(names = "--command-runs", defaultValue = "1", description = "Fresh-JVM runs of the whole command (default ${DEFAULT-VALUE})")
+    int commandRuns;
+
+    @Option(names = "--hold-file", description = "At the end, keep the broker up while this file exists (to time `baton replay` by hand against it)")
+    Path holdFile;
+
+    @Option(names = "--command-java-opts", defaultValue = "-Xmx2g -Xms1g -XX:MetaspaceSize=128m -XX:+UseSerialGC -XX:TieredStopAtLevel=1",
+            description = "JVM options of the command runs; the default is what ./baton gives replay (default ${DEFAULT-VALUE})")
+    String commandJavaOpts;
+
+    /** The CLI's entry point; the bench module does not depend on the CLI, which carries the bench. */
+    private static final String CLI = "dev.baton.cli.BatonCommand";
+
     private final PrintStream out = System.out;
 
     @Override
@@ -63,27 +79,42 @@ public final class ReplayBench implements Callable<Integer> {
                     w.reused() ? "reused" : "written", w.nanos() / 1e9, dataDir.toAbsolutePath());
             out.printf("machine   %d cores, L2 %d KiB (half per morsel), load %s%n", Runtime.getRuntime().availableProcessors(),
                     Morsels.l2Bytes() / 1024, loadAverage());
-            Map<ScanKind, Map<Integer, ScanProbe.Run>> cold = new EnumMap<>(ScanKind.class);
-            Map<ScanKind, Map<Integer, ScanProbe.Run>> warm = new EnumMap<>(ScanKind.class);
-            for (int t : threads) {
-                for (ScanKind kind : ScanKind.values()) {
-                    ColdRun c = coldRun(kind.name(), t, broker.bootstrapServers());
-                    cold.computeIfAbsent(kind, k -> new java.util.TreeMap<>()).put(t, c.run());
-                    out.printf("cold      %-14s %d threads: %.2f s in main (%.2f s of it making consumers and threads), %.2f s process wall%n",
-                            kind.label, t, c.run().nanos() / 1e9, c.setUpNanos() / 1e9, c.wallNanos() / 1e9);
+            if (!commandOnly) {
+                scanTable(config, broker.bootstrapServers());
+            }
+            int t = threads[threads.length - 1];
+            for (int i = 0; i < commandRuns; i++) {
+                commandRun(t, broker.bootstrapServers());
+            }
+            out.printf("load      %s at the end%n", loadAverage());
+            if (holdFile != null) {
+                out.printf("holding   the broker at %s while %s exists%n", broker.bootstrapServers(), holdFile);
+                out.flush();
+                while (Files.exists(holdFile)) {
+                    Thread.sleep(1000); // NOPMD: a person is timing commands against this broker; nothing to await
                 }
             }
-            for (int t : threads) {
-                Map<ScanKind, ScanProbe.Run> medians = warm(config, t);
-                medians.forEach((kind, run) -> warm.computeIfAbsent(kind, k -> new java.util.TreeMap<>()).put(t, run));
-            }
-            print(cold, warm);
-            ColdRun command = coldRun("COMMAND", threads[threads.length - 1], broker.bootstrapServers());
-            out.printf("%nreplay    whole (history, results, changelog) in a fresh JVM at %d threads: %.2f s wall from process start, %.2f s from main%n",
-                    threads[threads.length - 1], command.wallNanos() / 1e9, command.run().nanos() / 1e9);
-            out.printf("load      %s at the end%n", loadAverage());
             return 0;
         }
+    }
+
+    /** Every scan kind cold (a fresh JVM each) and warm, at each thread count, as a table. */
+    private void scanTable(Map<String, Object> config, String bootstrap) throws Exception {
+        Map<ScanKind, Map<Integer, ScanProbe.Run>> cold = new EnumMap<>(ScanKind.class);
+        Map<ScanKind, Map<Integer, ScanProbe.Run>> warm = new EnumMap<>(ScanKind.class);
+        for (int t : threads) {
+            for (ScanKind kind : ScanKind.values()) {
+                ColdRun c = coldRun(kind.name(), t, bootstrap);
+                cold.computeIfAbsent(kind, k -> new java.util.TreeMap<>()).put(t, c.run());
+                out.printf("cold      %-14s %d threads: %.2f s in main (%.2f s of it making consumers and threads), %.2f s process wall%n",
+                        kind.label, t, c.run().nanos() / 1e9, c.setUpNanos() / 1e9, c.wallNanos() / 1e9);
+            }
+        }
+        for (int t : threads) {
+            Map<ScanKind, ScanProbe.Run> medians = warm(config, t);
+            medians.forEach((kind, run) -> warm.computeIfAbsent(kind, k -> new java.util.TreeMap<>()).put(t, run));
+        }
+        print(cold, warm);
     }
 
     private Map<ScanKind, ScanProbe.Run> warm(Map<String, Object> config, int t) throws Exception {
@@ -157,6 +188,50 @@ public final class ReplayBench implements Callable<Integer> {
             }
         }
         throw new IllegalStateException("the cold " + kind + " run printed no '" + ScanProbe.LINE + "' line:\n" + output);
+    }
+
+    /**
+     * {@code baton replay --timings} in a fresh JVM started as {@code ./baton} starts it (its
+     * {@code BATON_JAVA_OPTS} or -Xmx2g): prints the wall time from process start to exit and the
+     * command's own breakdown. Where the CLI is not on the class path, {@link ScanProbe}'s
+     * {@code COMMAND} runs the same analysis.
+     */
+    private void commandRun(int t, String bootstrap) throws IOException, InterruptedException {
+        String load = loadAverage();
+        if (!cliPresent()) {
+            ColdRun command = coldRun("COMMAND", t, bootstrap);
+            out.printf("%nreplay    whole (history, results, changelog) in a fresh JVM at %d threads: %.2f s wall from process start, %.2f s from main"
+                    + " (load before %s)%n", t, command.wallNanos() / 1e9, command.run().nanos() / 1e9, load);
+            return;
+        }
+        String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+        List<String> command = new ArrayList<>(List.of(java));
+        command.addAll(List.of(commandJavaOpts.trim().split("\\s+")));
+        command.addAll(List.of("-cp", System.getProperty("java.class.path"), CLI, "replay", "--bootstrap-servers", bootstrap,
+                "--threads", Integer.toString(t), "--timings"));
+        long start = System.nanoTime();
+        Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
+        String output = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        if (!p.waitFor(30, TimeUnit.MINUTES) || p.exitValue() != 0) {
+            throw new IllegalStateException("baton replay at " + t + " threads failed:\n" + output);
+        }
+        long wall = System.nanoTime() - start;
+        out.printf("%nreplay    baton replay (history, results, changelog) in a fresh JVM (%s) at %d threads: %.2f s wall from process start;"
+                + " load before %s%n", commandJavaOpts, t, wall / 1e9, load);
+        for (String line : output.split("\n")) {
+            if (line.startsWith("timings ") || line.startsWith("scan ") || line.startsWith("sites ")) {
+                out.println("          " + line);
+            }
+        }
+    }
+
+    private static boolean cliPresent() {
+        try {
+            Class.forName(CLI, false, ReplayBench.class.getClassLoader());
+            return true;
+        } catch (ClassNotFoundException e) {
+            return false;
+        }
     }
 
     private static String loadAverage() {

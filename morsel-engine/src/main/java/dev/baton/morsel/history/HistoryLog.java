@@ -12,6 +12,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.concurrent.CompletableFuture;
 import java.util.function.BiConsumer;
 import java.util.function.BinaryOperator;
 import java.util.function.Supplier;
@@ -22,6 +23,7 @@ import dev.baton.morsel.MorselMetrics;
 import dev.baton.morsel.kafka.OffsetRange;
 import dev.baton.morsel.kafka.ProjectedReader;
 import dev.baton.morsel.kafka.ProjectedRow;
+import dev.baton.morsel.kafka.ScanTimings;
 import dev.baton.morsel.kafka.TopicFold;
 import dev.baton.schemas.EventSerde;
 import dev.baton.schemas.UndecodableRecordException;
@@ -62,8 +64,19 @@ public final class HistoryLog implements AutoCloseable {
         }
     }
 
+    /** What replay reads beside history: every answer and the streams app's live sites. */
+    public record Beside(Map<String, Answer> answers, Map<String, Boolean> liveSites) {
+    }
+
     private final SchemaRegistry registry;
     private final TopicFold fold;
+    private final Map<String, Object> clientConfig;
+    private final int threads;
+    private final MorselMetrics metrics;
+    private final ScanTimings timings;
+    /** A second fold (consumers and workers) for reads beside the history scan; made by the first {@link #besideHistory}. */
+    private TopicFold side;
+    private CompletableFuture<Beside> besideRead;
     private final ProjectedReader history;
     private final SiteQueries queries;
     private final ProjectedReader commands;
@@ -76,8 +89,19 @@ public final class HistoryLog implements AutoCloseable {
     }
 
     public HistoryLog(Map<String, Object> clientConfig, String schemaRegistryUrl, int threads, MorselMetrics metrics) {
+        this(clientConfig, schemaRegistryUrl, threads, metrics, ScanTimings.off());
+    }
+
+    /** As {@link HistoryLog#HistoryLog(Map, String, int, MorselMetrics)}, recording where each scan's time goes in {@code timings}. */
+    public HistoryLog(Map<String, Object> clientConfig, String schemaRegistryUrl, int threads, MorselMetrics metrics, ScanTimings timings) {
+        this.clientConfig = clientConfig;
+        this.threads = threads;
+        this.metrics = metrics;
+        this.timings = timings;
+        long start = System.nanoTime();
         this.registry = SchemaRegistry.forUrl(schemaRegistryUrl, clientConfig);
-        this.fold = new TopicFold(clientConfig, threads, metrics);
+        timings.done("schema registry opened", start);
+        this.fold = new TopicFold(clientConfig, threads, metrics, timings);
         this.history = new ProjectedReader(registry, LogProjections.HISTORY);
         this.queries = new SiteQueries(history, new ProjectedReader(registry, LogProjections.OUTCOME));
         this.commands = new ProjectedReader(registry, LogProjections.COMMAND);
@@ -112,10 +136,49 @@ public final class HistoryLog implements AutoCloseable {
     }
 
     /**
+     * Starts reading {@link #answers()} and {@link #liveSites(String)} on a second fold of this log's
+     * own (its consumers and workers are made on that thread too), so they are read while the caller
+     * scans history on this log's fold: replay's three scans overlap instead of queueing, and the
+     * second fold's start-up hides behind the history scan. Once per log.
+     *
+     * @throws IllegalStateException if called twice
+     */
+    public synchronized CompletableFuture<Beside> besideHistory(String applicationId) {
+        if (besideRead != null) {
+            throw new IllegalStateException("besideHistory may be called once per log");
+        }
+        besideRead = new CompletableFuture<>();
+        Thread reader = new Thread(() -> {
+            try {
+                TopicFold f = sideFold();
+                Map<String, Answer> answers = timings.time("answers (results)", () -> queries.answers(f));
+                Map<String, Boolean> live = timings.time("live sites (changelog)", () -> liveSites(f, applicationId));
+                besideRead.complete(new Beside(answers, live));
+            } catch (RuntimeException | Error e) {
+                besideRead.completeExceptionally(e);
+            }
+        }, "baton-replay-beside");
+        reader.setDaemon(true);
+        reader.start();
+        return besideRead;
+    }
+
+    private synchronized TopicFold sideFold() {
+        if (side == null) {
+            side = new TopicFold(clientConfig, threads, metrics, timings);
+        }
+        return side;
+    }
+
+    /**
      * Site keys with live state in the streams app, from the latest record per key of its
      * {@code sites} changelog; empty if the changelog does not exist (state wiped).
      */
     public Map<String, Boolean> liveSites(String applicationId) {
+        return liveSites(fold, applicationId);
+    }
+
+    private static Map<String, Boolean> liveSites(TopicFold fold, String applicationId) {
         String changelog = applicationId + "-sites-changelog";
         record Latest(long offset, boolean live) {
         }
@@ -223,6 +286,22 @@ public final class HistoryLog implements AutoCloseable {
 
     @Override
     public void close() {
+        CompletableFuture<Beside> pending;
+        synchronized (this) {
+            pending = besideRead;
+        }
+        if (pending != null) {
+            try {
+                pending.join(); // its fold is in use until then
+            } catch (RuntimeException failedAlreadyReported) {
+                // the caller saw it from the future, or left early for another reason
+            }
+        }
+        synchronized (this) {
+            if (side != null) {
+                side.close();
+            }
+        }
         fold.close();
         registry.close();
     }

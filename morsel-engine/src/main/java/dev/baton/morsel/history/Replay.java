@@ -7,9 +7,12 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
 
+import dev.baton.morsel.kafka.ScanTimings;
 import dev.baton.topics.ClientConfigs;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.producer.KafkaProducer;
@@ -34,9 +37,18 @@ public final class Replay {
     }
 
     public static Report analyse(HistoryLog log, HistoryLog.Scope scope, String applicationId) {
-        Map<String, SiteTrail> sites = log.sites(scope);
-        Map<String, HistoryLog.Answer> answers = log.answers();
-        Map<String, Boolean> live = log.liveSites(applicationId);
+        return analyse(log, scope, applicationId, ScanTimings.off());
+    }
+
+    /** As {@link #analyse(HistoryLog, HistoryLog.Scope, String)}, recording its phases in {@code timings}. */
+    public static Report analyse(HistoryLog log, HistoryLog.Scope scope, String applicationId, ScanTimings timings) {
+        // results and the changelog are read on the log's second fold while history is scanned on its first
+        CompletableFuture<HistoryLog.Beside> besideHistory = log.besideHistory(applicationId);
+        Map<String, SiteTrail> sites = timings.time("sites (history)", () -> log.sites(scope));
+        HistoryLog.Beside beside = timings.time("wait for results and changelog", () -> join(besideHistory));
+        Map<String, HistoryLog.Answer> answers = beside.answers();
+        Map<String, Boolean> live = beside.liveSites();
+        long start = System.nanoTime();
         int resolved = 0;
         int liveCount = 0;
         int parked = 0;
@@ -63,7 +75,22 @@ public final class Replay {
         }
         dangling.sort(Comparator.comparing(t -> t.siteKey));
         int dispatched = (int) sites.values().stream().filter(SiteTrail::dispatched).count();
+        timings.done("report", start);
         return new Report(dispatched, resolved, liveCount, dangling, parked, byOutcome);
+    }
+
+    private static <T> T join(CompletableFuture<T> read) {
+        try {
+            return read.join();
+        } catch (CompletionException e) {
+            if (e.getCause() instanceof RuntimeException r) {
+                throw r;
+            }
+            if (e.getCause() instanceof Error err) {
+                throw err;
+            }
+            throw e;
+        }
     }
 
     /** What re-dispatching did. */

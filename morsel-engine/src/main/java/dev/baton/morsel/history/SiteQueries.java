@@ -14,7 +14,6 @@ import static dev.baton.morsel.history.LogProjections.O_REQUEST;
 import static dev.baton.morsel.history.LogProjections.O_STATUS;
 import static dev.baton.morsel.history.LogProjections.O_UNMATCHED;
 
-import java.nio.charset.StandardCharsets;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -73,7 +72,7 @@ final class SiteQueries {
         this.outcomes = outcomes;
     }
 
-    /** Records the decoders could not read since this instance was made. */
+    /** History records the decoders could not read since this instance was made (results are read at the same time, apart). */
     long undecodable() {
         return undecodable.get();
     }
@@ -205,7 +204,7 @@ final class SiteQueries {
             row[1] = kind;
             row[2] = dispatch ? 1 : 0;
             row[3] = e.getLong(H_AT);
-            row[4] = rec.key() == null ? StringIds.NULL : ids.id(new String(rec.key(), StandardCharsets.UTF_8));
+            row[4] = ids.id(rec.key());
             row[5] = ids.id(e.utf8(H_NAMESPACE));
             row[6] = ids.id(e.utf8(H_WORKFLOW));
             // only a dispatch's own fields are read by the aggregate: the rest are not interned
@@ -248,7 +247,9 @@ final class SiteQueries {
             reader.decode(topic, rec.value(), row);
             return row;
         } catch (UndecodableRecordException e) {
-            undecodable.incrementAndGet(); // a dead letter when it was written; a scan reports, it does not repair
+            if (reader == history) {
+                undecodable.incrementAndGet(); // a dead letter when it was written; a scan reports, it does not repair
+            }
             return null;
         }
     }

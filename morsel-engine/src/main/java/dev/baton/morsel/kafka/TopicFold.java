@@ -44,13 +44,24 @@ public final class TopicFold implements AutoCloseable {
     private final MorselScheduler scheduler;
     private final MorselMetrics metrics;
     private final int threads;
+    private final ScanTimings timings;
 
     public TopicFold(Map<String, Object> clientConfig, int threads, MorselMetrics metrics) {
+        this(clientConfig, threads, metrics, ScanTimings.off());
+    }
+
+    /** As {@link TopicFold#TopicFold(Map, int, MorselMetrics)}, recording each scan's phases in {@code timings}. */
+    public TopicFold(Map<String, Object> clientConfig, int threads, MorselMetrics metrics, ScanTimings timings) {
         this.threads = threads;
         this.metrics = metrics;
+        this.timings = timings;
+        long start = System.nanoTime();
         this.consumers = new ScanConsumers(clientConfig, threads);
+        timings.done("scan consumers made", start);
         // One node per worker: a morsel's preferred node is the worker TopicMorsels dealt it to.
+        start = System.nanoTime();
         this.scheduler = new MorselScheduler(threads, threads, metrics);
+        timings.done("scheduler made", start);
     }
 
     public int threads() {
@@ -93,6 +104,7 @@ public final class TopicFold implements AutoCloseable {
                 source.prepare(w, plan.morsels().stream().filter(m -> m.preferredNumaNode() == worker).map(m -> m.startPage()).toList());
             }
             String topic = plan.ranges().get(0).topic();
+            long scanStart = System.nanoTime();
             try {
                 scheduler.run(new Pipeline("fold " + topic, plan.morsels(), (worker, morsel, ctx) -> {
                     BooleanSupplier stop = () -> cancelled.getAsBoolean() || ctx.isCancelled();
@@ -113,6 +125,8 @@ public final class TopicFold implements AutoCloseable {
                     throw c;
                 }
                 throw e;
+            } finally {
+                timings.done(topic + " scan", scanStart);
             }
         }
         P merged = partials.get(0);
@@ -151,6 +165,7 @@ public final class TopicFold implements AutoCloseable {
         Function<MorselScheduler, R> answer = query.assemble(scan);
         String topic = ranges.isEmpty() ? "nothing" : ranges.get(0).topic();
         Pipeline pipeline = scan.pipeline("query " + topic, PipelineKind.SCAN, plan.morsels(), threads);
+        long scanStart = System.nanoTime();
         try {
             scheduler.run(Pipeline.of(pipeline.name(), PipelineKind.SCAN, plan.morsels(), pipeline.rows(), (worker, morsel, ctx) -> {
                 if (cancelled.getAsBoolean()) {
@@ -163,8 +178,12 @@ public final class TopicFold implements AutoCloseable {
                 throw c;
             }
             throw e;
+        } finally {
+            timings.done(topic + " scan", scanStart);
         }
+        long answerStart = System.nanoTime();
         R value = answer.apply(scheduler);
+        timings.done(topic + " answer", answerStart);
         long nanos = System.nanoTime() - start;
         metrics.rowsScanned(source.recordsRead());
         metrics.queryDone(source.recordsRead(), nanos);
@@ -173,7 +192,12 @@ public final class TopicFold implements AutoCloseable {
 
     /** One range per partition of {@code topic}, from its beginning to its end offset of the moment. */
     public List<OffsetRange> partitions(String topic) {
-        return TopicSplits.of(consumers.consumer(0), topic, Long.MAX_VALUE);
+        long start = System.nanoTime();
+        try {
+            return TopicSplits.of(consumers.consumer(0), topic, Long.MAX_VALUE);
+        } finally {
+            timings.done(topic + " partitions and offsets", start);
+        }
     }
 
     /** Sized on the records of the first fetch of the largest range, which stay pending for its scan. */
@@ -185,8 +209,11 @@ public final class TopicFold implements AutoCloseable {
         if (largest == null || largest.offsets() == 0) {
             return TopicMorsels.MIN_OFFSETS;
         }
+        long start = System.nanoTime();
         TopicPageSource probe = TopicPageSource.raw(consumers, List.of(largest));
-        return TopicMorsels.offsetsPerMorsel(Morsels.l2Bytes(), TopicMorsels.recordBytes(probe.peek(0, 0)));
+        long perMorsel = TopicMorsels.offsetsPerMorsel(Morsels.l2Bytes(), TopicMorsels.recordBytes(probe.peek(0, 0)));
+        timings.done(largest.topic() + " first fetch (morsel size)", start);
+        return perMorsel;
     }
 
     /** Partition count of {@code topic}, or throws if it does not exist. */

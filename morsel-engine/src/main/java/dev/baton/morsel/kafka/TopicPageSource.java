@@ -1,7 +1,6 @@
 package dev.baton.morsel.kafka;
 
 import java.nio.LongBuffer;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -160,24 +159,24 @@ public final class TopicPageSource implements PageSource, AutoCloseable {
             return d;
         }
         int worker = workerOfCurrentThread();
-        List<long[]> rows = new ArrayList<>();
+        // A page holds at most its offset count of rows: decode straight into columns of that size, no row objects.
+        int capacity = (int) Math.min(Integer.MAX_VALUE - 8, ranges.get(page).offsets());
+        long[][] cols = new long[columns.size()][capacity];
         long[] row = new long[columns.size()];
         long[] bytes = new long[1];
+        int[] rows = new int[1];
         long records = scan(worker, page, r -> {
             bytes[0] += Math.max(0, r.serializedKeySize()) + Math.max(0, r.serializedValueSize());
             if (decoder.decode(r, row)) {
-                rows.add(row.clone());
+                int i = rows[0]++;
+                for (int c = 0; c < row.length; c++) {
+                    cols[c][i] = row[c];
+                }
             }
         });
         recordsRead.addAndGet(records);
         bytesRead.addAndGet(bytes[0]);
-        long[][] cols = new long[columns.size()][rows.size()];
-        for (int i = 0; i < rows.size(); i++) {
-            for (int c = 0; c < cols.length; c++) {
-                cols[c][i] = rows.get(i)[c];
-            }
-        }
-        d = new DecodedPage(page, cols, rows.size());
+        d = new DecodedPage(page, cols, rows[0]);
         decoded.set(d);
         return d;
     }

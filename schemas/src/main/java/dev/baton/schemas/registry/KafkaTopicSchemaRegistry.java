@@ -2,6 +2,7 @@ package dev.baton.schemas.registry;
 
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -16,6 +17,7 @@ import org.apache.avro.Schema;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.consumer.CloseOptions;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
@@ -23,6 +25,7 @@ import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.common.KafkaException;
+import org.apache.kafka.common.PartitionInfo;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.TopicExistsException;
 import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
@@ -47,15 +50,27 @@ final class KafkaTopicSchemaRegistry implements SchemaRegistry {
     private static final TopicPartition PARTITION = new TopicPartition(BatonTopics.SCHEMAS, 0);
 
     private final RegistrationLog log = new RegistrationLog();
-    private final KafkaProducer<byte[], byte[]> producer;
+    private final Map<String, Object> clientConfig;
     private final KafkaConsumer<byte[], byte[]> consumer;
+    /** Made on the first registration: most users only read schemas, and a producer is a thread, a connection and many classes. */
+    private KafkaProducer<byte[], byte[]> producer;
 
     KafkaTopicSchemaRegistry(Map<String, Object> clientConfig) {
-        ensureTopic(clientConfig);
-        Map<String, Object> producerConfig = ClientConfigs.durableProducer(clientConfig);
-        producerConfig.put(ProducerConfig.LINGER_MS_CONFIG, 0);
-        this.producer = new KafkaProducer<>(producerConfig, new ByteArraySerializer(), new ByteArraySerializer());
-        this.consumer = new KafkaConsumer<>(ClientConfigs.assignedReader(clientConfig), new ByteArrayDeserializer(), new ByteArrayDeserializer());
+        this.clientConfig = new HashMap<>(clientConfig);
+        Map<String, Object> reader = ClientConfigs.assignedReader(clientConfig);
+        // Asking for the topic must never create it with the broker's defaults: it needs infinite retention (schemasTopic()).
+        reader.put(ConsumerConfig.ALLOW_AUTO_CREATE_TOPICS_CONFIG, false);
+        this.consumer = new KafkaConsumer<>(reader, new ByteArrayDeserializer(), new ByteArrayDeserializer());
+        try {
+            // The consumer sees the topic in its metadata; only when it is missing does an admin client come up to create it.
+            List<PartitionInfo> partitions = consumer.partitionsFor(BatonTopics.SCHEMAS, TIMEOUT);
+            if (partitions == null || partitions.isEmpty()) {
+                ensureTopic(clientConfig);
+            }
+        } catch (RuntimeException e) {
+            consumer.close(CloseOptions.timeout(Duration.ZERO));
+            throw e;
+        }
         consumer.assign(List.of(PARTITION));
         consumer.seekToBeginning(List.of(PARTITION));
     }
@@ -116,15 +131,26 @@ final class KafkaTopicSchemaRegistry implements SchemaRegistry {
 
     @Override
     public synchronized void close() {
-        producer.close(Duration.ofSeconds(5));
+        if (producer != null) {
+            producer.close(Duration.ofSeconds(5));
+        }
         consumer.close(CloseOptions.timeout(Duration.ofSeconds(5)));
+    }
+
+    private KafkaProducer<byte[], byte[]> producer() {
+        if (producer == null) {
+            Map<String, Object> producerConfig = ClientConfigs.durableProducer(clientConfig);
+            producerConfig.put(ProducerConfig.LINGER_MS_CONFIG, 0);
+            producer = new KafkaProducer<>(producerConfig, new ByteArraySerializer(), new ByteArraySerializer());
+        }
+        return producer;
     }
 
     private long append(String subject, Schema schema) {
         ProducerRecord<byte[], byte[]> record = new ProducerRecord<>(BatonTopics.SCHEMAS, 0,
                 subject.getBytes(StandardCharsets.UTF_8), schema.toString().getBytes(StandardCharsets.UTF_8));
         try {
-            RecordMetadata meta = producer.send(record).get(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+            RecordMetadata meta = producer().send(record).get(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
             return meta.offset();
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
