@@ -5,19 +5,23 @@ import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.function.Consumer;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import java.util.stream.Collectors;
 
 import dev.baton.topics.ClientConfigs;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.ListTransactionsOptions;
 import org.apache.kafka.clients.admin.MemberDescription;
+import org.apache.kafka.clients.admin.StreamsGroupMemberDescription;
 import org.apache.kafka.clients.admin.TransactionListing;
 import org.apache.kafka.clients.admin.TransactionState;
 import org.apache.kafka.clients.producer.KafkaProducer;
@@ -47,8 +51,8 @@ import org.slf4j.LoggerFactory;
  * <p>A transaction is fenced only when it has been open longer than {@code openLongerThan} and the
  * process it belongs to (the UUID in its id) has no member in the application's consumer group, i.e.
  * its session has ended. A live instance whose transaction is merely slow (a broker stalled for a few
- * seconds) is left to its own timeout. If the members' client ids carry no process UUID (a custom
- * {@code client.id}), membership cannot be told and the age alone decides.
+ * seconds) is left to its own timeout. When membership cannot be told (a member's client id carries
+ * no process UUID: a custom {@code client.id}) nothing is fenced; see {@link #memberProcessIds()}.
  */
 public final class AbandonedTransactionFencer implements AutoCloseable {
 
@@ -60,12 +64,14 @@ public final class AbandonedTransactionFencer implements AutoCloseable {
     private static final Pattern PROCESS_ID = Pattern.compile("[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}");
 
     private final Admin admin;
-    private final Map<String, Object> producerSettings;
+    private final Consumer<String> fencing;
     private final String applicationId;
     private final Pattern ownIds;
+    private final Pattern memberClientIds;
     private final Duration openLongerThan;
     private final ScheduledExecutorService timer;
     private boolean deniedReported;
+    private boolean unnamedReported;
 
     /**
      * @param producerSettings the app's client settings (bootstrap servers, security)
@@ -73,10 +79,16 @@ public final class AbandonedTransactionFencer implements AutoCloseable {
      *                         {@code <application.id>-<process UUID>-<thread index>}
      */
     public AbandonedTransactionFencer(Admin admin, Map<String, ?> producerSettings, String applicationId, Duration openLongerThan) {
+        this(admin, applicationId, openLongerThan, id -> fence(new HashMap<>(producerSettings), id, openLongerThan));
+    }
+
+    /** @param fencing fences one transactional id (a test's fake stands in for the producer) */
+    AbandonedTransactionFencer(Admin admin, String applicationId, Duration openLongerThan, Consumer<String> fencing) {
         this.admin = admin;
-        this.producerSettings = new HashMap<>(producerSettings);
+        this.fencing = fencing;
         this.applicationId = applicationId;
         this.ownIds = transactionalIdsOf(applicationId);
+        this.memberClientIds = Pattern.compile(Pattern.quote(applicationId) + "-(" + PROCESS_ID.pattern() + ")-StreamThread-[0-9]+-consumer");
         this.openLongerThan = openLongerThan;
         this.timer = Executors.newSingleThreadScheduledExecutor(r -> {
             Thread t = new Thread(r, "baton-abandoned-transaction-fencer");
@@ -113,9 +125,12 @@ public final class AbandonedTransactionFencer implements AutoCloseable {
             if (open.isEmpty()) {
                 return open;
             }
-            Set<String> members = memberProcessIds();
-            List<String> abandoned = open.stream().filter(id -> !members.contains(processIdOf(id))).toList();
-            abandoned.forEach(this::fence);
+            Optional<Set<String>> members = memberProcessIds();
+            if (members.isEmpty()) {
+                return List.of(); // who is live cannot be told: left to the coordinator's timeout
+            }
+            List<String> abandoned = open.stream().filter(id -> !members.get().contains(processIdOf(applicationId, id))).toList();
+            abandoned.forEach(fencing);
             return abandoned;
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
@@ -134,34 +149,62 @@ public final class AbandonedTransactionFencer implements AutoCloseable {
         }
     }
 
-    /** The process UUIDs in the client ids of the group's members (Streams names its consumers {@code <app>-<UUID>-StreamThread-<n>-consumer}). */
-    private Set<String> memberProcessIds() throws InterruptedException, ExecutionException, TimeoutException {
-        Set<String> ids = new HashSet<>();
+    /**
+     * The process UUIDs of the group's members, or empty when they cannot be told, and then nothing is
+     * fenced: a live instance taken for a crashed one would be fenced through every slow transaction.
+     * A classic group's members are its stream threads' main consumers, named
+     * {@code <application.id>-<UUID>-StreamThread-<n>-consumer}; one named otherwise (a custom
+     * {@code client.id}) leaves the UUIDs unknown. A streams group ({@code group.protocol=streams}), which
+     * describeConsumerGroups reports as not found, names each member's process itself. A group that is
+     * neither has no member view to trust (no instance of this app holds an assignment that could have
+     * opened a transaction without a group).
+     */
+    Optional<Set<String>> memberProcessIds() throws InterruptedException, ExecutionException, TimeoutException {
         List<MemberDescription> members;
         try {
             members = List.copyOf(admin.describeConsumerGroups(List.of(applicationId)).all().get(TIMEOUT_MS, TimeUnit.MILLISECONDS)
                     .get(applicationId).members());
         } catch (ExecutionException e) {
             if (e.getCause() instanceof GroupIdNotFoundException) {
-                return ids; // no instance has a session: every open transaction is abandoned
+                return streamsGroupProcessIds();
             }
             throw e;
         }
+        Set<String> ids = new HashSet<>();
         for (MemberDescription m : members) {
-            Matcher uuid = PROCESS_ID.matcher(m.clientId());
-            while (uuid.find()) {
-                ids.add(uuid.group());
+            Matcher consumer = memberClientIds.matcher(m.clientId());
+            if (!consumer.matches()) {
+                if (!unnamedReported) {
+                    unnamedReported = true;
+                    log.warn("member {} of group {} has no process UUID in its client id (a custom client.id?): a crashed instance's "
+                            + "transaction is left to its coordinator's timeout", m.clientId(), applicationId);
+                }
+                return Optional.empty();
             }
+            ids.add(consumer.group(1));
         }
-        return ids;
+        return Optional.of(ids);
     }
 
-    static String processIdOf(String transactionalId) {
+    private Optional<Set<String>> streamsGroupProcessIds() throws InterruptedException, ExecutionException, TimeoutException {
+        try {
+            return Optional.of(admin.describeStreamsGroups(List.of(applicationId)).all().get(TIMEOUT_MS, TimeUnit.MILLISECONDS)
+                    .get(applicationId).members().stream().map(StreamsGroupMemberDescription::processId).collect(Collectors.toSet()));
+        } catch (ExecutionException e) {
+            if (e.getCause() instanceof GroupIdNotFoundException) {
+                return Optional.empty();
+            }
+            throw e;
+        }
+    }
+
+    /** The process UUID of one of {@code applicationId}'s transactional ids: the one after the application id, which may hold a UUID too. */
+    static String processIdOf(String applicationId, String transactionalId) {
         Matcher uuid = PROCESS_ID.matcher(transactionalId);
-        return uuid.find() ? uuid.group() : "";
+        return uuid.find(applicationId.length() + 1) ? uuid.group() : "";
     }
 
-    private void fence(String transactionalId) {
+    private static void fence(Map<String, Object> producerSettings, String transactionalId, Duration openLongerThan) {
         Map<String, Object> c = ClientConfigs.transactionalProducer(producerSettings, transactionalId);
         c.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, (int) TIMEOUT_MS);
         try (KafkaProducer<byte[], byte[]> fencing = new KafkaProducer<>(c, new ByteArraySerializer(), new ByteArraySerializer())) {

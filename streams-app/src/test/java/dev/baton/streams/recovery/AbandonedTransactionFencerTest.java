@@ -23,7 +23,7 @@ class AbandonedTransactionFencerTest {
 
     @Test
     void shouldReadTheProcessOutOfATransactionalId() {
-        assertThat(AbandonedTransactionFencer.processIdOf("baton.streams-09a7b565-fdff-449e-a841-667219c70ffe-1"))
+        assertThat(AbandonedTransactionFencer.processIdOf("baton.streams", "baton.streams-09a7b565-fdff-449e-a841-667219c70ffe-1"))
                 .isEqualTo("09a7b565-fdff-449e-a841-667219c70ffe");
     }
 }
