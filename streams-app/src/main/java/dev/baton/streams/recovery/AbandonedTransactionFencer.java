@@ -1,6 +1,7 @@
 package dev.baton.streams.recovery;
 
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
@@ -125,13 +126,21 @@ public final class AbandonedTransactionFencer implements AutoCloseable {
             if (open.isEmpty()) {
                 return open;
             }
+            List<String> fenced = new ArrayList<>();
             Optional<Set<String>> members = memberProcessIds();
-            if (members.isEmpty()) {
-                return List.of(); // who is live cannot be told: left to the coordinator's timeout
+            for (String id : open) {
+                if (members.isEmpty()) {
+                    break; // who is live cannot be told: left to the coordinator's timeout
+                }
+                if (!members.get().contains(processIdOf(applicationId, id))) {
+                    fencing.accept(id);
+                    fenced.add(id);
+                    // A fence may block for seconds, in which a crashed process can come back under the
+                    // same UUID (Streams keeps it in the state directory) and open a new transaction.
+                    members = memberProcessIds();
+                }
             }
-            List<String> abandoned = open.stream().filter(id -> !members.get().contains(processIdOf(applicationId, id))).toList();
-            abandoned.forEach(fencing);
-            return abandoned;
+            return fenced;
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             return List.of();

@@ -107,6 +107,22 @@ class FencerMembershipTest {
         assertThat(cluster.pass(app)).containsExactly(app + "-" + GONE + "-1");
     }
 
+    /**
+     * A fence blocks (up to max.block.ms when its coordinator is slow); meanwhile the crashed process B
+     * restarts under the same UUID (Streams keeps it in the state directory), rejoins and opens its
+     * transaction again. B's id, listed before, must not be fenced after it is back.
+     */
+    @Test
+    void shouldLookAtTheGroupAgainAfterEachFence() {
+        String back = "77aa88bb-0c1d-4e2f-9a3b-4c5d6e7f8091";
+        FakeCluster cluster = new FakeCluster().open(APP + "-" + GONE + "-1", APP + "-" + back + "-1")
+                .membersByClientId(APP + "-" + LIVE + "-StreamThread-1-consumer");
+        cluster.whileFencing = () -> cluster.consumerClientIds = List.of(APP + "-" + LIVE + "-StreamThread-1-consumer",
+                APP + "-" + back + "-StreamThread-1-consumer");
+
+        assertThat(cluster.pass(APP)).containsExactly(APP + "-" + GONE + "-1");
+    }
+
     /** The fake: open transactions, and the app's group as the coordinator describes it. */
     private static final class FakeCluster {
         private static final StreamsGroupMemberAssignment NO_TASKS = new StreamsGroupMemberAssignment(List.of(), List.of(), List.of());
@@ -114,6 +130,7 @@ class FencerMembershipTest {
         private List<String> consumerClientIds;
         private List<String> streamsProcessIds;
         private final List<String> fenced = new ArrayList<>();
+        private Runnable whileFencing = () -> { };
 
         FakeCluster open(String... ids) {
             open.addAll(List.of(ids));
@@ -131,7 +148,10 @@ class FencerMembershipTest {
         }
 
         List<String> pass(String app) {
-            AbandonedTransactionFencer fencer = new AbandonedTransactionFencer(admin(app), app, Duration.ofSeconds(3), fenced::add);
+            AbandonedTransactionFencer fencer = new AbandonedTransactionFencer(admin(app), app, Duration.ofSeconds(3), id -> {
+                fenced.add(id);
+                whileFencing.run();
+            });
             List<String> returned = fencer.runOnce();
             assertThat(returned).isEqualTo(fenced);
             return fenced;
