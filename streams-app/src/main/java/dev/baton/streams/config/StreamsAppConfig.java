@@ -137,7 +137,8 @@ public final class StreamsAppConfig extends AbstractConfig {
     public static final String TRANSACTION_FENCE_AFTER_MS_CONFIG = "transaction.fence.after.ms";
     private static final String TRANSACTION_FENCE_AFTER_MS_DOC = "Exactly-once: a transaction of this app open longer than this (at least "
             + "three commit intervals) whose process has no member left in the group is a crashed instance's: it is fenced, so the "
-            + "readers it holds back move on at once instead of at its coordinator's timeout; 0 = never. Needs DESCRIBE on the group "
+            + "readers it holds back move on at once instead of at its coordinator's timeout; 0 = never. Nothing is fenced while a member's "
+            + "process cannot be told (a custom client.id). Needs DESCRIBE on the group "
             + "and DESCRIBE and WRITE on the app's transactional ids.";
 
     public static final String PROCESSING_GUARANTEE_CONFIG = StreamsConfig.PROCESSING_GUARANTEE_CONFIG;
