@@ -213,15 +213,28 @@ public final class AbandonedTransactionFencer implements AutoCloseable {
         return uuid.find(applicationId.length() + 1) ? uuid.group() : "";
     }
 
-    private static void fence(Map<String, Object> producerSettings, String transactionalId, Duration openLongerThan) {
+    static void fence(Map<String, Object> producerSettings, String transactionalId, Duration openLongerThan) {
         Map<String, Object> c = ClientConfigs.transactionalProducer(producerSettings, transactionalId);
         c.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, (int) TIMEOUT_MS);
-        try (KafkaProducer<byte[], byte[]> fencing = new KafkaProducer<>(c, new ByteArraySerializer(), new ByteArraySerializer())) {
+        // The producer's thread waits for a coordinator connection up to request.timeout.ms in one
+        // blocking call that closing does not cut short: 30 s by default, so a fence against a hung
+        // coordinator took ~31 s, not max.block.ms. Half of it bounds a fence to ~15 s.
+        c.put(ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, (int) TIMEOUT_MS / 2);
+        KafkaProducer<byte[], byte[]> fencing = null;
+        try {
+            fencing = new KafkaProducer<>(c, new ByteArraySerializer(), new ByteArraySerializer());
             fencing.initTransactions(); // bumps the epoch; the coordinator aborts what the old producer left open
             log.warn(FENCED + ": {} was open longer than {} ms and its process has left the group; aborted, and its step is "
                     + "processed again by the instance that owns the task now", transactionalId, openLongerThan.toMillis());
         } catch (KafkaException e) {
             log.warn("could not fence {} (its coordinator will abort it at its timeout): {}", transactionalId, e.toString());
+        } finally {
+            if (fencing != null) {
+                // Nothing is left to send once initTransactions returns; after one that timed out, what a
+                // hung coordinator never answers is not waited for: each fence holds up the fencer's only
+                // thread, and every abandoned id behind it.
+                fencing.close(Duration.ZERO);
+            }
         }
     }
 
