@@ -213,13 +213,18 @@ public final class AbandonedTransactionFencer implements AutoCloseable {
         return uuid.find(applicationId.length() + 1) ? uuid.group() : "";
     }
 
-    static void fence(Map<String, Object> producerSettings, String transactionalId, Duration openLongerThan) {
+    private static void fence(Map<String, Object> producerSettings, String transactionalId, Duration openLongerThan) {
+        fence(producerSettings, transactionalId, openLongerThan, Duration.ofMillis(TIMEOUT_MS));
+    }
+
+    /** Fences one id, giving up after about {@code maxBlock} and a half. */
+    static void fence(Map<String, Object> producerSettings, String transactionalId, Duration openLongerThan, Duration maxBlock) {
         Map<String, Object> c = ClientConfigs.transactionalProducer(producerSettings, transactionalId);
-        c.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, (int) TIMEOUT_MS);
+        c.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, (int) maxBlock.toMillis());
         // The producer's thread waits for a coordinator connection up to request.timeout.ms in one
         // blocking call that closing does not cut short: 30 s by default, so a fence against a hung
-        // coordinator took ~31 s, not max.block.ms. Half of it bounds a fence to ~15 s.
-        c.put(ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, (int) TIMEOUT_MS / 2);
+        // coordinator took ~31 s, not max.block.ms. Half of max.block.ms bounds a fence to ~1.5 times it.
+        c.put(ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, (int) maxBlock.toMillis() / 2);
         KafkaProducer<byte[], byte[]> fencing = null;
         try {
             fencing = new KafkaProducer<>(c, new ByteArraySerializer(), new ByteArraySerializer());
