@@ -22,6 +22,15 @@ class AbandonedTransactionFencerTest {
     }
 
     @Test
+    void shouldNotTakeAnAppWhoseIdExtendsThisOnesForThisOne() {
+        Pattern baton = AbandonedTransactionFencer.transactionalIdsOf("baton");
+
+        assertThat(baton.matcher("baton-09a7b565-fdff-449e-a841-667219c70ffe-3").matches()).isTrue();
+        assertThat(baton.matcher("baton-streams-09a7b565-fdff-449e-a841-667219c70ffe-3").matches()).isFalse();
+        assertThat(baton.matcher("baton-3f0e2a4c-1b2d-4e5f-8a9b-0c1d2e3f4a5b-09a7b565-fdff-449e-a841-667219c70ffe-3").matches()).isFalse();
+    }
+
+    @Test
     void shouldReadTheProcessOutOfATransactionalId() {
         assertThat(AbandonedTransactionFencer.processIdOf("baton.streams", "baton.streams-09a7b565-fdff-449e-a841-667219c70ffe-1"))
                 .isEqualTo("09a7b565-fdff-449e-a841-667219c70ffe");
