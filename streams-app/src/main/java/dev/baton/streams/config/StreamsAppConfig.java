@@ -269,7 +269,8 @@ public final class StreamsAppConfig extends AbstractConfig {
         p.putIfAbsent(StreamsConfig.mainConsumerPrefix(ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG), 10);
         // A crashed instance's tasks move when its group session expires: Kafka's 45 s would leave every
         // site on them waiting that long. 6 s is the broker's smallest allowed session by default; the
-        // heartbeats run on their own thread, so a long step or a GC pause does not end it.
+        // heartbeats run on their own thread, so a long step does not end it (a stop-the-world pause or a starved
+        // heartbeat thread of 6 s does, and the instance then rejoins).
         p.putIfAbsent(ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG, 6_000); // unprefixed, so a user's consumer./main.consumer. key wins
         p.putIfAbsent(ConsumerConfig.HEARTBEAT_INTERVAL_MS_CONFIG, 1_500);
         // Its open transaction, which holds back the readers of what it wrote, is then fenced by the

@@ -105,7 +105,13 @@ public final class AbandonedTransactionFencer implements AutoCloseable {
     }
 
     public AbandonedTransactionFencer start(Duration interval) {
-        timer.scheduleWithFixedDelay(this::runOnce, interval.toMillis(), interval.toMillis(), TimeUnit.MILLISECONDS);
+        timer.scheduleWithFixedDelay(() -> {
+            try {
+                runOnce();
+            } catch (Throwable t) { // anything escaping would cancel the schedule, and the fencer with it
+                log.error("abandoned-transaction check failed (will try again)", t);
+            }
+        }, interval.toMillis(), interval.toMillis(), TimeUnit.MILLISECONDS);
         return this;
     }
 
