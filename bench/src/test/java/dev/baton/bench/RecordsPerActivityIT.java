@@ -39,10 +39,11 @@ class RecordsPerActivityIT {
 
     /**
      * Exactly-once: 3 history events, 2 worker events, a task, a result and a dispatch per activity, the
-     * sites row 2-3 times (the lease's write is folded when its completion is read before the commit),
-     * and a transaction marker per partition a commit touched: 11.9-12.4 measured under heavy machine
-     * load (13.0 leaves room for smaller commits under more load; 12.8 before the fold). At-least-once:
-     * 7.1-7.3 with the fold, 8.0 without; the bound is issue 29's goal.
+     * sites row 2-3 times (the lease's write is folded by the sites store's cache when its completion is
+     * read before the commit), and a transaction marker per partition a commit touched: 11.9-12.4
+     * measured under heavy machine load (13.0 leaves room for smaller commits under more load; 12.8
+     * before the fold). At-least-once: 8.0-8.1 (no cache there, see the test below); 8.5 leaves room for
+     * runs that outlive the 20 ms lease deferral on a loaded machine and so send their LEASED.
      */
     @ParameterizedTest
     @EnumSource(DispatchBench.Guarantee.class)
@@ -50,18 +51,20 @@ class RecordsPerActivityIT {
         Map<String, Double> perTopic = measure(guarantee, Map.of());
         double total = perTopic.values().stream().mapToDouble(Double::doubleValue).sum();
         assertThat(total).as("%s: %s", guarantee.label, perTopic)
-                .isLessThanOrEqualTo(guarantee == DispatchBench.Guarantee.at_least_once ? 8.0 : 13.0);
+                .isLessThanOrEqualTo(guarantee == DispatchBench.Guarantee.at_least_once ? 8.5 : 13.0);
     }
 
     /**
-     * The fold itself, made independent of timing: with one commit for the whole run, each site's
-     * row reaches the changelog once, whatever it was written (dispatched, resolved) in between.
-     * Without the record cache on the {@code sites} store this is 2.0.
+     * Under at-least-once an answer is visible once sent, so the site row that decided it must not wait
+     * in a cache for the next commit: a crash would lose the row after the answer went out, and the input
+     * read again would be decided again, possibly differently (the model check found one). With one
+     * commit for the whole run, every write of every row (dispatched, resolved) still reaches the
+     * changelog: 2 per activity. With the cache it was 1.0.
      */
     @Test
-    void shouldWriteEachSitesRowToTheChangelogOncePerCommit() throws Exception {
+    void shouldNotHoldAnAtLeastOnceRowBackUntilTheCommit() throws Exception {
         Map<String, Double> perTopic = measure(DispatchBench.Guarantee.at_least_once, Map.of("commit.interval.ms", 20_000L));
-        assertThat(perTopic.get(CHANGELOG)).as("%s", perTopic).isLessThanOrEqualTo(1.05);
+        assertThat(perTopic.get(CHANGELOG)).as("%s", perTopic).isGreaterThanOrEqualTo(1.95);
     }
 
     /** Records per activity by topic (the bench's short names; the broker's internal topics left out). */

@@ -30,7 +30,6 @@ public final class StreamsAppConfig extends AbstractConfig {
      * The least default commit interval under at-least-once: most short activities then dispatch and
      * resolve within one interval, and their row reaches the changelog once (see {@link #commitIntervalMs()}).
      */
-    static final long AT_LEAST_ONCE_COMMIT_INTERVAL_MS = 1_000;
     /** Kafka Streams' record cache, used by the {@code sites} store only (see {@code streamsProperties}). */
     static final long SITES_CACHE_BYTES = 32L * 1024 * 1024;
     public static final String APPLICATION_ID_CONFIG = StreamsConfig.APPLICATION_ID_CONFIG;
@@ -305,16 +304,15 @@ public final class StreamsAppConfig extends AbstractConfig {
     }
 
     /**
-     * The interval set explicitly, else the profile's; under at-least-once at least
-     * {@link #AT_LEAST_ONCE_COMMIT_INTERVAL_MS}. There an output is visible once sent, so the commit holds
-     * back no answer, and a longer interval lets the record cache fold a short activity's row writes
-     * (dispatched, then resolved) into one changelog record. The price is what a crash reads again.
+     * The interval set explicitly, else the profile's, in both modes. (Under at-least-once a longer one
+     * folded nothing once the sites store's cache was turned off there, and only widened what a crash
+     * reads again: docs/decisions.md, "The sites cache is exactly-once only".)
      */
     public long commitIntervalMs() {
         if (originals().containsKey(COMMIT_INTERVAL_MS_CONFIG)) {
             return getLong(COMMIT_INTERVAL_MS_CONFIG);
         }
-        return atLeastOnce() ? Math.max(AT_LEAST_ONCE_COMMIT_INTERVAL_MS, profile().commitIntervalMs()) : profile().commitIntervalMs();
+        return profile().commitIntervalMs();
     }
 
     /** The pacing set explicitly, else the profile's; at-least-once commits hold nothing back, so Kafka Streams' timer paces them. */

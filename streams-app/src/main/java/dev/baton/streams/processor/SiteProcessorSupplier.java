@@ -72,9 +72,14 @@ public final class SiteProcessorSupplier implements ProcessorSupplier<byte[], by
         // rows (each row carries its armed deadlines) and rebuilt when a task starts, so no
         // changelog. It is in RocksDB rather than memory: it holds an EXPIRE entry for every site
         // resolved within the dedupe window.
+        StoreBuilder<?> sites = Stores.keyValueStoreBuilder(storeKind.apply(TopologyNames.SITES_STORE), new BytesSerde(), new ByteArraySerde());
+        // At-least-once: outputs are visible as soon as they are sent, so a row write held in the cache
+        // until the next commit could be lost in a crash after its answer went out, and the input read
+        // again decided differently (the model check found it: AttemptRefused, then SiteCollision).
+        // Exactly-once: the cache flush and the outputs commit or abort together.
+        sites = settings.atLeastOnce() ? sites.withCachingDisabled() : sites.withCachingEnabled();
         return Set.of(
-                Stores.keyValueStoreBuilder(storeKind.apply(TopologyNames.SITES_STORE), new BytesSerde(), new ByteArraySerde())
-                        .withCachingEnabled(),
+                sites,
                 Stores.keyValueStoreBuilder(storeKind.apply(TopologyNames.DEADLINES_STORE), new BytesSerde(), new ByteArraySerde())
                         .withCachingDisabled().withLoggingDisabled());
     }
