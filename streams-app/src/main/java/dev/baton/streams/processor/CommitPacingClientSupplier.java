@@ -16,7 +16,8 @@ import org.apache.kafka.streams.KafkaClientSupplier;
 /**
  * Kafka Streams' clients as it would make them, with the signals a commit pacing needs: for
  * {@code returns} each producer reports commit starts to its thread's {@link CommitPacer}; for
- * {@code drained} each main consumer reports its polls to its thread's {@link InputDrain}.
+ * {@code drained} each main consumer reports its polls, and each producer its commits' ends, to its
+ * thread's {@link InputDrain}.
  */
 public final class CommitPacingClientSupplier implements KafkaClientSupplier {
 
@@ -33,13 +34,16 @@ public final class CommitPacingClientSupplier implements KafkaClientSupplier {
 
     @Override
     public Producer<byte[], byte[]> getProducer(Map<String, Object> config) {
+        if (pacing == CommitPacing.DRAINED) {
+            return new CommitEndSignallingProducer(config, Clock.systemUTC());
+        }
         KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(config, new ByteArraySerializer(), new ByteArraySerializer());
         return pacing == CommitPacing.RETURNS ? new CommitSignallingProducer(producer, Clock.systemUTC()) : producer;
     }
 
     @Override
     public Consumer<byte[], byte[]> getConsumer(Map<String, Object> config) {
-        return pacing == CommitPacing.DRAINED ? new DrainSignallingConsumer(config) : plainConsumer(config);
+        return pacing == CommitPacing.DRAINED ? new DrainSignallingConsumer(config, Clock.systemUTC()) : plainConsumer(config);
     }
 
     @Override

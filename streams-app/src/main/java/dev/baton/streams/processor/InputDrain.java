@@ -16,10 +16,14 @@ final class InputDrain {
 
     private static final ThreadLocal<InputDrain> CURRENT = ThreadLocal.withInitial(InputDrain::new);
     /**
-     * The shortest wait between two commits asked for because the input was drained. Without it a
-     * thread at light load committed after every record or two: ~150 commits a second of ~6 ms each
-     * left it committing nearly all the time, and every record waited behind a commit (p50 56-76 ms
-     * at 200/s against 29 ms for commits every 10 ms; docs/benchmarks/dispatch-adaptive-2026-12-03.txt).
+     * The shortest wait from the end of the thread's last commit to a commit asked for because the
+     * input was drained. Without it a thread at light load committed after every record or two: ~150
+     * commits a second of ~6 ms each left it committing nearly all the time, and every record waited
+     * behind a commit (p50 56-76 ms at 200/s against 29 ms for commits every 10 ms;
+     * docs/benchmarks/dispatch-adaptive-2026-12-03.txt). Counted from the commit's end, as Kafka
+     * Streams counts its interval, so at least this long in every cycle goes to processing: counted
+     * from the ask, a 4-5 ms commit left 5-6 ms, and at 2,000/s records waited behind commits more
+     * than the commits saved (p50 35.7 ms against 30.4 for the 10 ms timer).
      */
     static final long MIN_GAP_MS = 10;
 
@@ -35,7 +39,10 @@ final class InputDrain {
     /** The last poll returned fewer records than it could: the consumer had nothing more fetched. */
     private boolean lastPollShort;
     private boolean processedSincePoll;
+    /** Records were processed since the thread's last commit ended: a drained commit is wanted. */
+    private boolean processedSinceCommit;
     private long lastAskedMs = Long.MIN_VALUE / 2;
+    private long lastCommitEndMs = Long.MIN_VALUE / 2;
 
     /** The consumer's poll returned {@code count} records, at most {@code maxPollRecords}. */
     void polled(int count, int maxPollRecords) {
@@ -54,6 +61,7 @@ final class InputDrain {
     /** A processor took one polled record. */
     void processed() {
         processedSincePoll = true;
+        processedSinceCommit = true;
         if (unprocessed > 0) {
             unprocessed--;
         }
@@ -69,13 +77,35 @@ final class InputDrain {
         return watched;
     }
 
+    /** The thread's producer committed a transaction (whoever asked for it: this pacing or Streams' timer). */
+    void commitEnded(long nowMs) {
+        lastCommitEndMs = nowMs;
+        processedSinceCommit = false;
+    }
+
     /**
-     * True, once, when the input is drained and the last commit asked for this way is at least
-     * {@link #MIN_GAP_MS} old: the caller asks for a commit now. Otherwise the thread's punctuator
-     * asks again a millisecond later, or the next record's processing does.
+     * How long the thread's next poll may wait for input, at most {@code requestedMs}: while a drained
+     * commit waits only for its gap, no longer than the gap has left. The commit is asked for after
+     * the poll (by the punctuator), so a poll that waited out Kafka Streams' {@code poll.ms} on a
+     * quiet input would hold the commit, and every answer in it, back by up to that much.
+     */
+    long pollTimeoutMs(long requestedMs, long nowMs) {
+        if (!processedSinceCommit || !drained()) {
+            return requestedMs;
+        }
+        long gapEnds = Math.max(lastCommitEndMs, lastAskedMs) + MIN_GAP_MS;
+        return Math.max(0, Math.min(requestedMs, gapEnds - nowMs));
+    }
+
+    /**
+     * True, once, when the input is drained and both the thread's last commit and the last commit
+     * asked for this way are at least {@link #MIN_GAP_MS} old: the caller asks for a commit now.
+     * Otherwise the thread's punctuator asks again a millisecond later, or the next record's
+     * processing does. (The second gap keeps a request Streams found nothing to commit for from being
+     * repeated on every loop.)
      */
     boolean commitDue(long nowMs) {
-        if (!drained() || nowMs - lastAskedMs < MIN_GAP_MS) {
+        if (!drained() || nowMs - lastCommitEndMs < MIN_GAP_MS || nowMs - lastAskedMs < MIN_GAP_MS) {
             return false;
         }
         lastAskedMs = nowMs;

@@ -76,4 +76,45 @@ class InputDrainTest {
         assertThat(drain.commitDue(1_000 + InputDrain.MIN_GAP_MS - 1)).as("within the gap").isFalse();
         assertThat(drain.commitDue(1_000 + InputDrain.MIN_GAP_MS)).as("the punctuator, once the gap passed").isTrue();
     }
+
+    @Test
+    void shouldCountTheGapFromTheEndOfTheLastCommit() {
+        drain.polled(1, 1000);
+        drain.processed();
+        assertThat(drain.commitDue(1_000)).isTrue();
+        drain.commitEnded(1_006); // the asked-for commit took 6 ms
+
+        drain.polled(1, 1000);
+        drain.processed();
+        assertThat(drain.commitDue(1_000 + InputDrain.MIN_GAP_MS)).as("ten ms after the ask, four after the commit").isFalse();
+        assertThat(drain.commitDue(1_006 + InputDrain.MIN_GAP_MS)).as("ten ms after the commit ended").isTrue();
+    }
+
+    @Test
+    void shouldWaitTheGapAfterACommitStreamsMadeByItsOwnTimer() {
+        drain.commitEnded(2_000);
+        drain.polled(1, 1000);
+        drain.processed();
+
+        assertThat(drain.commitDue(2_000 + InputDrain.MIN_GAP_MS - 1)).isFalse();
+        assertThat(drain.commitDue(2_000 + InputDrain.MIN_GAP_MS)).isTrue();
+    }
+
+    @Test
+    void shouldPollNoLongerThanADrainedCommitsGapHasLeft() {
+        drain.commitEnded(3_000);
+        assertThat(drain.pollTimeoutMs(5, 3_001)).as("nothing processed since the commit").isEqualTo(5);
+
+        drain.polled(2, 1000);
+        drain.processed();
+        assertThat(drain.pollTimeoutMs(5, 3_002)).as("a record still buffered: Streams polls without waiting anyway").isEqualTo(5);
+        drain.processed();
+
+        assertThat(drain.pollTimeoutMs(5, 3_002)).as("the gap ends at 3,010").isEqualTo(5);
+        assertThat(drain.pollTimeoutMs(5, 3_007)).isEqualTo(3);
+        assertThat(drain.pollTimeoutMs(5, 3_012)).as("overdue: the punctuator asks right after").isZero();
+
+        drain.commitEnded(3_013);
+        assertThat(drain.pollTimeoutMs(5, 3_014)).as("committed: wait for input again").isEqualTo(5);
+    }
 }
