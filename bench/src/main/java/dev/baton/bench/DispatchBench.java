@@ -24,7 +24,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 import java.util.stream.Collectors;
 
-import dev.baton.streams.config.Profile;
 import dev.baton.streams.config.StreamsAppConfig;
 import dev.baton.testkit.LocalCluster;
 import dev.baton.testkit.TempDirs;
@@ -95,7 +94,7 @@ public final class DispatchBench implements Callable<Integer> {
     @Option(names = "--streams-config", description = "Extra streams-app settings for the Baton side, key=value (repeatable)")
     Map<String, String> streamsConfig = Map.of();
 
-    @Option(names = "--stream-threads", description = "Stream threads of the Baton side (default: the profile's)")
+    @Option(names = "--stream-threads", description = "Stream threads of the Baton side (default: the streams app's)")
     Integer streamThreads;
 
     @Option(names = "--data-dir", description = "Where the broker's logs and the streams app's state live during the run (default: "
@@ -106,10 +105,6 @@ public final class DispatchBench implements Callable<Integer> {
             description = "The streams app's processing.guarantee for each Baton run, in order, ${COMPLETION-CANDIDATES} "
                     + "(at-least-once runs with a generated token.key and a worker leasing plainly) (default ${DEFAULT-VALUE})")
     List<Guarantee> guarantees;
-
-    @Option(names = "--profile", defaultValue = "latency",
-            description = "Streams-app profile of the Baton side, ${COMPLETION-CANDIDATES}: the defaults of the two options above (default ${DEFAULT-VALUE})")
-    Profile profile;
 
     @Spec
     CommandSpec spec;
@@ -200,8 +195,8 @@ public final class DispatchBench implements Callable<Integer> {
         cluster.worker(worker);
         Map<String, Long> before = recordsByTopic(cluster.bootstrapServers());
         List<Map<String, HopBreakdown.Sample>> samples = new ArrayList<>();
-        out.printf("%-14s profile %s: processing.guarantee=%s, commit.pacing=%s, commit.interval.ms=%d, num.stream.threads=%d%n", name,
-                streams.profile().configName(), streams.atLeastOnce() ? "at_least_once" : "exactly_once_v2",
+        out.printf("%-14s streams app: processing.guarantee=%s, commit.pacing=%s, commit.interval.ms=%d, num.stream.threads=%d%n", name,
+                streams.atLeastOnce() ? "at_least_once" : "exactly_once_v2",
                 streams.commitPacing().configName(), streams.commitIntervalMs(), streams.streamThreads());
         Measured m;
         try (BatonEcho echo = new BatonEcho(cluster, payloadBytes)) {
@@ -270,7 +265,6 @@ public final class DispatchBench implements Callable<Integer> {
         if (streamThreads != null) {
             settings.put("num.stream.threads", streamThreads);
         }
-        settings.put(StreamsAppConfig.PROFILE_CONFIG, profile.configName());
         return settings;
     }
 

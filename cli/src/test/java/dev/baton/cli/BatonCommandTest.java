@@ -16,9 +16,9 @@ class BatonCommandTest {
     @Test
     void shouldReadBenchEnumValuesInAnyCaseLikeEveryOtherCommand() {
         // bench is added after the annotated subcommands; picocli settings reach only those present when set.
-        CliRun run = CliRun.of("bench", "dispatch", "--profile", "nonsense");
+        CliRun run = CliRun.of("bench", "dispatch", "--guarantees", "nonsense");
         assertThat(run.exit()).isEqualTo(2);
-        assertThat(CliRun.of("bench", "dispatch", "--profile", "throughput", "--help").exit()).isZero();
+        assertThat(CliRun.of("bench", "dispatch", "--guarantees", "AT_LEAST_ONCE", "--help").exit()).isZero();
     }
 
     @Test

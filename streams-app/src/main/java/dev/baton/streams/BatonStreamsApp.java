@@ -16,7 +16,7 @@ import dev.baton.streams.config.StreamsAppConfig;
 import dev.baton.streams.processor.AdminQueueDirectory;
 import dev.baton.streams.processor.TaskSubjects;
 import dev.baton.streams.processor.InputPartitions;
-import dev.baton.streams.processor.CommitPacingClientSupplier;
+import dev.baton.streams.processor.DrainSignallingClientSupplier;
 import dev.baton.streams.processor.DeadLetterProcessingHandler;
 import dev.baton.streams.processor.QueueService;
 import dev.baton.streams.processor.EventSerdes;
@@ -82,18 +82,17 @@ public final class BatonStreamsApp implements AutoCloseable {
         this.taskSubjects = new TaskSubjects(serdes.task());
         queues.onTopics(taskSubjects::seen);
         this.queueService = new QueueService(meters);
-        boolean paced = config.commitPacing() == CommitPacing.RETURNS;
         SiteProcessorSupplier supplier = new SiteProcessorSupplier(new SiteProcessorSupplier.Settings(serdes,
                 new SiteMetrics(meters), queues, queueService, config.workerStaleMs(), config.defaultRetryPolicy(), config.heartbeatWindowMs(), config.dedupeWindowMs(),
                 config.timerResolutionMs(), config.maxPayloadBytes(), config.transportLossBudget(),
-                QueueTimeouts.from(configs), paced ? config.commitIntervalMs() : 0, InputPartitions.of(partitionsAdmin), config.atLeastOnce(),
+                QueueTimeouts.from(configs), InputPartitions.of(partitionsAdmin), config.atLeastOnce(),
                 config.tokenKey()));
         Topology topology = BatonTopology.build(supplier, serdes.workerStatus());
         Properties props = config.streamsProperties();
         // A record whose processing throws is dead-lettered (its caller answered) instead of stopping the thread.
         props.putIfAbsent(StreamsConfig.PROCESSING_EXCEPTION_HANDLER_CLASS_CONFIG, DeadLetterProcessingHandler.class);
-        this.streams = config.commitPacing() != CommitPacing.INTERVAL
-                ? new KafkaStreams(topology, props, new CommitPacingClientSupplier(config.commitPacing()))
+        this.streams = config.commitPacing() == CommitPacing.DRAINED
+                ? new KafkaStreams(topology, props, new DrainSignallingClientSupplier())
                 : new KafkaStreams(topology, props);
         streams.setStateListener((now, before) -> {
             synchronized (stateChanged) {

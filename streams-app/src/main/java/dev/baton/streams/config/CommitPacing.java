@@ -5,23 +5,17 @@ import java.util.Locale;
 
 /** How a stream thread times its commits. */
 public enum CommitPacing {
-    /**
-     * The processors ask for each commit: as soon as the tasks the last commit released all have their
-     * outcomes, and at the latest {@code commit.interval.ms} after the last commit started. Kafka
-     * Streams' own timer stays only as a safety net.
-     */
-    RETURNS,
     /** Kafka Streams' own timer: {@code commit.interval.ms} after the last commit ended. */
     INTERVAL,
     /**
-     * As soon as the stream thread has processed everything its last poll returned and that poll was
-     * not full (its input is drained), and otherwise Kafka Streams' timer, {@code commit.interval.ms}
-     * after the last commit: small commits at once under light load, large ones at the interval under
-     * heavy load.
+     * The default. As soon as the stream thread has processed everything its last poll returned and
+     * that poll was not full (its input is drained), at least 10 ms after its last commit ended, and
+     * otherwise Kafka Streams' timer, {@code commit.interval.ms} after the last commit: small commits at
+     * once under light load, large ones at the interval under heavy load.
      */
     DRAINED;
 
-    /** The name used in configuration: {@code returns} or {@code interval}. */
+    /** The name used in configuration: {@code interval} or {@code drained}. */
     public String configName() {
         return name().toLowerCase(Locale.ROOT);
     }

@@ -45,35 +45,25 @@ public final class StreamsAppConfig extends AbstractConfig {
     private static final String STATE_DIR_DOC = "Directory of the RocksDB stores.";
 
     public static final String NUM_STREAM_THREADS_CONFIG = StreamsConfig.NUM_STREAM_THREADS_CONFIG;
-    private static final String NUM_STREAM_THREADS_DOC = "Stream threads per instance; sites spread over them by partition. Default: the profile's "
-            + "(1 for latency, 2 for throughput).";
-
-    public static final String PROFILE_CONFIG = "profile";
-    private static final String PROFILE_DOC = "What the defaults of commit.pacing, commit.interval.ms and num.stream.threads are tuned for: "
-            + "'latency' (every 10 ms, 1 thread), 'throughput' (every 100 ms, 2 threads) or 'adaptive' (1 thread, commits when the input "
-            + "is drained, at most every 10 ms and at least every 100 ms). A key set explicitly wins over its profile. "
-            + "On 2 cores, warmed up (docs/benchmarks/dispatch.txt): latency sustained 11-18k activities/s, with p50/p99 29-41/63-100 ms "
-            + "at 2,000/s; throughput 16-22k/s, with p50 ~175-190 ms at any rate.";
+    private static final String NUM_STREAM_THREADS_DOC = "Stream threads per instance; sites spread over them by partition. One "
+            + "thread commits as soon as its input is drained and batches under load by itself; a second one on 2 cores measured "
+            + "slower at light load (more, smaller commits) and no faster at the top.";
 
     public static final String COMMIT_PACING_CONFIG = "commit.pacing";
-    private static final String COMMIT_PACING_DOC = "How the stream threads time their commits. 'interval' (both profiles' default): Kafka "
-            + "Streams' timer, commit.interval.ms after the last commit ended. 'returns': the processors ask for a commit as soon as "
-            + "every task the last commit released has its outcome, and at the latest commit.interval.ms after the last commit "
-            + "started (use 20); Kafka Streams' timer stays only as a safety net (ten intervals, at least 1 s). On 2 cores 'returns' "
-            + "with 20 ms cut the p50 at 200/s from ~31 to ~22 ms and at 2,000/s to 25-30 ms when the machine is fast, but at "
-            + "10,000/s it took 202 ms against 81-85 (more commits left the thread behind): for light and moderate load only. "
-            + "'drained' (the adaptive profile's): a commit as soon as a stream thread has processed all its last poll returned and "
-            + "that poll was not full, otherwise commit.interval.ms after the last commit; the batch grows with the load by itself.";
+    private static final String COMMIT_PACING_DOC = "How the stream threads time their exactly-once commits. 'drained' (the default): "
+            + "a commit as soon as a stream thread has processed everything its last poll returned and that poll was not full, at "
+            + "least 10 ms after its last commit ended and at the latest commit.interval.ms after it: at light load small commits "
+            + "at once, so an activity waits for no timer; under load polls come back full and the interval paces large commits, "
+            + "so throughput is that of long intervals. 'interval': Kafka Streams' own timer, commit.interval.ms after the last "
+            + "commit ended (with 10 ms, the former 'latency' profile). Under at-least-once Kafka Streams' timer always paces the "
+            + "commits: no answer waits for one.";
 
     public static final String COMMIT_INTERVAL_MS_CONFIG = StreamsConfig.COMMIT_INTERVAL_MS_CONFIG;
-    private static final String COMMIT_INTERVAL_MS_DOC = "Default: the profile's (10 ms for latency, 100 ms for throughput); under at-least-once at least 1 s, since "
-            + "no answer waits for a commit there and a longer interval folds a short activity's sites row writes into one "
-            + "changelog record (a crash reads up to an interval of input again; Kafka Streams' own default is 30 s). With "
-            + "commit.pacing=interval: Kafka Streams' commit interval, counted from the end of the last commit. With "
-            + "commit.pacing=returns: the longest wait from one commit's start to the next while anything is uncommitted. Each activity "
-            + "waits for two commits, and each commit stops the stream thread for a flush and two transaction round trips (~4-5 ms on "
-            + "2 cores at 2,000/s). Results come back ~12-13 ms after the commit that released their tasks began; with interval pacing "
-            + "a cycle shorter than that makes them wait one more (7-9 ms won 1-3 ms on fast hours and lost 9-20 ms on slow ones).";
+    private static final String COMMIT_INTERVAL_MS_DOC = "The longest wait from the end of one commit to the next while anything "
+            + "is uncommitted (with commit.pacing=drained, the pace under a backlog; with interval, every commit's). Each commit "
+            + "stops the stream thread for a flush and two transaction round trips (~4-5 ms on 2 cores at 2,000/s), so a longer "
+            + "interval buys throughput under load. Under at-least-once it bounds what a crash reads again (Kafka Streams' own "
+            + "default is 30 s).";
 
     public static final String DEDUPE_WINDOW_MS_CONFIG = "dedupe.window.ms";
     private static final String DEDUPE_WINDOW_MS_DOC = "How long a resolved site is kept so a repeated dispatch gets the stored outcome instead of running again.";
@@ -157,13 +147,9 @@ public final class StreamsAppConfig extends AbstractConfig {
             .define(BOOTSTRAP_SERVERS_CONFIG, Type.STRING, "localhost:9092", Importance.HIGH, BOOTSTRAP_SERVERS_DOC)
             .define(SCHEMA_REGISTRY_URL_CONFIG, Type.STRING, "kafka://", Importance.HIGH, SCHEMA_REGISTRY_URL_DOC)
             .define(STATE_DIR_CONFIG, Type.STRING, System.getProperty("java.io.tmpdir") + "/baton-streams", Importance.MEDIUM, STATE_DIR_DOC)
-            .define(PROFILE_CONFIG, Type.STRING, Profile.LATENCY.configName(), ConfigDef.ValidString.in(Profile.configNames()), Importance.HIGH,
-                    PROFILE_DOC)
-            .define(NUM_STREAM_THREADS_CONFIG, Type.INT, Profile.LATENCY.streamThreads(), Range.atLeast(1), Importance.MEDIUM,
-                    NUM_STREAM_THREADS_DOC)
-            .define(COMMIT_INTERVAL_MS_CONFIG, Type.LONG, Profile.LATENCY.commitIntervalMs(), Range.atLeast(1), Importance.MEDIUM,
-                    COMMIT_INTERVAL_MS_DOC)
-            .define(COMMIT_PACING_CONFIG, Type.STRING, Profile.LATENCY.commitPacing().configName(),
+            .define(NUM_STREAM_THREADS_CONFIG, Type.INT, 1, Range.atLeast(1), Importance.MEDIUM, NUM_STREAM_THREADS_DOC)
+            .define(COMMIT_INTERVAL_MS_CONFIG, Type.LONG, 100L, Range.atLeast(1), Importance.MEDIUM, COMMIT_INTERVAL_MS_DOC)
+            .define(COMMIT_PACING_CONFIG, Type.STRING, CommitPacing.DRAINED.configName(),
                     ConfigDef.ValidString.in(CommitPacing.configNames()), Importance.MEDIUM, COMMIT_PACING_DOC)
             .define(DEDUPE_WINDOW_MS_CONFIG, Type.LONG, 3_600_000L, Range.atLeast(0), Importance.MEDIUM, DEDUPE_WINDOW_MS_DOC)
             .define(TIMER_RESOLUTION_MS_CONFIG, Type.LONG, 250L, Range.atLeast(1), Importance.LOW, TIMER_RESOLUTION_MS_DOC)
@@ -194,14 +180,26 @@ public final class StreamsAppConfig extends AbstractConfig {
                     ConfigDef.ValidString.in(StreamsConfig.EXACTLY_ONCE_V2, StreamsConfig.AT_LEAST_ONCE), Importance.HIGH, PROCESSING_GUARANTEE_DOC)
             .define(TOKEN_KEY_CONFIG, Type.PASSWORD, null, Importance.HIGH, TOKEN_KEY_DOC);
 
-    /** Kafka Streams' own commit timer under paced commits: only for a pacer that failed to ask. */
-    private static final long PACED_SAFETY_NET_MS = 1_000;
+    /**
+     * The longest a stream thread's poll waits for input when Kafka Streams' timer paces the commits:
+     * the commit check (and, under at-least-once, the punctuator that asks for deadline records) runs
+     * once per poll loop, so a poll that waited out a long interval would hold them back.
+     */
+    private static final long INTERVAL_POLL_MS = 10;
+
+    /** The key of the former latency, throughput and adaptive profiles, refused by name so a stale config says what to do. */
+    static final String REMOVED_PROFILE_CONFIG = "profile";
 
     /** Shortest token key accepted, in bytes. */
     public static final int MIN_TOKEN_KEY_BYTES = 16;
 
     public StreamsAppConfig(Map<String, ?> originals) {
         super(CONFIG, originals, false);
+        if (originals.containsKey(REMOVED_PROFILE_CONFIG)) {
+            throw new ConfigException(REMOVED_PROFILE_CONFIG, originals.get(REMOVED_PROFILE_CONFIG), "profiles were removed: the default "
+                    + "commit pacing serves light and heavy load alike. Delete the key; for the former 'latency' profile set "
+                    + "commit.pacing=interval and commit.interval.ms=10, for 'throughput' commit.pacing=interval and num.stream.threads=2");
+        }
         byte[] key = tokenKey();
         if (atLeastOnce() && key == null) {
             throw new ConfigException(TOKEN_KEY_CONFIG, null, "processing.guarantee=at_least_once needs " + TOKEN_KEY_CONFIG
@@ -241,7 +239,7 @@ public final class StreamsAppConfig extends AbstractConfig {
         p.put(STATE_DIR_CONFIG, getString(STATE_DIR_CONFIG));
         applicationServer().ifPresent(h -> p.put(StreamsConfig.APPLICATION_SERVER_CONFIG, h.host() + ":" + h.port()));
         p.put(NUM_STREAM_THREADS_CONFIG, streamThreads());
-        p.put(COMMIT_INTERVAL_MS_CONFIG, streamsCommitIntervalMs());
+        p.put(COMMIT_INTERVAL_MS_CONFIG, commitIntervalMs());
         p.put(StreamsConfig.PROCESSING_GUARANTEE_CONFIG, getString(PROCESSING_GUARANTEE_CONFIG));
         p.put(StreamsConfig.ROCKSDB_CONFIG_SETTER_CLASS_CONFIG, BoundedRocksDbConfigSetter.class);
         p.put(BoundedRocksDbConfigSetter.BLOCK_CACHE_BYTES, getLong(ROCKSDB_BLOCK_CACHE_BYTES_CONFIG));
@@ -285,48 +283,29 @@ public final class StreamsAppConfig extends AbstractConfig {
         // Dispatches and worker events are independent streams: never hold a task back waiting to
         // interleave them by timestamp (the default idles a task whose other input looks empty).
         p.putIfAbsent(StreamsConfig.MAX_TASK_IDLE_MS_CONFIG, -1L);
-        // Paced commits: the fallback is a punctuator, which runs once per loop, so a poll() that waits
-        // for input must not outlast it by much; half the fallback is enough (2 ms measured no better).
-        // Drained commits: the same for the punctuator that commits a drain once its minimum gap has passed.
+        // Drained commits: a drain within the minimum gap of the last commit is committed by a punctuator,
+        // which runs once per loop, so a poll() that waits for input must not outlast the gap by much (the
+        // main consumer also cuts its wait to what the gap has left: DrainSignallingConsumer).
         p.putIfAbsent(StreamsConfig.POLL_MS_CONFIG, switch (commitPacing()) {
-            case RETURNS -> Math.max(1, commitIntervalMs() / 2);
             case DRAINED -> 5L;
-            // At-least-once: a longer interval is no reason to wake later (the punctuator asks for deadline records).
-            case INTERVAL -> atLeastOnce() ? Math.min(commitIntervalMs(), profile().commitIntervalMs()) : commitIntervalMs();
+            case INTERVAL -> Math.min(commitIntervalMs(), INTERVAL_POLL_MS);
         });
         Properties props = new Properties();
         props.putAll(p);
         return props;
     }
 
-    public Profile profile() {
-        return Profile.fromConfig(getString(PROFILE_CONFIG));
-    }
-
-    /**
-     * The interval set explicitly, else the profile's, in both modes. (Under at-least-once a longer one
-     * folded nothing once the sites store's cache was turned off there, and only widened what a crash
-     * reads again: docs/decisions.md, "The sites cache is exactly-once only".)
-     */
     public long commitIntervalMs() {
-        if (originals().containsKey(COMMIT_INTERVAL_MS_CONFIG)) {
-            return getLong(COMMIT_INTERVAL_MS_CONFIG);
-        }
-        return profile().commitIntervalMs();
+        return getLong(COMMIT_INTERVAL_MS_CONFIG);
     }
 
-    /** The pacing set explicitly, else the profile's; at-least-once commits hold nothing back, so Kafka Streams' timer paces them. */
+    /** The pacing set; at-least-once commits hold nothing back, so Kafka Streams' timer paces them. */
     public CommitPacing commitPacing() {
-        if (atLeastOnce()) {
-            return CommitPacing.INTERVAL;
-        }
-        return originals().containsKey(COMMIT_PACING_CONFIG) ? CommitPacing.fromConfig(getString(COMMIT_PACING_CONFIG))
-                : profile().commitPacing();
+        return atLeastOnce() ? CommitPacing.INTERVAL : CommitPacing.fromConfig(getString(COMMIT_PACING_CONFIG));
     }
 
-    /** The thread count set explicitly, else the profile's. */
     public int streamThreads() {
-        return originals().containsKey(NUM_STREAM_THREADS_CONFIG) ? getInt(NUM_STREAM_THREADS_CONFIG) : profile().streamThreads();
+        return getInt(NUM_STREAM_THREADS_CONFIG);
     }
 
     public long dedupeWindowMs() {
@@ -385,11 +364,6 @@ public final class StreamsAppConfig extends AbstractConfig {
                 getLong(RETRY_MAX_INTERVAL_MS_CONFIG), getInt(RETRY_MAX_ATTEMPTS_CONFIG), getList(RETRY_NON_RETRYABLE_PREFIXES_CONFIG));
     }
 
-    /** Kafka Streams' own commit interval: with paced commits only a safety net under the processors' requested commits. */
-    private long streamsCommitIntervalMs() {
-        return commitPacing() == CommitPacing.RETURNS ? Math.max(PACED_SAFETY_NET_MS, 10 * commitIntervalMs()) : commitIntervalMs();
-    }
-
     /**
      * How long a transaction of this app may stay open before it is fenced as a crashed instance's:
      * {@code transaction.fence.after.ms}, raised to three commit intervals so a healthy instance's never
@@ -397,7 +371,7 @@ public final class StreamsAppConfig extends AbstractConfig {
      */
     public long transactionFenceAfterMs() {
         long configured = getLong(TRANSACTION_FENCE_AFTER_MS_CONFIG);
-        return configured == 0 || atLeastOnce() ? 0 : Math.max(configured, 3 * streamsCommitIntervalMs());
+        return configured == 0 || atLeastOnce() ? 0 : Math.max(configured, 3 * commitIntervalMs());
     }
 
     public long hangingTransactionCheckMs() {

@@ -23,35 +23,31 @@ import org.apache.kafka.streams.processor.api.Record;
  *
  * <p>Outputs are staged like the stores' writes: they are encoded when a rule emits them (so an
  * output that cannot be encoded fails the step before anything is forwarded) and forwarded together
- * at {@link #commitStep()}; {@link #abortStep()} drops them. With paced commits it also tells the
- * thread's {@link CommitPacer} what was released and resolved, and asks for a commit when the pacer
- * says the last commit's tasks are all back.
+ * at {@link #commitStep()}; {@link #abortStep()} drops them.
  */
 final class Emitter {
 
-    private record Staged(Record<byte[], byte[]> record, String sink, SiteKey released, SiteKey resolved) {
+    private record Staged(Record<byte[], byte[]> record, String sink) {
     }
 
     private final ProcessorContext<byte[], byte[]> context;
     private final EventSerdes serdes;
     private final DeadLetters deadLetters;
-    private final boolean paced;
     private final List<Staged> staged = new ArrayList<>();
 
-    Emitter(ProcessorContext<byte[], byte[]> context, EventSerdes serdes, DeadLetters deadLetters, boolean paced) {
+    Emitter(ProcessorContext<byte[], byte[]> context, EventSerdes serdes, DeadLetters deadLetters) {
         this.context = context;
         this.serdes = serdes;
         this.deadLetters = deadLetters;
-        this.paced = paced;
     }
 
     void task(SiteKey site, ActivityTask task) {
-        staged.add(new Staged(taskRecord(site, task), TopologyNames.TASKS_SINK, site, null));
+        staged.add(new Staged(taskRecord(site, task), TopologyNames.TASKS_SINK));
     }
 
     /** A stop for a task not leased yet ({@link ActivityTask#getStopTokenFingerprint()}): on the task's topic, after the task. */
     void taskStop(SiteKey site, ActivityTask stop) {
-        staged.add(new Staged(taskRecord(site, stop), TopologyNames.TASKS_SINK, null, null));
+        staged.add(new Staged(taskRecord(site, stop), TopologyNames.TASKS_SINK));
     }
 
     private Record<byte[], byte[]> taskRecord(SiteKey site, ActivityTask task) {
@@ -63,21 +59,20 @@ final class Emitter {
 
     void control(WorkerControl control) {
         stage(control.getWorkerId().getBytes(StandardCharsets.UTF_8),
-                serdes.control().encode(BatonTopics.WORKER_CONTROL, control), TopologyNames.WORKER_CONTROL_SINK, null);
+                serdes.control().encode(BatonTopics.WORKER_CONTROL, control), TopologyNames.WORKER_CONTROL_SINK);
     }
 
     void outcome(String replyKey, Outcome outcome) {
-        stage(replyKey.getBytes(StandardCharsets.UTF_8), serdes.outcome().encode(BatonTopics.RESULTS, outcome), TopologyNames.RESULTS_SINK,
-                SiteKey.of(outcome.getSite()));
+        stage(replyKey.getBytes(StandardCharsets.UTF_8), serdes.outcome().encode(BatonTopics.RESULTS, outcome), TopologyNames.RESULTS_SINK);
     }
 
     void history(SiteKey site, HistoryEvent event) {
-        stage(site.toBytes(), serdes.history().encode(BatonTopics.HISTORY, event), TopologyNames.HISTORY_SINK, null);
+        stage(site.toBytes(), serdes.history().encode(BatonTopics.HISTORY, event), TopologyNames.HISTORY_SINK);
     }
 
     void deadLetter(String topic, int partition, long offset, byte[] key, byte[] value, String reason) {
         ProducerRecord<byte[], byte[]> letter = deadLetters.deadLetter(topic, partition, offset, key, value, reason);
-        stage(letter.key(), letter.value(), TopologyNames.DLQ_SINK, null);
+        stage(letter.key(), letter.value(), TopologyNames.DLQ_SINK);
     }
 
     /**
@@ -88,7 +83,7 @@ final class Emitter {
         RecordHeaders headers = new RecordHeaders();
         headers.add(TopologyNames.CLOCK_HEADER, ByteBuffer.allocate(Long.BYTES).putLong(nowMillis).array());
         staged.add(new Staged(new Record<>(ByteBuffer.allocate(Integer.BYTES).putInt(partition).array(), null, nowMillis, headers),
-                TopologyNames.CLOCK_SINK, null, null));
+                TopologyNames.CLOCK_SINK));
     }
 
     /** A deadline record (see {@link DeadlineRecords}) for this task's own worker-events partition. */
@@ -96,7 +91,7 @@ final class Emitter {
         RecordHeaders headers = new RecordHeaders();
         headers.add(TopologyNames.DEADLINE_HEADER, header);
         staged.add(new Staged(new Record<>(ByteBuffer.allocate(Integer.BYTES).putInt(partition).array(), null, now(), headers),
-                TopologyNames.CLOCK_SINK, null, null));
+                TopologyNames.CLOCK_SINK));
     }
 
     long now() {
@@ -105,24 +100,10 @@ final class Emitter {
 
     /** Forwards this step's outputs, in the order they were emitted. */
     void commitStep() {
-        boolean commitNow = false;
         for (Staged s : staged) {
             context.forward(s.record(), s.sink());
-            if (paced) {
-                CommitPacer pacer = CommitPacer.current();
-                if (s.released() != null) {
-                    pacer.released(s.released());
-                } else if (s.resolved() != null) {
-                    commitNow |= pacer.resolved(s.resolved());
-                } else {
-                    pacer.wrote();
-                }
-            }
         }
         staged.clear();
-        if (commitNow) {
-            context.commit();
-        }
     }
 
     /** Drops this step's outputs. */
@@ -130,7 +111,7 @@ final class Emitter {
         staged.clear();
     }
 
-    private void stage(byte[] key, byte[] value, String sink, SiteKey resolved) {
-        staged.add(new Staged(new Record<>(key, value, now()), sink, null, resolved));
+    private void stage(byte[] key, byte[] value, String sink) {
+        staged.add(new Staged(new Record<>(key, value, now()), sink));
     }
 }

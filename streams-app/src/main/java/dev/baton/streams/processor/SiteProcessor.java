@@ -82,8 +82,7 @@ public final class SiteProcessor implements Processor<byte[], byte[], byte[], by
         sites = new SiteStore(sitesStore, serdes.siteState());
         deadlines = new DeadlineIndex(context.getStateStore(TopologyNames.DEADLINES_STORE));
         deadlines.rebuild(sites);
-        emit = new Emitter(context, serdes, new DeadLetters(serdes.deadLetter(), "streams-app " + context.taskId(), Clock.systemUTC()),
-                settings.pacedCommitMs() > 0);
+        emit = new Emitter(context, serdes, new DeadLetters(serdes.deadLetter(), "streams-app " + context.taskId(), Clock.systemUTC()));
         WorkerCensus census = new StoreWorkerCensus(context.getStateStore(TopologyNames.WORKERS_STORE), serdes.workerStatus(),
                 context::currentSystemTimeMs, settings.workerStaleMs(), censusChanges);
         lifecycle = new SiteLifecycle(sites, deadlines, emit, settings.metrics(), settings.heartbeatWindowMs(),
@@ -101,14 +100,6 @@ public final class SiteProcessor implements Processor<byte[], byte[], byte[], by
             // once the gap has passed (the punctuator is due each millisecond, checked on every loop).
             context.schedule(Duration.ofMillis(1), PunctuationType.WALL_CLOCK_TIME, now -> {
                 if (InputDrain.current().commitDue(now)) {
-                    context.commit();
-                }
-            });
-        }
-        if (settings.pacedCommitMs() > 0) {
-            // The paced commit's fallback: checked on every loop of the thread (the punctuator is due each millisecond).
-            context.schedule(Duration.ofMillis(1), PunctuationType.WALL_CLOCK_TIME, now -> {
-                if (CommitPacer.current().fallbackDue(now, settings.pacedCommitMs())) {
                     context.commit();
                 }
             });

@@ -19,16 +19,14 @@ import org.apache.kafka.streams.state.Stores;
 public final class SiteProcessorSupplier implements ProcessorSupplier<byte[], byte[], byte[], byte[]> {
 
     /**
-     * Everything a processor needs besides its context. {@code pacedCommitMs}: with commits paced by
-     * the returns ({@link CommitPacer}), the longest wait from one commit's start to the next while
-     * something is uncommitted; 0 when Kafka Streams' own timer paces them. {@code atLeastOnce}: the
+     * Everything a processor needs besides its context. {@code atLeastOnce}: the
      * app runs with {@code processing.guarantee=at_least_once}, so a restored state may be ahead of
      * its committed input and deadlines fire through deadline records ({@link DeadlineRecords}).
      * {@code tokenKey}: the key new sites' token secrets are derived from, or null for random secrets.
      */
     public record Settings(EventSerdes serdes, SiteMetrics metrics, QueueDirectory queues, QueueService queueService,
                            long workerStaleMs, RetryPolicy defaultRetryPolicy, long heartbeatWindowMs, long dedupeWindowMs, long timerResolutionMs,
-                           int maxPayloadBytes, int transportLossBudget, QueueTimeouts queueTimeouts, long pacedCommitMs,
+                           int maxPayloadBytes, int transportLossBudget, QueueTimeouts queueTimeouts,
                            InputPartitions inputPartitions, boolean atLeastOnce, byte[] tokenKey) {
     }
 

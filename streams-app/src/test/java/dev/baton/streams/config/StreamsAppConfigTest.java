@@ -14,16 +14,29 @@ import org.junit.jupiter.api.Test;
 class StreamsAppConfigTest {
 
     @Test
-    void shouldTuneForLatencyByDefault() {
+    void shouldCommitAsSoonAsTheInputIsDrainedByDefault() {
         StreamsAppConfig config = new StreamsAppConfig(Map.of());
         Properties p = config.streamsProperties();
 
-        assertThat(config.commitPacing()).isEqualTo(CommitPacing.INTERVAL);
-        assertThat(p).containsEntry(StreamsConfig.COMMIT_INTERVAL_MS_CONFIG, 10L)
+        assertThat(config.commitPacing()).isEqualTo(CommitPacing.DRAINED);
+        // Kafka Streams' timer is the pace under a backlog; the drain asks for the commits before it.
+        assertThat(p).containsEntry(StreamsConfig.COMMIT_INTERVAL_MS_CONFIG, 100L)
                 .containsEntry(StreamsConfig.NUM_STREAM_THREADS_CONFIG, 1)
-                .containsEntry(StreamsConfig.POLL_MS_CONFIG, 10L)
-                .containsEntry(StreamsConfig.producerPrefix("linger.ms"), 100L)
+                .containsEntry(StreamsConfig.POLL_MS_CONFIG, 5L)
+                .containsEntry(StreamsConfig.producerPrefix("linger.ms"), 1_000L)
                 .doesNotContainKey("commit.pacing");
+    }
+
+    @Test
+    void shouldUseKafkaStreamsTimerWhenToldWithoutWaitingInAPollPastIt() {
+        StreamsAppConfig config = new StreamsAppConfig(Map.of("commit.pacing", "interval", "commit.interval.ms", "10"));
+
+        assertThat(config.commitPacing()).isEqualTo(CommitPacing.INTERVAL);
+        assertThat(config.streamsProperties()).containsEntry(StreamsConfig.COMMIT_INTERVAL_MS_CONFIG, 10L)
+                .containsEntry(StreamsConfig.POLL_MS_CONFIG, 10L)
+                .containsEntry(StreamsConfig.producerPrefix("linger.ms"), 100L);
+        assertThat(new StreamsAppConfig(Map.of("commit.pacing", "interval")).streamsProperties())
+                .as("a longer interval is no reason to wake later").containsEntry(StreamsConfig.POLL_MS_CONFIG, 10L);
     }
 
     @Test
@@ -55,31 +68,20 @@ class StreamsAppConfigTest {
     }
 
     @Test
-    void shouldKeepKafkaStreamsTimerOnlyAsASafetyNetWithPacedCommits() {
-        Properties p = new StreamsAppConfig(Map.of("commit.pacing", "returns", "commit.interval.ms", "20")).streamsProperties();
-
-        // The processors ask for every commit; the loop wakes often enough for the fallback.
-        assertThat(p).containsEntry(StreamsConfig.COMMIT_INTERVAL_MS_CONFIG, 1_000L)
-                .containsEntry(StreamsConfig.POLL_MS_CONFIG, 10L)
-                .containsEntry(StreamsConfig.producerPrefix("linger.ms"), 200L);
-    }
-
-    @Test
-    void shouldCommitAtTheProfilesIntervalUnderAtLeastOnceUnlessTold() {
+    void shouldCommitOnKafkaStreamsTimerUnderAtLeastOnce() {
         Map<String, String> alos = Map.of("processing.guarantee", "at_least_once", "token.key", "MDEyMzQ1Njc4OWFiY2RlZg==");
-        Properties p = new StreamsAppConfig(alos).streamsProperties();
+        StreamsAppConfig config = new StreamsAppConfig(alos);
 
-        // The profile's interval: a longer one would only widen what a crash reads again.
-        assertThat(p).containsEntry(StreamsConfig.COMMIT_INTERVAL_MS_CONFIG, 10L)
+        // No answer waits for a commit: the timer paces them, whatever the pacing says.
+        assertThat(config.commitPacing()).isEqualTo(CommitPacing.INTERVAL);
+        assertThat(config.streamsProperties()).containsEntry(StreamsConfig.COMMIT_INTERVAL_MS_CONFIG, 100L)
                 .containsEntry(StreamsConfig.POLL_MS_CONFIG, 10L)
+                .containsEntry(StreamsConfig.producerPrefix("linger.ms"), 1L)
                 .containsEntry(StreamsConfig.STATESTORE_CACHE_MAX_BYTES_CONFIG, StreamsAppConfig.SITES_CACHE_BYTES);
         Map<String, String> told = new HashMap<>(alos);
         told.put("commit.interval.ms", "5");
         assertThat(new StreamsAppConfig(told).streamsProperties()).containsEntry(StreamsConfig.COMMIT_INTERVAL_MS_CONFIG, 5L)
                 .containsEntry(StreamsConfig.POLL_MS_CONFIG, 5L);
-        told.put("commit.interval.ms", "20000");
-        assertThat(new StreamsAppConfig(told).streamsProperties()).containsEntry(StreamsConfig.COMMIT_INTERVAL_MS_CONFIG, 20_000L)
-                .containsEntry(StreamsConfig.POLL_MS_CONFIG, 10L);
     }
 
     @Test
@@ -88,40 +90,17 @@ class StreamsAppConfigTest {
                 .isInstanceOf(ConfigException.class)
                 .hasMessageContaining("asap")
                 .hasMessageContaining("commit.pacing")
-                .hasMessageContaining("returns")
+                .hasMessageContaining("drained")
                 .hasMessageContaining("interval");
     }
 
     @Test
-    void shouldTakeTheThroughputProfilesDefaults() {
-        StreamsAppConfig config = new StreamsAppConfig(Map.of("profile", "throughput"));
-        Properties p = config.streamsProperties();
-
-        assertThat(config.profile()).isEqualTo(Profile.THROUGHPUT);
-        assertThat(config.commitPacing()).isEqualTo(CommitPacing.INTERVAL);
-        assertThat(p).containsEntry(StreamsConfig.COMMIT_INTERVAL_MS_CONFIG, 100L)
-                .containsEntry(StreamsConfig.NUM_STREAM_THREADS_CONFIG, 2)
-                .containsEntry(StreamsConfig.POLL_MS_CONFIG, 100L)
-                .doesNotContainKey("profile");
-    }
-
-    @Test
-    void shouldLetAnExplicitKeyWinOverItsProfile() {
-        Properties p = new StreamsAppConfig(Map.of("profile", "throughput", "commit.interval.ms", "20", "num.stream.threads", "1"))
-                .streamsProperties();
-
-        assertThat(p).containsEntry(StreamsConfig.COMMIT_INTERVAL_MS_CONFIG, 20L)
-                .containsEntry(StreamsConfig.NUM_STREAM_THREADS_CONFIG, 1);
-    }
-
-    @Test
-    void shouldRefuseAnUnknownProfileNamingIt() {
-        assertThatThrownBy(() -> new StreamsAppConfig(Map.of("profile", "fast")))
+    void shouldRefuseTheRemovedProfileKeySayingWhatToSetInstead() {
+        assertThatThrownBy(() -> new StreamsAppConfig(Map.of("profile", "throughput")))
                 .isInstanceOf(ConfigException.class)
-                .hasMessageContaining("fast")
                 .hasMessageContaining("profile")
-                .hasMessageContaining("latency")
-                .hasMessageContaining("throughput");
+                .hasMessageContaining("throughput")
+                .hasMessageContaining("commit.pacing=interval");
     }
 
     @Test

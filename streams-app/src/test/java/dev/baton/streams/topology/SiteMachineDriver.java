@@ -394,7 +394,7 @@ final class SiteMachineDriver implements AutoCloseable {
         Map<Bytes, byte[]> restored = new HashMap<>(committedRows);
         SiteProcessorSupplier supplier = new SiteProcessorSupplier(new SiteProcessorSupplier.Settings(serdes, new SiteMetrics(meters),
                 SiteMachineDriver::declared, new QueueService(meters), WORKER_STALE_MS, DEFAULT_RETRY, HEARTBEAT_WINDOW_MS, DEDUPE_WINDOW_MS,
-                TIMER_RESOLUTION_MS, 1024, TRANSPORT_LOSS_BUDGET, QueueTimeouts.from(QUEUE_DEFAULTS), 0, InputPartitions.fixed(1), atLeastOnce,
+                TIMER_RESOLUTION_MS, 1024, TRANSPORT_LOSS_BUDGET, QueueTimeouts.from(QUEUE_DEFAULTS), InputPartitions.fixed(1), atLeastOnce,
                 atLeastOnce ? TOKEN_KEY : null),
                 name -> name.equals(TopologyNames.SITES_STORE) ? new RestoredStore(name, restored) : Stores.inMemoryKeyValueStore(name));
         Properties props = new Properties();
