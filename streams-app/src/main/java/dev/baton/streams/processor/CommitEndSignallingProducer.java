@@ -9,7 +9,8 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
 /**
  * A stream thread's producer that tells the thread's {@link InputDrain} when a commit has ended:
  * under exactly-once a stream thread's commit ends with its producer's {@code commitTransaction},
- * called on that thread, and Kafka Streams has no other public signal of it.
+ * called on that thread (or, for a task found corrupted, with {@code abortTransaction}), and Kafka
+ * Streams has no other public signal of it.
  */
 final class CommitEndSignallingProducer extends KafkaProducer<byte[], byte[]> {
 
@@ -25,5 +26,11 @@ final class CommitEndSignallingProducer extends KafkaProducer<byte[], byte[]> {
     public void commitTransaction() {
         super.commitTransaction();
         InputDrain.current().commitEnded(clock.millis());
+    }
+
+    @Override
+    public void abortTransaction() {
+        super.abortTransaction();
+        InputDrain.current().aborted();
     }
 }

@@ -90,11 +90,15 @@ final class InputDrain {
      * quiet input would hold the commit, and every answer in it, back by up to that much.
      */
     long pollTimeoutMs(long requestedMs, long nowMs) {
-        if (!processedSinceCommit || !drained()) {
-            return requestedMs;
+        if (!processedSinceCommit || !drained() || lastAskedMs > lastCommitEndMs) {
+            return requestedMs; // nothing to commit, more to process first, or the commit is already asked for
         }
-        long gapEnds = Math.max(lastCommitEndMs, lastAskedMs) + MIN_GAP_MS;
-        return Math.max(0, Math.min(requestedMs, gapEnds - nowMs));
+        return Math.max(0, Math.min(requestedMs, lastCommitEndMs + MIN_GAP_MS - nowMs));
+    }
+
+    /** The thread's producer aborted its transaction: what was processed since the last commit is read again, nothing waits for a commit. */
+    void aborted() {
+        processedSinceCommit = false;
     }
 
     /**

@@ -113,8 +113,21 @@ class InputDrainTest {
         assertThat(drain.pollTimeoutMs(5, 3_002)).as("the gap ends at 3,010").isEqualTo(5);
         assertThat(drain.pollTimeoutMs(5, 3_007)).isEqualTo(3);
         assertThat(drain.pollTimeoutMs(5, 3_012)).as("overdue: the punctuator asks right after").isZero();
+        assertThat(drain.commitDue(3_012)).isTrue();
+        assertThat(drain.pollTimeoutMs(5, 3_012)).as("asked: Streams commits before the next poll, or finds nothing to").isEqualTo(5);
 
         drain.commitEnded(3_013);
         assertThat(drain.pollTimeoutMs(5, 3_014)).as("committed: wait for input again").isEqualTo(5);
+    }
+
+    @Test
+    void shouldWaitForInputAgainOnceATransactionIsAborted() {
+        drain.polled(1, 1000);
+        drain.processed();
+        assertThat(drain.pollTimeoutMs(5, Long.MAX_VALUE / 2)).isZero();
+
+        drain.aborted(); // the record is read again after the abort; nothing is left to commit
+
+        assertThat(drain.pollTimeoutMs(5, Long.MAX_VALUE / 2)).isEqualTo(5);
     }
 }
