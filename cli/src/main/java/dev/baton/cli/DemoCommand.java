@@ -77,7 +77,7 @@ public final class DemoCommand implements Callable<Integer> {
     int partitions;
 
     @Option(names = "--commit-interval-ms", defaultValue = "100",
-            description = "Streams commit interval: lower favours latency at low rates, higher favours throughput (default ${DEFAULT-VALUE})")
+            description = "Streams commit interval: the longest wait between two commits; a stream thread whose input is drained commits sooner (default ${DEFAULT-VALUE})")
     long commitIntervalMs;
 
     @Option(names = "--no-faults", description = "Do not kill one worker and drain another part-way")
