@@ -276,27 +276,33 @@ final class SiteQueries {
         };
     }
 
+    /** A scanning thread's decode buffer and its memory of the last strings per column. */
+    private record DecodeState(ProjectedRow row, RecentIds recent) {
+    }
+
     private TopicPageSource.RowDecoder historyDecoder() {
-        ThreadLocal<ProjectedRow> rows = ThreadLocal.withInitial(history::newRow);
+        ThreadLocal<DecodeState> states = ThreadLocal.withInitial(() -> new DecodeState(history.newRow(), new RecentIds(ids, HISTORY_COLUMNS.size())));
         return (rec, row) -> {
-            ProjectedRow e = decode(history, BatonTopics.HISTORY, rec, rows.get());
+            DecodeState state = states.get();
+            ProjectedRow e = decode(history, BatonTopics.HISTORY, rec, state.row());
             if (e == null) {
                 return false;
             }
+            RecentIds recent = state.recent();
             int kind = e.getInt(H_KIND);
             boolean dispatch = kind == HistoryKind.DISPATCHED.ordinal();
             row[0] = rec.offset();
             row[1] = kind;
             row[2] = dispatch ? 1 : 0;
             row[3] = e.getLong(H_AT);
-            row[4] = ids.id(rec.key());
-            row[5] = ids.id(e.utf8(H_NAMESPACE));
-            row[6] = ids.id(e.utf8(H_WORKFLOW));
+            row[4] = recent.id(4, rec.key());
+            row[5] = recent.id(5, e.utf8(H_NAMESPACE));
+            row[6] = recent.id(6, e.utf8(H_WORKFLOW));
             // only a dispatch's own fields are read by the aggregate: the rest are not interned
-            row[7] = dispatch ? ids.id(e.utf8(H_REQUEST)) : StringIds.NULL;
+            row[7] = dispatch ? recent.id(7, e.utf8(H_REQUEST)) : StringIds.NULL;
             row[8] = dispatch ? e.getInt(H_ATTEMPT) : 0;
-            row[9] = dispatch ? ids.id(e.utf8(H_QUEUE)) : StringIds.NULL;
-            row[10] = dispatch ? ids.id(e.utf8(H_TYPE)) : StringIds.NULL;
+            row[9] = dispatch ? recent.id(9, e.utf8(H_QUEUE)) : StringIds.NULL;
+            row[10] = dispatch ? recent.id(10, e.utf8(H_TYPE)) : StringIds.NULL;
             return true;
         };
     }
