@@ -130,6 +130,18 @@ public final class HistoryLog implements AutoCloseable {
         return r.value();
     }
 
+    /**
+     * The sites in scope and every answer, read as one job over {@code baton.history} and
+     * {@code baton.results} at once; {@link #lastScan()} then describes the history part.
+     */
+    SiteQueries.SitesWithAnswers sitesWithAnswers(Scope scope) {
+        long before = queries.undecodable();
+        SiteQueries.SitesWithAnswers r = queries.sitesWithAnswers(fold, scope);
+        lastScan = r.scan();
+        lastUndecodable = queries.undecodable() - before;
+        return r;
+    }
+
     /** Every answered request in {@code baton.results} (unmatched copies excluded), by its first outcome. */
     public Map<String, Answer> answers() {
         return queries.answers(fold);

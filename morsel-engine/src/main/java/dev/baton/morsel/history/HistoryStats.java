@@ -19,35 +19,60 @@ public final class HistoryStats {
             return count;
         }
 
+        /** Two ids can spell one name (a failure whose reason is "completed"): their groups add up. */
+        private Group add(Group other) {
+            count += other.count;
+            latencyMillis.add(other.latencyMillis);
+            return this;
+        }
+
         /** The latency percentile in ms, or "-" when no site of the group was answered. */
         public String percentile(double p) {
             return latencyMillis.getTotalCount() == 0 ? "-" : Long.toString(latencyMillis.getValueAtPercentile(p));
         }
     }
 
+    // Outcome group ids beside the dictionary's (which are >= 0): a site not answered, and a completed one.
+    private static final long OPEN = -1;
+    private static final long COMPLETED = -2;
+
     private HistoryStats() {
     }
 
+    /**
+     * Groups the dispatched sites in scope. History and results are scanned as one job, and each
+     * site is joined to its answer by dictionary id (the answers are sorted by request id); strings
+     * are made once per group, not per site.
+     */
     public static Map<String, Group> compute(HistoryLog log, HistoryLog.Scope scope, GroupBy by) {
-        Map<String, SiteTrail> sites = log.sites(scope);
-        Map<String, HistoryLog.Answer> answers = log.answers();
-        Map<String, Group> groups = new HashMap<>();
-        for (SiteTrail t : sites.values()) {
-            if (!t.dispatched()) {
+        SiteQueries.SitesWithAnswers s = log.sitesWithAnswers(scope);
+        Map<Long, Group> byId = new HashMap<>();
+        for (int i = 0; i < s.sites().rows(); i++) {
+            if (!s.dispatched(i)) {
                 continue;
             }
-            HistoryLog.Answer a = answers.get(t.requestId);
-            String key = switch (by) {
-                case QUEUE -> String.valueOf(t.queue);
-                case TYPE -> String.valueOf(t.activityType);
-                case OUTCOME -> a == null ? "(open)" : a.kind();
+            int a = s.answerOf(s.request(i));
+            long key = switch (by) {
+                case QUEUE -> s.queue(i);
+                case TYPE -> s.type(i);
+                case OUTCOME -> a < 0 ? OPEN : s.completed(a) ? COMPLETED : s.reasonPrefix(a);
             };
-            Group g = groups.computeIfAbsent(key, k -> new Group());
+            Group g = byId.computeIfAbsent(key, k -> new Group());
             g.count++;
-            if (a != null) {
-                g.latencyMillis.recordValue(Math.max(0, a.atMillis() - t.firstDispatchAt));
+            if (a >= 0) {
+                g.latencyMillis.recordValue(Math.max(0, s.answeredAt(a) - s.firstDispatchAt(i)));
             }
         }
+        Map<String, Group> groups = new HashMap<>();
+        byId.forEach((id, g) -> groups.merge(name(id, by, s.ids()), g, Group::add));
         return groups;
+    }
+
+    /** A group's name as {@link HistoryLog.Answer#kind()} and the site's strings spell it. */
+    private static String name(long id, GroupBy by, StringIds ids) {
+        if (by != GroupBy.OUTCOME) {
+            return String.valueOf(ids.string(id));
+        }
+        return id == OPEN ? "(open)" : id == COMPLETED ? "completed" : new HistoryLog.Answer(false, ids.string(id), 0).kind();
     }
 }

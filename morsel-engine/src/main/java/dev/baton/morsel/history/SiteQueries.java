@@ -14,6 +14,7 @@ import static dev.baton.morsel.history.LogProjections.O_REQUEST;
 import static dev.baton.morsel.history.LogProjections.O_STATUS;
 import static dev.baton.morsel.history.LogProjections.O_UNMATCHED;
 
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -59,6 +60,20 @@ final class SiteQueries {
     /** A record's position packs its partition above its offset's 40 bits (a trillion offsets per partition). */
     private static final int POSITION_OFFSET_BITS = 40;
     private static final List<String> OUTCOME_COLUMNS = List.of("offset", "request", "completed", "reason", "at", "unmatched");
+    // Slots of the sites aggregate (a maxBy takes two: its order, then its value) and of the answers aggregate.
+    private static final int S_LAST_OFFSET = 0;
+    private static final int S_LAST_KIND = 1;
+    private static final int S_DISPATCH_OFFSET = 2;
+    private static final int S_REQUEST = 3;
+    private static final int S_ATTEMPT = 5;
+    private static final int S_QUEUE = 7;
+    private static final int S_TYPE = 9;
+    private static final int S_FIRST_DISPATCH_AT = 10;
+    private static final int S_NAMESPACE = 11;
+    private static final int S_WORKFLOW = 12;
+    private static final int A_COMPLETED = 1;
+    private static final int A_REASON = 3;
+    private static final int A_AT = 5;
     /** Expected groups of a worker's partial before its table grows. */
     private static final int EXPECTED_GROUPS = 1 << 12;
 
@@ -79,8 +94,101 @@ final class SiteQueries {
 
     /** Every site with an event in scope, as the composition above folds it. */
     TopicFold.Result<Map<String, SiteTrail>> sites(TopicFold fold, HistoryLog.Scope scope) {
+        TopicFold.Result<AggregateResult> r = fold.query(sitesQuery(fold, scope), () -> false);
+        AggregateResult a = r.value();
+        Map<String, SiteTrail> sites = new HashMap<>();
+        for (int i = 0; i < a.rows(); i++) {
+            SiteTrail t = new SiteTrail(ids.string(a.key(i)), ids.string(a.value(i, S_NAMESPACE)), ids.string(a.value(i, S_WORKFLOW)));
+            t.lastOffset = a.value(i, S_LAST_OFFSET);
+            t.lastKind = KINDS[(int) a.value(i, S_LAST_KIND)];
+            if (a.value(i, S_DISPATCH_OFFSET) >= 0) {
+                t.dispatchOffset = a.value(i, S_DISPATCH_OFFSET);
+                t.requestId = ids.string(a.value(i, S_REQUEST));
+                t.attempt = (int) a.value(i, S_ATTEMPT);
+                t.queue = ids.string(a.value(i, S_QUEUE));
+                t.activityType = ids.string(a.value(i, S_TYPE));
+                t.firstDispatchAt = a.value(i, S_FIRST_DISPATCH_AT);
+            }
+            sites.put(t.siteKey, t);
+        }
+        return new TopicFold.Result<>(sites, r.records(), r.bytes(), r.morsels(), r.offsetsPerMorsel(), r.nanos());
+    }
+
+    /** Every answered request (unmatched copies excluded): how its first outcome by offset ended, and when. */
+    Map<String, HistoryLog.Answer> answers(TopicFold fold) {
+        AggregateResult a = fold.query(answersQuery(fold), () -> false).value();
+        Map<String, HistoryLog.Answer> answers = new HashMap<>();
+        for (int i = 0; i < a.rows(); i++) {
+            answers.put(ids.string(a.key(i)), new HistoryLog.Answer(a.value(i, A_COMPLETED) == 1, ids.string(a.value(i, A_REASON)),
+                    a.value(i, A_AT)));
+        }
+        return answers;
+    }
+
+    /**
+     * The sites in scope and every answer, both compositions above run as one job (history and
+     * results are read at once) and left as aggregates keyed by dictionary ids, for a caller that
+     * joins them without turning each row into strings.
+     */
+    SitesWithAnswers sitesWithAnswers(TopicFold fold, HistoryLog.Scope scope) {
+        List<TopicFold.Result<AggregateResult>> r = fold.queryTogether(List.of(sitesQuery(fold, scope), answersQuery(fold)), () -> false);
+        return new SitesWithAnswers(r.get(0), r.get(1).value(), ids);
+    }
+
+    /**
+     * Sites (one row each, keyed by site id) and answers (keyed by request id, ascending), read
+     * through names rather than slots. Strings share one dictionary, so a site's request id is the
+     * key of its answer's row.
+     */
+    record SitesWithAnswers(TopicFold.Result<AggregateResult> scan, AggregateResult answers, StringIds ids) {
+
+        AggregateResult sites() {
+            return scan.value();
+        }
+
+        boolean dispatched(int site) {
+            return sites().value(site, S_DISPATCH_OFFSET) >= 0;
+        }
+
+        long request(int site) {
+            return sites().value(site, S_REQUEST);
+        }
+
+        long queue(int site) {
+            return sites().value(site, S_QUEUE);
+        }
+
+        long type(int site) {
+            return sites().value(site, S_TYPE);
+        }
+
+        long firstDispatchAt(int site) {
+            return sites().value(site, S_FIRST_DISPATCH_AT);
+        }
+
+        /** The answer row of {@code request}, or -1 when it was not answered. */
+        int answerOf(long request) {
+            int row = Arrays.binarySearch(answers.keys(), request);
+            return row < 0 ? -1 : row;
+        }
+
+        boolean completed(int answer) {
+            return answers.value(answer, A_COMPLETED) == 1;
+        }
+
+        /** The dictionary id of the answer's reason prefix ({@link StringIds#NULL} when it has none). */
+        long reasonPrefix(int answer) {
+            return answers.value(answer, A_REASON);
+        }
+
+        long answeredAt(int answer) {
+            return answers.value(answer, A_AT);
+        }
+    }
+
+    private TopicFold.TopicQuery<AggregateResult> sitesQuery(TopicFold fold, HistoryLog.Scope scope) {
         long namespace = ids.id(scope.namespace());
-        TopicFold.Result<AggregateResult> r = fold.query(fold.partitions(BatonTopics.HISTORY), HISTORY_COLUMNS, historyDecoder(), scan -> {
+        return new TopicFold.TopicQuery<>(fold.partitions(BatonTopics.HISTORY), HISTORY_COLUMNS, historyDecoder(), scan -> {
             if (scope.fromMillis() != Long.MIN_VALUE) {
                 scan.filter(RangeFilter.between(scan.col("at"), scope.fromMillis(), Long.MAX_VALUE));
             }
@@ -105,29 +213,11 @@ final class SiteQueries {
                     .max(scan.col("workflow"));
             scan.into(agg);
             return agg::result;
-        }, () -> false);
-        AggregateResult a = r.value();
-        Map<String, SiteTrail> sites = new HashMap<>();
-        for (int i = 0; i < a.rows(); i++) {
-            SiteTrail t = new SiteTrail(ids.string(a.key(i)), ids.string(a.value(i, 11)), ids.string(a.value(i, 12)));
-            t.lastOffset = a.value(i, 0);
-            t.lastKind = KINDS[(int) a.value(i, 1)];
-            if (a.value(i, 2) >= 0) {
-                t.dispatchOffset = a.value(i, 2);
-                t.requestId = ids.string(a.value(i, 3));
-                t.attempt = (int) a.value(i, 5);
-                t.queue = ids.string(a.value(i, 7));
-                t.activityType = ids.string(a.value(i, 9));
-                t.firstDispatchAt = a.value(i, 10);
-            }
-            sites.put(t.siteKey, t);
-        }
-        return new TopicFold.Result<>(sites, r.records(), r.bytes(), r.morsels(), r.offsetsPerMorsel(), r.nanos());
+        });
     }
 
-    /** Every answered request (unmatched copies excluded): how its first outcome by offset ended, and when. */
-    Map<String, HistoryLog.Answer> answers(TopicFold fold) {
-        AggregateResult a = fold.query(fold.partitions(BatonTopics.RESULTS), OUTCOME_COLUMNS, outcomeDecoder(), scan -> {
+    private TopicFold.TopicQuery<AggregateResult> answersQuery(TopicFold fold) {
+        return new TopicFold.TopicQuery<>(fold.partitions(BatonTopics.RESULTS), OUTCOME_COLUMNS, outcomeDecoder(), scan -> {
             scan.filter(RangeFilter.between(scan.col("unmatched"), 0, 0));
             ColumnRef first = scan.project("first", Expr.sub(Expr.lit(0), scan.col("offset")));
             HashAggregate agg = HashAggregate.groupBy(scan.col("request"), EXPECTED_GROUPS)
@@ -136,12 +226,7 @@ final class SiteQueries {
                     .maxBy(first, scan.col("at"));
             scan.into(agg);
             return agg::result;
-        }, () -> false).value();
-        Map<String, HistoryLog.Answer> answers = new HashMap<>();
-        for (int i = 0; i < a.rows(); i++) {
-            answers.put(ids.string(a.key(i)), new HistoryLog.Answer(a.value(i, 1) == 1, ids.string(a.value(i, 3)), a.value(i, 5)));
-        }
-        return answers;
+        });
     }
 
     /**
@@ -191,27 +276,33 @@ final class SiteQueries {
         };
     }
 
+    /** A scanning thread's decode buffer and its memory of the last strings per column. */
+    private record DecodeState(ProjectedRow row, RecentIds recent) {
+    }
+
     private TopicPageSource.RowDecoder historyDecoder() {
-        ThreadLocal<ProjectedRow> rows = ThreadLocal.withInitial(history::newRow);
+        ThreadLocal<DecodeState> states = ThreadLocal.withInitial(() -> new DecodeState(history.newRow(), new RecentIds(ids, HISTORY_COLUMNS.size())));
         return (rec, row) -> {
-            ProjectedRow e = decode(history, BatonTopics.HISTORY, rec, rows.get());
+            DecodeState state = states.get();
+            ProjectedRow e = decode(history, BatonTopics.HISTORY, rec, state.row());
             if (e == null) {
                 return false;
             }
+            RecentIds recent = state.recent();
             int kind = e.getInt(H_KIND);
             boolean dispatch = kind == HistoryKind.DISPATCHED.ordinal();
             row[0] = rec.offset();
             row[1] = kind;
             row[2] = dispatch ? 1 : 0;
             row[3] = e.getLong(H_AT);
-            row[4] = ids.id(rec.key());
-            row[5] = ids.id(e.utf8(H_NAMESPACE));
-            row[6] = ids.id(e.utf8(H_WORKFLOW));
+            row[4] = recent.id(4, rec.key());
+            row[5] = recent.id(5, e.utf8(H_NAMESPACE));
+            row[6] = recent.id(6, e.utf8(H_WORKFLOW));
             // only a dispatch's own fields are read by the aggregate: the rest are not interned
-            row[7] = dispatch ? ids.id(e.utf8(H_REQUEST)) : StringIds.NULL;
+            row[7] = dispatch ? recent.id(7, e.utf8(H_REQUEST)) : StringIds.NULL;
             row[8] = dispatch ? e.getInt(H_ATTEMPT) : 0;
-            row[9] = dispatch ? ids.id(e.utf8(H_QUEUE)) : StringIds.NULL;
-            row[10] = dispatch ? ids.id(e.utf8(H_TYPE)) : StringIds.NULL;
+            row[9] = dispatch ? recent.id(9, e.utf8(H_QUEUE)) : StringIds.NULL;
+            row[10] = dispatch ? recent.id(10, e.utf8(H_TYPE)) : StringIds.NULL;
             return true;
         };
     }

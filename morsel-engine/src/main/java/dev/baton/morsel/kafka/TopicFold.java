@@ -148,6 +148,14 @@ public final class TopicFold implements AutoCloseable {
         Function<MorselScheduler, R> assemble(ScanPipeline scan);
     }
 
+    /** A query over ranges of one topic read as {@code columns} by {@code decoder}, for {@link #queryTogether}. */
+    public record TopicQuery<R>(List<OffsetRange> ranges, List<String> columns, TopicPageSource.RowDecoder decoder, Query<R> query) {
+        public TopicQuery {
+            ranges = List.copyOf(ranges);
+            columns = List.copyOf(columns);
+        }
+    }
+
     /**
      * Runs {@code query} over these ranges read as {@code columns} by {@code decoder}: one
      * {@link PipelineKind#SCAN} pipeline of morsels sized like a fold's, on this instance's consumers
@@ -157,21 +165,39 @@ public final class TopicFold implements AutoCloseable {
      */
     public <R> Result<R> query(List<OffsetRange> ranges, List<String> columns, TopicPageSource.RowDecoder decoder, Query<R> query,
                                BooleanSupplier cancelled) {
+        return query(new TopicQuery<>(ranges, columns, decoder, query), cancelled);
+    }
+
+    /** As {@link #query(List, List, TopicPageSource.RowDecoder, Query, BooleanSupplier)}. */
+    public <R> Result<R> query(TopicQuery<R> query, BooleanSupplier cancelled) {
+        return queryTogether(List.of(query), cancelled).get(0);
+    }
+
+    /**
+     * Runs several queries as one scheduled job: their morsels form one {@link PipelineKind#SCAN}
+     * pipeline with one barrier, each worker's consumer is positioned once for the partitions of
+     * every topic it was dealt, and all of them fetch together, so the topics are read at once
+     * instead of one after the other, with one thread per worker. Each query's morsels are sized to
+     * its own records and dealt like a fold's; a worker scans its share of the first query first,
+     * and stealing takes from the end of a peer's share. Answers are read on the calling thread
+     * after the barrier, in order. Each result counts its own records and bytes; its time is the job's.
+     *
+     * @param cancelled checked before each morsel; once true the scan stops and throws {@link CancellationException}
+     */
+    public <R> List<Result<R>> queryTogether(List<TopicQuery<R>> queries, BooleanSupplier cancelled) {
         long start = System.nanoTime();
-        long perMorsel = offsetsPerMorsel(ranges);
-        TopicMorsels.Plan plan = TopicMorsels.plan(ranges, perMorsel, threads);
-        TopicPageSource source = TopicPageSource.columns(consumers, plan.ranges(), columns, decoder);
-        ScanPipeline scan = ScanPipeline.over(source);
-        Function<MorselScheduler, R> answer = query.assemble(scan);
-        String topic = ranges.isEmpty() ? "nothing" : ranges.get(0).topic();
-        Pipeline pipeline = scan.pipeline("query " + topic, PipelineKind.SCAN, plan.morsels(), threads);
+        QueryJob<R> job = new QueryJob<>(queries, consumers, threads, this::offsetsPerMorsel);
+        for (int w = 0; w < threads; w++) {
+            consumers.cursor(w).prepare(job.rangesOf(w));
+        }
+        String name = job.topics();
         long scanStart = System.nanoTime();
         try {
-            scheduler.run(Pipeline.of(pipeline.name(), PipelineKind.SCAN, plan.morsels(), pipeline.rows(), (worker, morsel, ctx) -> {
+            scheduler.run(Pipeline.of("query " + name, PipelineKind.SCAN, job.morsels(), 0, (worker, morsel, ctx) -> {
                 if (cancelled.getAsBoolean()) {
-                    throw new CancellationException("query of " + topic + " cancelled before morsel " + morsel.id());
+                    throw new CancellationException("query of " + name + " cancelled before morsel " + morsel.id());
                 }
-                pipeline.task().run(worker, morsel, ctx);
+                job.run(worker, morsel, ctx);
             }));
         } catch (PipelineFailedException e) {
             if (e.getCause() instanceof CancellationException c) {
@@ -179,15 +205,21 @@ public final class TopicFold implements AutoCloseable {
             }
             throw e;
         } finally {
-            timings.done(topic + " scan", scanStart);
+            timings.done(name + " scan", scanStart);
         }
-        long answerStart = System.nanoTime();
-        R value = answer.apply(scheduler);
-        timings.done(topic + " answer", answerStart);
-        long nanos = System.nanoTime() - start;
-        metrics.rowsScanned(source.recordsRead());
-        metrics.queryDone(source.recordsRead(), nanos);
-        return new Result<>(value, source.recordsRead(), source.bytesRead(), plan.morsels().size(), perMorsel, nanos);
+        List<Result<R>> results = new ArrayList<>();
+        for (int q = 0; q < queries.size(); q++) {
+            long answerStart = System.nanoTime();
+            R value = job.answer(q, scheduler);
+            timings.done(job.topicOf(q) + " answer", answerStart);
+            TopicPageSource source = job.source(q);
+            results.add(new Result<>(value, source.recordsRead(), source.bytesRead(), job.plan(q).morsels().size(),
+                    job.plan(q).offsetsPerMorsel(), System.nanoTime() - start));
+            metrics.rowsScanned(source.recordsRead());
+        }
+        long records = results.stream().mapToLong(Result::records).sum();
+        metrics.queryDone(records, System.nanoTime() - start);
+        return results;
     }
 
     /** One range per partition of {@code topic}, from its beginning to its end offset of the moment. */
@@ -200,7 +232,7 @@ public final class TopicFold implements AutoCloseable {
         }
     }
 
-    /** Sized on the records of the first fetch of the largest range, which stay pending for its scan. */
+    /** Sized on the records of the first fetch of the largest range. */
     private long offsetsPerMorsel(List<OffsetRange> ranges) {
         OffsetRange largest = null;
         for (OffsetRange r : ranges) {

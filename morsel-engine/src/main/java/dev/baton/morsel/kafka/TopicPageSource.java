@@ -23,8 +23,10 @@ import org.apache.kafka.clients.consumer.ConsumerRecord;
  * records and transaction markers take offsets but yield no rows, so {@link #rowsIn} is known only
  * after the fetch and {@link #rowCount} is the offset count, an upper bound.
  *
- * <p>Thread use: {@link #scan} callers pass their worker index and use consumer {@code w}; the
- * column view gives each calling thread its own consumer. Use one way per instance.
+ * <p>Thread use: {@link #scan} callers pass their worker index and use consumer {@code w}; in the
+ * column view a scheduler's task names its worker ({@link #bind}) so it reads with the consumer
+ * that worker was {@linkplain #prepare prepared} for, and a thread that names none claims a free
+ * one for the view's lifetime. Use one way per instance.
  */
 public final class TopicPageSource implements PageSource, AutoCloseable {
 
@@ -46,7 +48,18 @@ public final class TopicPageSource implements PageSource, AutoCloseable {
     private final AtomicLong recordsRead = new AtomicLong();
     private final AtomicLong bytesRead = new AtomicLong();
 
-    private record DecodedPage(int page, long[][] columns, int rows) {
+    /**
+     * The page a thread decoded last. Its columns are reused for the thread's next page (a scan reads
+     * a page's columns before it moves on), so decoding allocates only when a page is larger than any before.
+     */
+    private static final class DecodedPage {
+        int page = -1;
+        long[][] columns;
+        int rows;
+
+        DecodedPage(int columnCount) {
+            columns = new long[columnCount][0];
+        }
     }
 
     /**
@@ -139,7 +152,7 @@ public final class TopicPageSource implements PageSource, AutoCloseable {
     /** Fetches and decodes the page on the calling worker if it is not the one it decoded last. */
     @Override
     public int rowsIn(int page) {
-        return decode(page).rows();
+        return decode(page).rows;
     }
 
     @Override
@@ -147,24 +160,33 @@ public final class TopicPageSource implements PageSource, AutoCloseable {
         return columns;
     }
 
+    /** Valid until the calling thread reads another page: its columns are reused. */
     @Override
     public LongBuffer page(int page, int column) {
         DecodedPage d = decode(page);
-        return LongBuffer.wrap(d.columns()[column], 0, d.rows());
+        return LongBuffer.wrap(d.columns[column], 0, d.rows);
     }
 
     private DecodedPage decode(int page) {
         DecodedPage d = decoded.get();
-        if (d != null && d.page() == page) {
+        if (d == null) {
+            d = new DecodedPage(columns.size());
+            decoded.set(d);
+        }
+        if (d.page == page) {
             return d;
         }
         int worker = workerOfCurrentThread();
         // A page holds at most its offset count of rows: decode straight into columns of that size, no row objects.
         int capacity = (int) Math.min(Integer.MAX_VALUE - 8, ranges.get(page).offsets());
-        long[][] cols = new long[columns.size()][capacity];
+        if (d.columns.length > 0 && d.columns[0].length < capacity) {
+            d.columns = new long[columns.size()][capacity];
+        }
+        long[][] cols = d.columns;
         long[] row = new long[columns.size()];
         long[] bytes = new long[1];
         int[] rows = new int[1];
+        d.page = -1; // until this page is whole: a failed decode must not pass for it
         long records = scan(worker, page, r -> {
             bytes[0] += Math.max(0, r.serializedKeySize()) + Math.max(0, r.serializedValueSize());
             if (decoder.decode(r, row)) {
@@ -176,9 +198,21 @@ public final class TopicPageSource implements PageSource, AutoCloseable {
         });
         recordsRead.addAndGet(records);
         bytesRead.addAndGet(bytes[0]);
-        d = new DecodedPage(page, cols, rows[0]);
-        decoded.set(d);
+        d.rows = rows[0];
+        d.page = page;
         return d;
+    }
+
+    /**
+     * Makes the calling thread read with worker {@code worker}'s consumer until it binds another: a
+     * scheduler's task calls it first, since the thread that runs a worker's deque may change from
+     * run to run while the consumer was prepared for the worker.
+     */
+    public void bind(int worker) {
+        if (worker < 0 || worker >= consumers.workers()) {
+            throw new IllegalArgumentException("worker must be in 0.." + (consumers.workers() - 1) + ", was " + worker);
+        }
+        claimed.set(worker);
     }
 
     private int workerOfCurrentThread() {
