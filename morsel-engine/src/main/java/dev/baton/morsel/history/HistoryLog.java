@@ -64,19 +64,15 @@ public final class HistoryLog implements AutoCloseable {
         }
     }
 
-    /** What replay reads beside history: every answer and the streams app's live sites. */
-    public record Beside(Map<String, Answer> answers, Map<String, Boolean> liveSites) {
-    }
-
     private final SchemaRegistry registry;
     private final TopicFold fold;
     private final Map<String, Object> clientConfig;
     private final int threads;
     private final MorselMetrics metrics;
     private final ScanTimings timings;
-    /** A second fold (consumers and workers) for reads beside the history scan; made by the first {@link #besideHistory}. */
+    /** A second fold (consumers and workers) for reads beside the history scan; made by the first {@link #liveSitesBeside}. */
     private TopicFold side;
-    private CompletableFuture<Beside> besideRead;
+    private CompletableFuture<Map<String, Boolean>> besideRead;
     private final ProjectedReader history;
     private final SiteQueries queries;
     private final ProjectedReader commands;
@@ -148,24 +144,21 @@ public final class HistoryLog implements AutoCloseable {
     }
 
     /**
-     * Starts reading {@link #answers()} and {@link #liveSites(String)} on a second fold of this log's
-     * own (its consumers and workers are made on that thread too), so they are read while the caller
-     * scans history on this log's fold: replay's three scans overlap instead of queueing, and the
-     * second fold's start-up hides behind the history scan. Once per log.
+     * Starts reading {@link #liveSites(String)} on a second fold of this log's own (its consumers and
+     * workers are made on that thread too), so the changelog is read while the caller scans history
+     * and results on this log's fold, and the second fold's start-up hides behind that scan. Once per log.
      *
      * @throws IllegalStateException if called twice
      */
-    public synchronized CompletableFuture<Beside> besideHistory(String applicationId) {
+    public synchronized CompletableFuture<Map<String, Boolean>> liveSitesBeside(String applicationId) {
         if (besideRead != null) {
-            throw new IllegalStateException("besideHistory may be called once per log");
+            throw new IllegalStateException("liveSitesBeside may be called once per log");
         }
         besideRead = new CompletableFuture<>();
         Thread reader = new Thread(() -> {
             try {
                 TopicFold f = sideFold();
-                Map<String, Answer> answers = timings.time("answers (results)", () -> queries.answers(f));
-                Map<String, Boolean> live = timings.time("live sites (changelog)", () -> liveSites(f, applicationId));
-                besideRead.complete(new Beside(answers, live));
+                besideRead.complete(timings.time("live sites (changelog)", () -> liveSites(f, applicationId)));
             } catch (RuntimeException | Error e) {
                 besideRead.completeExceptionally(e);
             }
@@ -298,7 +291,7 @@ public final class HistoryLog implements AutoCloseable {
 
     @Override
     public void close() {
-        CompletableFuture<Beside> pending;
+        CompletableFuture<Map<String, Boolean>> pending;
         synchronized (this) {
             pending = besideRead;
         }

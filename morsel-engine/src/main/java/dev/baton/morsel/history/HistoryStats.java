@@ -32,9 +32,8 @@ public final class HistoryStats {
         }
     }
 
-    // Outcome group ids beside the dictionary's (which are >= 0): a site not answered, and a completed one.
+    /** The outcome group of a site not answered, beside the answers' outcome ids ({@link SiteQueries.SitesWithAnswers#outcome}). */
     private static final long OPEN = -1;
-    private static final long COMPLETED = -2;
 
     private HistoryStats() {
     }
@@ -55,7 +54,7 @@ public final class HistoryStats {
             long key = switch (by) {
                 case QUEUE -> s.queue(i);
                 case TYPE -> s.type(i);
-                case OUTCOME -> a < 0 ? OPEN : s.completed(a) ? COMPLETED : s.reasonPrefix(a);
+                case OUTCOME -> a < 0 ? OPEN : s.outcome(a);
             };
             Group g = byId.computeIfAbsent(key, k -> new Group());
             g.count++;
@@ -64,15 +63,15 @@ public final class HistoryStats {
             }
         }
         Map<String, Group> groups = new HashMap<>();
-        byId.forEach((id, g) -> groups.merge(name(id, by, s.ids()), g, Group::add));
+        byId.forEach((id, g) -> groups.merge(name(id, by, s), g, Group::add));
         return groups;
     }
 
     /** A group's name as {@link HistoryLog.Answer#kind()} and the site's strings spell it. */
-    private static String name(long id, GroupBy by, StringIds ids) {
+    private static String name(long id, GroupBy by, SiteQueries.SitesWithAnswers s) {
         if (by != GroupBy.OUTCOME) {
-            return String.valueOf(ids.string(id));
+            return String.valueOf(s.ids().string(id));
         }
-        return id == OPEN ? "(open)" : id == COMPLETED ? "completed" : new HistoryLog.Answer(false, ids.string(id), 0).kind();
+        return id == OPEN ? "(open)" : s.outcomeName(id);
     }
 }

@@ -2,6 +2,7 @@ package dev.baton.morsel.history;
 
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -42,39 +43,42 @@ public final class Replay {
 
     /** As {@link #analyse(HistoryLog, HistoryLog.Scope, String)}, recording its phases in {@code timings}. */
     public static Report analyse(HistoryLog log, HistoryLog.Scope scope, String applicationId, ScanTimings timings) {
-        // results and the changelog are read on the log's second fold while history is scanned on its first
-        CompletableFuture<HistoryLog.Beside> besideHistory = log.besideHistory(applicationId);
-        Map<String, SiteTrail> sites = timings.time("sites (history)", () -> log.sites(scope));
-        HistoryLog.Beside beside = timings.time("wait for results and changelog", () -> join(besideHistory));
-        Map<String, HistoryLog.Answer> answers = beside.answers();
-        Map<String, Boolean> live = beside.liveSites();
+        // the changelog is read on the log's second fold while history and results are scanned as one job on its first
+        CompletableFuture<Map<String, Boolean>> liveRead = log.liveSitesBeside(applicationId);
+        SiteQueries.SitesWithAnswers s = timings.time("sites and answers (history, results)", () -> log.sitesWithAnswers(scope));
+        Map<String, Boolean> live = timings.time("wait for the changelog", () -> join(liveRead));
         long start = System.nanoTime();
+        // Sites stay rows of ids: only the unanswered ones become strings and trails (millions of
+        // sites as objects took more than a 2 GiB heap at 10 million history records).
+        int dispatched = 0;
         int resolved = 0;
         int liveCount = 0;
         int parked = 0;
         List<SiteTrail> dangling = new ArrayList<>();
-        Map<String, Integer> byOutcome = new TreeMap<>();
-        for (SiteTrail t : sites.values()) {
-            if (!t.dispatched()) {
+        Map<Long, Integer> byOutcomeId = new HashMap<>();
+        for (int i = 0; i < s.sites().rows(); i++) {
+            if (!s.dispatched(i)) {
                 continue;
             }
-            HistoryLog.Answer a = answers.get(t.requestId);
-            if (a != null) {
+            dispatched++;
+            int a = s.answerOf(s.request(i));
+            if (a >= 0) {
                 resolved++;
-                byOutcome.merge(a.kind(), 1, Integer::sum);
+                byOutcomeId.merge(s.outcome(a), 1, Integer::sum);
                 continue;
             }
-            if (t.parked()) {
+            if (s.parked(i)) {
                 parked++;
             }
-            if (Boolean.TRUE.equals(live.get(t.siteKey))) {
+            if (Boolean.TRUE.equals(live.get(s.siteKey(i)))) {
                 liveCount++;
             } else {
-                dangling.add(t);
+                dangling.add(s.trail(i));
             }
         }
+        Map<String, Integer> byOutcome = new TreeMap<>();
+        byOutcomeId.forEach((id, n) -> byOutcome.merge(s.outcomeName(id), n, Integer::sum));
         dangling.sort(Comparator.comparing(t -> t.siteKey));
-        int dispatched = (int) sites.values().stream().filter(SiteTrail::dispatched).count();
         timings.done("report", start);
         return new Report(dispatched, resolved, liveCount, dangling, parked, byOutcome);
     }

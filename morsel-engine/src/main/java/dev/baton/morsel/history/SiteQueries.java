@@ -98,20 +98,26 @@ final class SiteQueries {
         AggregateResult a = r.value();
         Map<String, SiteTrail> sites = new HashMap<>();
         for (int i = 0; i < a.rows(); i++) {
-            SiteTrail t = new SiteTrail(ids.string(a.key(i)), ids.string(a.value(i, S_NAMESPACE)), ids.string(a.value(i, S_WORKFLOW)));
-            t.lastOffset = a.value(i, S_LAST_OFFSET);
-            t.lastKind = KINDS[(int) a.value(i, S_LAST_KIND)];
-            if (a.value(i, S_DISPATCH_OFFSET) >= 0) {
-                t.dispatchOffset = a.value(i, S_DISPATCH_OFFSET);
-                t.requestId = ids.string(a.value(i, S_REQUEST));
-                t.attempt = (int) a.value(i, S_ATTEMPT);
-                t.queue = ids.string(a.value(i, S_QUEUE));
-                t.activityType = ids.string(a.value(i, S_TYPE));
-                t.firstDispatchAt = a.value(i, S_FIRST_DISPATCH_AT);
-            }
+            SiteTrail t = trail(a, i, ids);
             sites.put(t.siteKey, t);
         }
         return new TopicFold.Result<>(sites, r.records(), r.bytes(), r.morsels(), r.offsetsPerMorsel(), r.nanos());
+    }
+
+    /** Row {@code i} of the sites aggregate as a {@link SiteTrail}, its strings made from {@code ids}. */
+    private static SiteTrail trail(AggregateResult a, int i, StringIds ids) {
+        SiteTrail t = new SiteTrail(ids.string(a.key(i)), ids.string(a.value(i, S_NAMESPACE)), ids.string(a.value(i, S_WORKFLOW)));
+        t.lastOffset = a.value(i, S_LAST_OFFSET);
+        t.lastKind = KINDS[(int) a.value(i, S_LAST_KIND)];
+        if (a.value(i, S_DISPATCH_OFFSET) >= 0) {
+            t.dispatchOffset = a.value(i, S_DISPATCH_OFFSET);
+            t.requestId = ids.string(a.value(i, S_REQUEST));
+            t.attempt = (int) a.value(i, S_ATTEMPT);
+            t.queue = ids.string(a.value(i, S_QUEUE));
+            t.activityType = ids.string(a.value(i, S_TYPE));
+            t.firstDispatchAt = a.value(i, S_FIRST_DISPATCH_AT);
+        }
+        return t;
     }
 
     /** Every answered request (unmatched copies excluded): how its first outcome by offset ended, and when. */
@@ -142,8 +148,25 @@ final class SiteQueries {
      */
     record SitesWithAnswers(TopicFold.Result<AggregateResult> scan, AggregateResult answers, StringIds ids) {
 
+        /** The outcome id of a completed answer; the others' are their reason prefix's dictionary id (>= 0). */
+        static final long COMPLETED = -2;
+
         AggregateResult sites() {
             return scan.value();
+        }
+
+        String siteKey(int site) {
+            return ids.string(sites().key(site));
+        }
+
+        /** Parked by a draining worker and not leased, resolved or re-dispatched since. */
+        boolean parked(int site) {
+            return KINDS[(int) sites().value(site, S_LAST_KIND)] == HistoryKind.PARKED;
+        }
+
+        /** The whole row as a {@link SiteTrail}: for the few sites a caller keeps. */
+        SiteTrail trail(int site) {
+            return SiteQueries.trail(sites(), site, ids);
         }
 
         boolean dispatched(int site) {
@@ -183,6 +206,16 @@ final class SiteQueries {
 
         long answeredAt(int answer) {
             return answers.value(answer, A_AT);
+        }
+
+        /** How the answer ended, as an id: {@link #COMPLETED} or its reason prefix's; {@link #outcomeName} spells it. */
+        long outcome(int answer) {
+            return completed(answer) ? COMPLETED : reasonPrefix(answer);
+        }
+
+        /** The name {@link HistoryLog.Answer#kind()} gives an {@link #outcome}. */
+        String outcomeName(long outcome) {
+            return outcome == COMPLETED ? "completed" : new HistoryLog.Answer(false, ids.string(outcome), 0).kind();
         }
     }
 
