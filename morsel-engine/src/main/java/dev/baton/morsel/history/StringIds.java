@@ -1,65 +1,149 @@
 package dev.baton.morsel.history;
 
+import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
-import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.atomic.AtomicLong;
 
 import org.apache.avro.util.Utf8;
 
 /**
  * A query's dictionary of strings: the column operators carry longs, so a projected string field
  * (a site key, a request id, a queue) becomes its id here and turns back into the string when the
- * answer is read. Id 0 is null; ids are dense from 1, so group keys stay small. Thread-safe: the
- * scan's workers intern concurrently.
+ * answer is read. Id 0 is null; ids are nearly dense from 1 (segments fill evenly), so group keys
+ * stay small. Thread-safe: the scan's workers intern concurrently.
+ *
+ * <p>Strings are kept as UTF-8 bytes in a few large arrays per segment, found through an
+ * open-addressing table of ints: a history of 10 million records interns ~6.5 million site keys and
+ * request ids, which as hash-map entries of boxed objects took ~1.5 GiB (and replay ran out of a
+ * 2 GiB heap); here they take their bytes plus ~20 bytes each.
  */
 final class StringIds {
 
     static final long NULL = 0;
-    /** Tables start large: a history scan interns a few strings per site, and growing a concurrent table under the scan is costly. */
-    private static final int INITIAL_CAPACITY = 1 << 16;
+    /** Segments, each with its own lock: the scan's workers rarely wait for one another. */
+    private static final int SEGMENTS = 64;
 
-    // Keyed by UTF-8 bytes: a projected field is looked up in the decoder's reused buffer, with no String made
-    // unless the bytes are new (then they are copied, since the buffer changes with the next record).
-    private final Map<Utf8, Long> ids = new ConcurrentHashMap<>(INITIAL_CAPACITY);
-    private final Map<Long, Utf8> strings = new ConcurrentHashMap<>(INITIAL_CAPACITY);
-    private final AtomicLong next = new AtomicLong(1);
+    private final Segment[] segments = new Segment[SEGMENTS];
+
+    StringIds() {
+        for (int i = 0; i < SEGMENTS; i++) {
+            segments[i] = new Segment();
+        }
+    }
 
     long id(String s) {
-        return s == null ? NULL : lookup(new Utf8(s));
+        if (s == null) {
+            return NULL;
+        }
+        byte[] utf8 = s.getBytes(StandardCharsets.UTF_8);
+        return id(utf8, utf8.length);
     }
 
     /** The id of these bytes; {@code s} may be a reused buffer, it is not kept. */
     long id(Utf8 s) {
-        return s == null ? NULL : lookup(s);
+        return s == null ? NULL : id(s.getBytes(), s.getByteLength());
     }
 
     /** The id of the string these UTF-8 bytes spell (a record key); the array is not kept. */
     long id(byte[] utf8) {
-        return utf8 == null ? NULL : lookup(new Utf8(utf8));
+        return utf8 == null ? NULL : id(utf8, utf8.length);
     }
 
-    private long lookup(Utf8 s) {
-        Long known = ids.get(s);
-        if (known != null) {
-            return known;
-        }
-        Utf8 kept = new Utf8(Arrays.copyOf(s.getBytes(), s.getByteLength()));
-        return ids.computeIfAbsent(kept, k -> {
-            long id = next.getAndIncrement();
-            strings.put(id, k);
-            return id;
-        });
+    private long id(byte[] bytes, int length) {
+        int hash = hash(bytes, length);
+        int segment = hash & (SEGMENTS - 1);
+        long local = segments[segment].intern(bytes, length, hash);
+        return local * SEGMENTS + segment + 1;
     }
 
     String string(long id) {
         if (id == NULL) {
             return null;
         }
-        Utf8 s = strings.get(id);
+        String s = id < 0 ? null : segments[(int) ((id - 1) % SEGMENTS)].string((int) ((id - 1) / SEGMENTS));
         if (s == null) {
             throw new IllegalArgumentException("no string has id " + id + " in this dictionary");
         }
-        return s.toString();
+        return s;
+    }
+
+    private static int hash(byte[] bytes, int length) {
+        int h = 1;
+        for (int i = 0; i < length; i++) {
+            h = 31 * h + bytes[i];
+        }
+        h *= 0x9E3779B9; // spread the low bits, which choose the segment and the slot
+        return h ^ (h >>> 16);
+    }
+
+    /** One lock's share of the strings: their bytes end to end, and a table from hash to index. */
+    private static final class Segment {
+
+        private byte[] bytes = new byte[1 << 12];
+        private int used;
+        /** String i spans {@code bytes[ends[i-1] .. ends[i])} (from 0 for the first). */
+        private int[] ends = new int[1 << 6];
+        private int[] hashes = new int[1 << 6];
+        private int count;
+        /** Index + 1 of the string in each slot, 0 when empty; at most half full. */
+        private int[] slots = new int[1 << 7];
+
+        synchronized long intern(byte[] s, int length, int hash) {
+            int mask = slots.length - 1;
+            for (int slot = (hash >>> 6) & mask; ; slot = (slot + 1) & mask) {
+                int index = slots[slot] - 1;
+                if (index < 0) {
+                    return add(s, length, hash, slot);
+                }
+                if (hashes[index] == hash && equals(index, s, length)) {
+                    return index;
+                }
+            }
+        }
+
+        synchronized String string(int index) {
+            if (index >= count) {
+                return null;
+            }
+            int start = index == 0 ? 0 : ends[index - 1];
+            return new String(bytes, start, ends[index] - start, StandardCharsets.UTF_8);
+        }
+
+        private boolean equals(int index, byte[] s, int length) {
+            int start = index == 0 ? 0 : ends[index - 1];
+            return ends[index] - start == length && Arrays.equals(bytes, start, start + length, s, 0, length);
+        }
+
+        private int add(byte[] s, int length, int hash, int slot) {
+            if (used + length > bytes.length) {
+                bytes = Arrays.copyOf(bytes, Math.max(used + length, 2 * bytes.length));
+            }
+            System.arraycopy(s, 0, bytes, used, length);
+            used += length;
+            if (count == ends.length) {
+                ends = Arrays.copyOf(ends, 2 * count);
+                hashes = Arrays.copyOf(hashes, 2 * count);
+            }
+            int index = count++;
+            ends[index] = used;
+            hashes[index] = hash;
+            slots[slot] = index + 1;
+            if (2 * count > slots.length) {
+                rehash();
+            }
+            return index;
+        }
+
+        private void rehash() {
+            int[] grown = new int[2 * slots.length];
+            int mask = grown.length - 1;
+            for (int index = 0; index < count; index++) {
+                int slot = (hashes[index] >>> 6) & mask;
+                while (grown[slot] != 0) {
+                    slot = (slot + 1) & mask;
+                }
+                grown[slot] = index + 1;
+            }
+            slots = grown;
+        }
     }
 }

@@ -1,0 +1,95 @@
+package dev.baton.morsel.history;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+
+import org.apache.avro.util.Utf8;
+import org.junit.jupiter.api.Test;
+
+class StringIdsTest {
+
+    private final StringIds ids = new StringIds();
+
+    @Test
+    void shouldGiveOneIdPerStringWhicheverFormItComesIn() {
+        long id = ids.id("site-é-1");
+
+        assertThat(ids.id(new Utf8("site-é-1"))).isEqualTo(id);
+        assertThat(ids.id("site-é-1".getBytes(StandardCharsets.UTF_8))).isEqualTo(id);
+        assertThat(ids.string(id)).isEqualTo("site-é-1");
+        assertThat(ids.id("site-é-2")).isNotEqualTo(id);
+        assertThat(ids.id("")).isNotEqualTo(StringIds.NULL);
+        assertThat(ids.string(ids.id(""))).isEmpty();
+    }
+
+    @Test
+    void shouldReadOnlyTheFilledPartOfAReusedBuffer() {
+        Utf8 buffer = new Utf8("short-and-a-longer-previous-value");
+        buffer.setByteLength(5); // as Avro reuses a buffer: the array's tail still holds the old bytes
+        assertThat(buffer.getBytes().length).isGreaterThan(5);
+
+        assertThat(ids.string(ids.id(buffer))).isEqualTo("short");
+        assertThat(ids.id("short")).isEqualTo(ids.id(buffer));
+    }
+
+    @Test
+    void shouldMapNullToIdZeroAndRefuseAnIdItNeverGave() {
+        assertThat(ids.id((String) null)).isEqualTo(StringIds.NULL);
+        assertThat(ids.id((Utf8) null)).isEqualTo(StringIds.NULL);
+        assertThat(ids.string(StringIds.NULL)).isNull();
+        assertThatThrownBy(() -> ids.string(1_000_000)).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("1000000");
+    }
+
+    @Test
+    void shouldKeepIdsNearlyDenseAndStableThroughGrowth() {
+        Map<String, Long> given = new HashMap<>();
+        for (int i = 0; i < 200_000; i++) {
+            given.put("request-" + i, ids.id("request-" + i));
+        }
+        given.forEach((s, id) -> {
+            assertThat(ids.id(s)).isEqualTo(id);
+            assertThat(ids.string(id)).isEqualTo(s);
+        });
+        long max = given.values().stream().mapToLong(Long::longValue).max().orElseThrow();
+        assertThat(new HashSet<>(given.values())).hasSize(200_000);
+        assertThat(max).as("group keys stay small").isLessThan(200_000 + 200_000 / 10);
+    }
+
+    @Test
+    void shouldGiveConcurrentWorkersTheSameIdForTheSameString() throws Exception {
+        ExecutorService pool = Executors.newFixedThreadPool(4);
+        try {
+            List<Future<long[]>> runs = new ArrayList<>();
+            for (int t = 0; t < 4; t++) {
+                int offset = t;
+                Callable<long[]> intern = () -> {
+                    long[] got = new long[50_000];
+                    for (int i = 0; i < got.length; i++) {
+                        int n = (i + offset * 997) % got.length; // each worker in its own order
+                        got[n] = ids.id("site-" + n);
+                    }
+                    return got;
+                };
+                runs.add(pool.submit(intern));
+            }
+            long[] first = runs.get(0).get();
+            for (Future<long[]> run : runs) {
+                assertThat(run.get()).containsExactly(first);
+            }
+            assertThat(ids.string(first[49_999])).isEqualTo("site-49999");
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+}
