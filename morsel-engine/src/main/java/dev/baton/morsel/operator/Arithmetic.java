@@ -63,13 +63,8 @@ public record Arithmetic(Op op, Expr a, Expr b) implements Expr {
         }
     }
 
-    /** The operand's values: a computed column's own vector, or {@code into} after evaluating it there. */
     private static long[] operand(Expr e, Batch batch, long[] into, int depth) {
-        if (e instanceof ColumnRef c && !c.source()) {
-            return batch.computed(c.index());
-        }
-        e.eval(batch, into, depth);
-        return into;
+        return batch.vector(e, into, depth);
     }
 
     private void withConstant(long[] x, long k, boolean constantFirst, long[] out, int[] sel, int n) {

@@ -1,9 +1,5 @@
 package dev.baton.morsel.operator;
 
-import java.nio.ByteBuffer;
-
-import dev.baton.morsel.data.ColumnPage;
-
 /**
  * A column of a pipeline's {@link Layout}: a source column (read from its page in the stored
  * encoding) or a computed one. Get one from {@link Layout#col} or {@link ScanPipeline#col}.
@@ -30,48 +26,9 @@ public record ColumnRef(String name, int index, boolean source) implements Expr 
             return;
         }
         if (b.computeAllRows()) {
-            b.page(index).copyTo(out);
+            b.narrow(index).copyTo(out, b.rows());
         } else {
-            decode(b.page(index), b.selection(), b.selected(), out);
-        }
-    }
-
-    /** Decodes the selected rows' values into {@code out[row]}. */
-    static void decode(ColumnPage page, int[] sel, int n, long[] out) {
-        ByteBuffer d = page.data();
-        long base = page.base();
-        switch (page.encoding()) {
-            case BYTE -> {
-                for (int j = 0; j < n; j++) {
-                    int i = sel[j];
-                    out[i] = base + (d.get(i) & 0xFF);
-                }
-            }
-            case SHORT -> {
-                for (int j = 0; j < n; j++) {
-                    int i = sel[j];
-                    out[i] = base + (d.getShort(i << 1) & 0xFFFF);
-                }
-            }
-            case INT -> {
-                for (int j = 0; j < n; j++) {
-                    int i = sel[j];
-                    out[i] = base + (d.getInt(i << 2) & 0xFFFF_FFFFL);
-                }
-            }
-            case DICTIONARY -> {
-                long[] dict = page.dictionary();
-                for (int j = 0; j < n; j++) {
-                    int i = sel[j];
-                    out[i] = dict[d.get(i) & 0xFF];
-                }
-            }
-            case LONG -> {
-                for (int j = 0; j < n; j++) {
-                    int i = sel[j];
-                    out[i] = d.getLong(i << 3);
-                }
-            }
+            b.narrow(index).decode(b.selection(), b.selected(), out);
         }
     }
 }
