@@ -9,8 +9,9 @@ import dev.baton.morsel.scheduler.MorselScheduler;
 /**
  * A hash aggregate: {@code GROUP BY key} (or no key: one group) with SUM, COUNT, MIN, MAX and
  * ARG_MAX ({@link #maxBy}) accumulators over longs. As a pipeline's sink each worker fills its own
- * {@link LongAggTable}; after the barrier {@link #result} merges the partials — serially when they are small, otherwise through a
- * local hash exchange and a parallel merge pipeline ({@link AggregateExchange}). Sums and counts
+ * {@link LongAggTable}; after the barrier {@link #result} merges the partials — serially when they are small, otherwise as
+ * sorted runs merged by key range in parallel ({@link SortedRunMerge}), or through a given local hash exchange
+ * ({@link AggregateExchange}). Sums and counts
  * are exact and associative, and so are the other kinds ({@link Combine}), so the answer does not
  * depend on the worker count or on which worker saw which rows.
  *
@@ -263,26 +264,45 @@ public final class HashAggregate implements Sink {
         }
     }
 
-    /** The merged answer, keys ascending. Call once, after the pipeline's barrier. */
+    /**
+     * The merged answer, keys ascending. Call once, after the pipeline's barrier. Large partials
+     * merge as sorted runs cut into key ranges, in parallel ({@link SortedRunMerge}).
+     */
     public AggregateResult result(MorselScheduler scheduler) {
-        return result(scheduler, AggregateExchange.defaults(scheduler.workers()));
+        checkRan();
+        if (serialMerge()) {
+            return mergeSerially();
+        }
+        return SortedRunMerge.merge(scheduler, partials, slots(), partials[0].combine());
     }
 
-    /** The merged answer through {@code exchange} when the partials are large. */
+    /** The merged answer through {@code exchange} (partitions by key hash, hot ones spilling) when the partials are large. */
     public AggregateResult result(MorselScheduler scheduler, AggregateExchange exchange) {
+        checkRan();
+        if (serialMerge()) {
+            return mergeSerially();
+        }
+        return exchange.merge(scheduler, partials, slots());
+    }
+
+    private void checkRan() {
         if (partials == null) {
             throw new IllegalStateException("the aggregate has not been run: use it as a pipeline's sink first");
         }
+    }
+
+    private boolean serialMerge() {
         long groups = 0;
         for (LongAggTable t : partials) {
             groups += t.size();
         }
-        if (groups < SERIAL_MERGE_GROUPS || partials.length == 1) {
-            for (int w = 1; w < partials.length; w++) {
-                partials[0].mergeFrom(partials[w]);
-            }
-            return partials[0].sorted();
+        return groups < SERIAL_MERGE_GROUPS || partials.length == 1;
+    }
+
+    private AggregateResult mergeSerially() {
+        for (int w = 1; w < partials.length; w++) {
+            partials[0].mergeFrom(partials[w]);
         }
-        return exchange.merge(scheduler, partials, slots());
+        return partials[0].sorted();
     }
 }
