@@ -12,7 +12,7 @@ import java.util.Arrays;
  * <p>Groups are stored densely in the order they were first seen ({@code keys[g]}, accumulators at
  * {@code values[g * slots ..]}); an open-addressing index (linear probing) maps a key's hash to its
  * group. A group's slot base never moves, only the arrays grow, and clustered input (rows sorted by
- * key, as lineitem is by order key) touches the accumulators in order and drains already sorted.
+ * key, as lineitem is by order key) touches the accumulators in order and drains in a few sorted runs.
  */
 public final class LongAggTable {
 
@@ -25,8 +25,8 @@ public final class LongAggTable {
     private int[] index;
     private int mask;
     private int size;
-    /** Whether every key so far came after the previous one: {@link #sorted()} then skips the sort. */
-    private boolean ascending = true;
+    /** Above this many ascending runs of first-seen keys, {@link #sorted()} sorts instead of merging the runs. */
+    static final int MAX_MERGED_RUNS = 16;
     /** Small non-negative keys skip hashing: their slot base is remembered here (-1 = not yet seen). */
     private final int[] dense = new int[DENSE_KEYS];
     private static final int DENSE_KEYS = 1 << 16;
@@ -112,7 +112,6 @@ public final class LongAggTable {
             values = Arrays.copyOf(values, g * 2 * slots);
         }
         keys[g] = key;
-        ascending &= g == 0 || keys[g - 1] < key;
         if (combine != null) {
             for (int s = 0; s < slots; s++) {
                 values[g * slots + s] = combine[s].identity();
@@ -166,16 +165,62 @@ public final class LongAggTable {
         Combine.combine(combine, slots, values, base, from, at * slots);
     }
 
-    /** Keys in ascending order with their accumulators, as flat arrays. A table filled in key order is copied, not sorted. */
+    /**
+     * Keys in ascending order with their accumulators, as flat arrays. Groups filled in a few
+     * ascending runs of keys (a worker's morsels of clustered input: one run per stretch of
+     * consecutive morsels) are merged run by run; a single run is copied; scattered keys are sorted.
+     */
     public AggregateResult sorted() {
-        long[] k = Arrays.copyOf(keys, size);
-        if (ascending) {
-            return new AggregateResult(k, Arrays.copyOf(values, size * slots), slots);
+        int[] starts = runStarts();
+        if (starts == null) {
+            long[] k = Arrays.copyOf(keys, size);
+            Arrays.sort(k);
+            long[] v = new long[size * slots];
+            for (int r = 0; r < k.length; r++) {
+                System.arraycopy(values, slotBase(k[r]), v, r * slots, slots);
+            }
+            return new AggregateResult(k, v, slots);
         }
-        Arrays.sort(k);
+        if (starts.length == 1) {
+            return new AggregateResult(Arrays.copyOf(keys, size), Arrays.copyOf(values, size * slots), slots);
+        }
+        return mergeRuns(starts);
+    }
+
+    /** Where each ascending run of keys starts, or {@code null} when there are more than {@link #MAX_MERGED_RUNS}. */
+    private int[] runStarts() {
+        int[] starts = new int[MAX_MERGED_RUNS];
+        int runs = 1;
+        for (int g = 1; g < size; g++) {
+            if (keys[g] < keys[g - 1]) {
+                if (runs == MAX_MERGED_RUNS) {
+                    return null;
+                }
+                starts[runs++] = g;
+            }
+        }
+        return Arrays.copyOf(starts, runs);
+    }
+
+    private AggregateResult mergeRuns(int[] starts) {
+        int runs = starts.length;
+        int[] head = starts.clone();
+        int[] end = new int[runs];
+        for (int r = 0; r < runs; r++) {
+            end[r] = r + 1 < runs ? starts[r + 1] : size;
+        }
+        long[] k = new long[size];
         long[] v = new long[size * slots];
-        for (int r = 0; r < k.length; r++) {
-            System.arraycopy(values, slotBase(k[r]), v, r * slots, slots);
+        for (int out = 0; out < size; out++) {
+            int best = -1;
+            for (int r = 0; r < runs; r++) {
+                if (head[r] < end[r] && (best < 0 || keys[head[r]] < keys[head[best]])) {
+                    best = r;
+                }
+            }
+            int g = head[best]++;
+            k[out] = keys[g];
+            System.arraycopy(values, g * slots, v, out * slots, slots);
         }
         return new AggregateResult(k, v, slots);
     }

@@ -36,6 +36,25 @@ class LongAggTableTest {
     }
 
     @Test
+    void shouldMergeAFewAscendingRunsIntoOneSortedAnswer() {
+        // a worker's morsels of clustered keys: 0-999, then 3000-3999 (a stolen morsel), then 1000-2999
+        LongAggTable t = new LongAggTable(2, 16);
+        long[][] ranges = {{0, 1_000}, {3_000, 4_000}, {1_000, 3_000}};
+        for (long[] range : ranges) {
+            for (long k = range[0]; k < range[1]; k++) {
+                int base = t.slotBase(k * 100_003);
+                t.add(base, 0, 1);
+                t.add(base, 1, k);
+            }
+        }
+        AggregateResult r = t.sorted();
+        assertThat(r.rows()).isEqualTo(4_000);
+        for (int i = 0; i < r.rows(); i++) {
+            assertThat(r.row(i)).containsExactly(i * 100_003L, 1L, (long) i);
+        }
+    }
+
+    @Test
     void shouldGiveEachSelectedRowItsGroupsSlotBase() {
         LongAggTable t = new LongAggTable(3, 4);
         long[] keys = {7, 7, 100_000, 5, 100_000, 100_001, 7};
