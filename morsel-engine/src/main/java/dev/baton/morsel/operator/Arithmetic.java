@@ -2,7 +2,8 @@ package dev.baton.morsel.operator;
 
 /**
  * {@code a op b} over longs. A literal operand is folded into the loop rather than materialised, and
- * a computed column is read where it lies rather than copied.
+ * a column operand is read where it lies rather than copied: a computed column's vector, or a source
+ * column's page widened once per batch ({@link Batch#vector}).
  */
 public record Arithmetic(Op op, Expr a, Expr b) implements Expr {
 

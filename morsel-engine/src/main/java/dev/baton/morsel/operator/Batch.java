@@ -85,6 +85,11 @@ public final class Batch {
         return selected > rows - (rows >> 2);
     }
 
+    /** Whether so few rows are alive (under 1 in 16) that reading them in place beats copying a page to the heap. */
+    public boolean fewRows() {
+        return selected < rows >> 4;
+    }
+
     void select(int count) {
         selected = count;
     }
