@@ -3,6 +3,7 @@ package dev.baton.morsel.operator;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.stream.IntStream;
 
 import dev.baton.morsel.scheduler.MorselScheduler;
 
@@ -119,7 +120,7 @@ public final class HashAggregate implements Sink {
         }
         partials = new LongAggTable[workers];
         slots = new int[workers][];
-        sumSlots = java.util.stream.IntStream.range(0, accumulators.size()).filter(a -> accumulators.get(a).sums()).toArray();
+        sumSlots = IntStream.range(0, accumulators.size()).filter(a -> accumulators.get(a).sums()).toArray();
         vectors = new long[workers][sumSlots.length][];
         inputs = new long[workers][sumSlots.length][];
         for (int w = 0; w < workers; w++) {
