@@ -2,7 +2,8 @@ package dev.baton.morsel.operator;
 
 /**
  * {@code a op b} over longs. A literal operand is folded into the loop rather than materialised, and
- * a computed column is read where it lies rather than copied.
+ * a column operand is read where it lies rather than copied: a computed column's vector, or a source
+ * column's page widened once per batch ({@link Batch#vector}).
  */
 public record Arithmetic(Op op, Expr a, Expr b) implements Expr {
 
@@ -63,13 +64,8 @@ public record Arithmetic(Op op, Expr a, Expr b) implements Expr {
         }
     }
 
-    /** The operand's values: a computed column's own vector, or {@code into} after evaluating it there. */
     private static long[] operand(Expr e, Batch batch, long[] into, int depth) {
-        if (e instanceof ColumnRef c && !c.source()) {
-            return batch.computed(c.index());
-        }
-        e.eval(batch, into, depth);
-        return into;
+        return batch.vector(e, into, depth);
     }
 
     private void withConstant(long[] x, long k, boolean constantFirst, long[] out, int[] sel, int n) {

@@ -16,6 +16,12 @@ public final class Batch {
 
     private final PageSource source;
     private final ColumnPage[] pages;
+    private final NarrowColumn[] narrow;
+    /** Whether {@code narrow[c]} holds this page's values. */
+    private final boolean[] loaded;
+    /** Source columns widened for every row of this page, once each ({@code null}: not yet). */
+    private final long[][] wide;
+    private final boolean[] widened;
     private long[][] computed;
     private long[][] scratch;
     private int[] selection;
@@ -26,6 +32,10 @@ public final class Batch {
     Batch(PageSource source, int computedColumns) {
         this.source = source;
         this.pages = new ColumnPage[source.columns().size()];
+        this.narrow = new NarrowColumn[pages.length];
+        this.loaded = new boolean[pages.length];
+        this.wide = new long[pages.length][];
+        this.widened = new boolean[pages.length];
         this.computed = new long[computedColumns][0];
         this.scratch = new long[2][0];
         this.selection = new int[0];
@@ -45,6 +55,8 @@ public final class Batch {
         }
         selected = rows;
         Arrays.fill(pages, null);
+        Arrays.fill(loaded, false);
+        Arrays.fill(widened, false);
     }
 
     public int page() {
@@ -73,6 +85,11 @@ public final class Batch {
         return selected > rows - (rows >> 2);
     }
 
+    /** Whether so few rows are alive (under 1 in 16) that reading them in place beats copying a page to the heap. */
+    public boolean fewRows() {
+        return selected < rows >> 4;
+    }
+
     void select(int count) {
         selected = count;
     }
@@ -84,6 +101,49 @@ public final class Batch {
             p = pages[c] = source.column(page, c);
         }
         return p;
+    }
+
+    /** Source column {@code c} of this page copied into a heap array of its stored width, once per page. */
+    NarrowColumn narrow(int c) {
+        NarrowColumn v = narrow[c];
+        if (v == null) {
+            v = narrow[c] = new NarrowColumn();
+        }
+        if (!loaded[c]) {
+            v.load(page(c));
+            loaded[c] = true;
+        }
+        return v;
+    }
+
+    /** Source column {@code c} widened for every row of this page, once per page however many expressions read it. */
+    long[] wide(int c) {
+        long[] v = wide[c];
+        if (v == null || v.length < rows) {
+            v = wide[c] = new long[Math.max(rows, selection.length)];
+        }
+        if (!widened[c]) {
+            narrow(c).copyTo(v, rows);
+            widened[c] = true;
+        }
+        return v;
+    }
+
+    /**
+     * The row-indexed values of {@code e}: a computed column's own vector, a source column's widened
+     * page when most rows are alive, else {@code into} after evaluating {@code e} there.
+     */
+    long[] vector(Expr e, long[] into, int depth) {
+        if (e instanceof ColumnRef c) {
+            if (!c.source()) {
+                return computed(c.index());
+            }
+            if (computeAllRows()) {
+                return wide(c.index());
+            }
+        }
+        e.eval(this, into, depth);
+        return into;
     }
 
     /** Computed column {@code c}, row-indexed. */

@@ -1,15 +1,18 @@
 package dev.baton.morsel.operator;
 
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
+import java.util.stream.IntStream;
 
 import dev.baton.morsel.scheduler.MorselScheduler;
 
 /**
  * A hash aggregate: {@code GROUP BY key} (or no key: one group) with SUM, COUNT, MIN, MAX and
  * ARG_MAX ({@link #maxBy}) accumulators over longs. As a pipeline's sink each worker fills its own
- * {@link LongAggTable}; after the barrier {@link #result} merges the partials — serially when they are small, otherwise through a
- * local hash exchange and a parallel merge pipeline ({@link AggregateExchange}). Sums and counts
+ * {@link LongAggTable}; after the barrier {@link #result} merges the partials — serially when they are small, otherwise as
+ * sorted runs merged by key range in parallel ({@link SortedRunMerge}), or through a given local hash exchange
+ * ({@link AggregateExchange}). Sums and counts
  * are exact and associative, and so are the other kinds ({@link Combine}), so the answer does not
  * depend on the worker count or on which worker saw which rows.
  *
@@ -38,6 +41,12 @@ public final class HashAggregate implements Sink {
     private final int expectedGroups;
     private LongAggTable[] partials;
     private int[][] slots;
+    /** The accumulator index of each SUM or COUNT slot, in slot order. */
+    private int[] sumSlots;
+    /** Per worker, per sum slot: the vector its input is evaluated into (all ones for a COUNT). */
+    private long[][][] vectors;
+    /** Per worker, per sum slot: the vector read for the current batch. */
+    private long[][][] inputs;
 
     private HashAggregate(Expr key, int expectedGroups) {
         if (expectedGroups < 1) {
@@ -111,6 +120,9 @@ public final class HashAggregate implements Sink {
         }
         partials = new LongAggTable[workers];
         slots = new int[workers][];
+        sumSlots = IntStream.range(0, accumulators.size()).filter(a -> accumulators.get(a).sums()).toArray();
+        vectors = new long[workers][sumSlots.length][];
+        inputs = new long[workers][sumSlots.length][];
         for (int w = 0; w < workers; w++) {
             partials[w] = new LongAggTable(slots(), Math.max(1, expectedGroups / workers), combine());
             slots[w] = new int[0];
@@ -132,52 +144,58 @@ public final class HashAggregate implements Sink {
         if (s.length < n) {
             s = slots[worker] = new int[b.rows()];
         }
-        long[] values;
-        do { // a table that grows moves its groups: slots taken before the growth are stale, so take them again
-            values = table.values();
-            groupSlots(table, b, s, n);
-        } while (table.values() != values);
-        int[] sel = b.selection();
+        groupSlots(table, b, s, n);
+        long[] values = table.values(); // after the groups are in: slot bases never move, the array may have grown
+        addSums(worker, b, s, n, values);
         for (int a = 0; a < accumulators.size(); a++) {
-            Accumulator acc = accumulators.get(a);
-            if (!acc.sums()) {
+            if (!accumulators.get(a).sums()) {
                 a = consumeCombined(b, s, n, values, a);
-            } else if (acc.count()) {
-                for (int j = 0; j < n; j++) {
-                    values[s[j] + a]++;
-                }
-            } else if (acc.input() instanceof ColumnRef c && c.source()) {
-                NarrowSums.sumInto(b.page(c.index()), sel, n, s, values, a);
-            } else if (acc.input() instanceof ColumnRef c) {
-                long[] v = b.computed(c.index());
-                for (int j = 0; j < n; j++) {
-                    values[s[j] + a] += v[sel[j]];
-                }
-            } else {
-                long[] v = b.scratch(1);
-                acc.input().eval(b, v, 2);
-                for (int j = 0; j < n; j++) {
-                    values[s[j] + a] += v[sel[j]];
-                }
             }
         }
     }
 
-    /** Slot base per selected position; a run of equal keys (clustered input) probes the table once. */
-    private void groupSlots(LongAggTable table, Batch b, int[] s, int n) {
-        long[] keys = b.scratch(0);
-        key.eval(b, keys, 2);
-        int[] sel = b.selection();
-        long last = keys[sel[0]];
-        int slot = table.slotBase(last);
-        for (int j = 0; j < n; j++) {
-            long k = keys[sel[j]];
-            if (k != last) {
-                slot = table.slotBase(k);
-                last = k;
-            }
-            s[j] = slot;
+    /*
+     * Every SUM and COUNT slot in one loop over the rows, not one pass per slot: rows of one group
+     * follow each other (Q1 has four groups, clustered keys repeat), and a pass per slot would wait
+     * on each add to the same accumulator before the next (a chain of load-add-store through memory);
+     * one row's slots are independent, so one loop overlaps them.
+     */
+    private void addSums(int worker, Batch b, int[] s, int n, long[] values) {
+        int m = sumSlots.length;
+        if (m == 0) {
+            return;
         }
+        long[][] in = inputs[worker];
+        for (int t = 0; t < m; t++) {
+            in[t] = input(worker, t, b);
+        }
+        int[] sel = b.selection();
+        int[] at = sumSlots;
+        for (int j = 0; j < n; j++) {
+            int i = sel[j];
+            int base = s[j];
+            for (int t = 0; t < m; t++) {
+                values[base + at[t]] += in[t][i];
+            }
+        }
+    }
+
+    /** The row-indexed values sum slot {@code t} adds: a computed column as it lies, else evaluated into the worker's own vector. */
+    private long[] input(int worker, int t, Batch b) {
+        Accumulator acc = accumulators.get(sumSlots[t]);
+        long[][] own = vectors[worker];
+        if (own[t] == null || own[t].length < b.rows()) {
+            own[t] = new long[Math.max(b.rows(), b.selection().length)];
+            if (acc.count()) {
+                Arrays.fill(own[t], 1);
+            }
+        }
+        return acc.count() ? own[t] : b.vector(acc.input(), own[t], 2);
+    }
+
+    /** Slot base per selected position. */
+    private void groupSlots(LongAggTable table, Batch b, int[] s, int n) {
+        table.slotBases(b.vector(key, b.scratch(0), 2), b.selection(), n, s);
     }
 
     /**
@@ -222,7 +240,7 @@ public final class HashAggregate implements Sink {
             if (!acc.sums()) {
                 if (same == null) {
                     same = new int[n];
-                    java.util.Arrays.fill(same, base);
+                    Arrays.fill(same, base);
                 }
                 a = consumeCombined(b, same, n, values, a);
                 continue;
@@ -230,7 +248,7 @@ public final class HashAggregate implements Sink {
             if (acc.count()) {
                 total = n;
             } else if (acc.input() instanceof ColumnRef c && c.source()) {
-                total = NarrowSums.sum(b.page(c.index()), sel, n);
+                total = b.narrow(c.index()).sum(sel, n);
             } else if (acc.input() instanceof ColumnRef c) {
                 long[] v = b.computed(c.index());
                 for (int j = 0; j < n; j++) {
@@ -247,26 +265,45 @@ public final class HashAggregate implements Sink {
         }
     }
 
-    /** The merged answer, keys ascending. Call once, after the pipeline's barrier. */
+    /**
+     * The merged answer, keys ascending. Call once, after the pipeline's barrier. Large partials
+     * merge as sorted runs cut into key ranges, in parallel ({@link SortedRunMerge}).
+     */
     public AggregateResult result(MorselScheduler scheduler) {
-        return result(scheduler, AggregateExchange.defaults(scheduler.workers()));
+        checkRan();
+        if (serialMerge()) {
+            return mergeSerially();
+        }
+        return SortedRunMerge.merge(scheduler, partials, slots(), partials[0].combine());
     }
 
-    /** The merged answer through {@code exchange} when the partials are large. */
+    /** The merged answer through {@code exchange} (partitions by key hash, hot ones spilling) when the partials are large. */
     public AggregateResult result(MorselScheduler scheduler, AggregateExchange exchange) {
+        checkRan();
+        if (serialMerge()) {
+            return mergeSerially();
+        }
+        return exchange.merge(scheduler, partials, slots());
+    }
+
+    private void checkRan() {
         if (partials == null) {
             throw new IllegalStateException("the aggregate has not been run: use it as a pipeline's sink first");
         }
+    }
+
+    private boolean serialMerge() {
         long groups = 0;
         for (LongAggTable t : partials) {
             groups += t.size();
         }
-        if (groups < SERIAL_MERGE_GROUPS || partials.length == 1) {
-            for (int w = 1; w < partials.length; w++) {
-                partials[0].mergeFrom(partials[w]);
-            }
-            return partials[0].sorted();
+        return groups < SERIAL_MERGE_GROUPS || partials.length == 1;
+    }
+
+    private AggregateResult mergeSerially() {
+        for (int w = 1; w < partials.length; w++) {
+            partials[0].mergeFrom(partials[w]);
         }
-        return exchange.merge(scheduler, partials, slots());
+        return partials[0].sorted();
     }
 }

@@ -21,8 +21,8 @@ public final class HashJoinBuild implements JoinBuild {
         this.key = key;
         this.payload = payload;
         this.partials = new LongLongJoinTable[workers];
-        for (int w = 0; w < workers; w++) {
-            partials[w] = new LongLongJoinTable(expectedRows / workers + 16);
+        for (int w = 0; w < workers; w++) { // partial 0 receives the merge: sized for every row, it merges without a rehash
+            partials[w] = new LongLongJoinTable((w == 0 ? expectedRows : expectedRows / workers) + 16);
         }
     }
 

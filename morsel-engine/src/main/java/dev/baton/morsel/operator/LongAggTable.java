@@ -3,23 +3,30 @@ package dev.baton.morsel.operator;
 import java.util.Arrays;
 
 /**
- * A hash aggregate's partial table: long group key → {@code slots} long accumulators, open
- * addressing with linear probing. One per worker (thread-local partials, no locks); partials are
- * merged at the pipeline barrier. Sums of fixed-point longs are exact and associative, so the
- * merged result does not depend on how rows were split among workers; so are the other
- * {@link Combine} kinds a table may be built with (a new group starts at each slot's identity).
+ * A hash aggregate's partial table: long group key → {@code slots} long accumulators. One per
+ * worker (thread-local partials, no locks); partials are merged at the pipeline barrier. Sums of
+ * fixed-point longs are exact and associative, so the merged result does not depend on how rows
+ * were split among workers; so are the other {@link Combine} kinds a table may be built with (a
+ * new group starts at each slot's identity).
+ *
+ * <p>Groups are stored densely in the order they were first seen ({@code keys[g]}, accumulators at
+ * {@code values[g * slots ..]}); an open-addressing index (linear probing) maps a key's hash to its
+ * group. A group's slot base never moves, only the arrays grow, and clustered input (rows sorted by
+ * key, as lineitem is by order key) touches the accumulators in order and drains in a few sorted runs.
  */
 public final class LongAggTable {
-
-    private static final long EMPTY = Long.MIN_VALUE;
 
     private final int slots;
     /** How each slot merges; {@code null}: every slot sums (and starts at 0). */
     private final Combine[] combine;
     private long[] keys;
     private long[] values;
-    private int size;
+    /** Group number + 1 by hash position; 0 is an empty position. */
+    private int[] index;
     private int mask;
+    private int size;
+    /** Above this many ascending runs of first-seen keys, {@link #sorted()} sorts instead of merging the runs. */
+    static final int MAX_MERGED_RUNS = 16;
     /** Small non-negative keys skip hashing: their slot base is remembered here (-1 = not yet seen). */
     private final int[] dense = new int[DENSE_KEYS];
     private static final int DENSE_KEYS = 1 << 16;
@@ -39,23 +46,19 @@ public final class LongAggTable {
         this.slots = slots;
         this.combine = Combine.onlySums(combine) ? null : combine.clone();
         Arrays.fill(dense, -1);
-        int capacity = Integer.highestOneBit(Math.max(16, expectedGroups * 2 - 1)) << 1;
-        allocate(capacity);
-    }
-
-    private void allocate(int capacity) {
-        keys = new long[capacity];
-        Arrays.fill(keys, EMPTY);
-        values = new long[capacity * slots];
+        int groups = Math.max(8, expectedGroups);
+        keys = new long[groups];
+        values = new long[groups * slots];
+        int capacity = Integer.highestOneBit(Math.max(16, groups * 2 - 1)) << 1;
+        index = new int[capacity];
         mask = capacity - 1;
-        size = 0;
     }
 
-    /** The row index of {@code key}, inserting it with zeroed accumulators if new. {@code Long.MIN_VALUE} is reserved. */
+    /** The index into {@link #values()} of {@code key}'s accumulators, inserting it (at each slot's identity) if new. */
     public int slotBase(long key) {
         if (key >= 0 && key < DENSE_KEYS) {
             int base = dense[(int) key];
-            if (base >= 0) { // set only for this key, cleared when the table grows: never stale
+            if (base >= 0) { // a slot base never moves
                 return base;
             }
             base = probe(key);
@@ -65,28 +68,71 @@ public final class LongAggTable {
         return probe(key);
     }
 
-    private int probe(long key) {
-        int i = (int) (mix(key) & mask);
-        while (true) {
-            long k = keys[i];
-            if (k == key) {
-                return i * slots;
+    /**
+     * Slot bases of {@code keys[sel[j]]} into {@code out[j]} for {@code j < n}. A small key is one
+     * load from the dense array, with no branch on the data (Q1's four keys alternate at random);
+     * another key equal to the previous one (a run of clustered keys) reuses its base.
+     */
+    public void slotBases(long[] keys, int[] sel, int n, int[] out) {
+        long last = keys[sel[0]];
+        int base = slotBase(last);
+        for (int j = 0; j < n; j++) {
+            long k = keys[sel[j]];
+            int d;
+            if ((k & -DENSE_KEYS) == 0 && (d = dense[(int) k]) >= 0) {
+                out[j] = d;
+                continue;
             }
-            if (k == EMPTY) {
-                if (size + 1 > (mask + 1) * 3 / 4) {
-                    grow();
-                    return probe(key);
-                }
-                keys[i] = key;
-                size++;
-                if (combine != null) {
-                    for (int s = 0; s < slots; s++) {
-                        values[i * slots + s] = combine[s].identity();
-                    }
-                }
-                return i * slots;
+            if (k != last) {
+                base = slotBase(k);
+                last = k;
+            }
+            out[j] = base;
+        }
+    }
+
+    private int probe(long key) {
+        int i = home(key);
+        while (true) {
+            int g = index[i] - 1;
+            if (g < 0) {
+                return insert(key, i);
+            }
+            if (keys[g] == key) {
+                return g * slots;
             }
             i = (i + 1) & mask;
+        }
+    }
+
+    private int insert(long key, int at) {
+        int g = size++;
+        if (g == keys.length) {
+            keys = Arrays.copyOf(keys, g * 2);
+            values = Arrays.copyOf(values, g * 2 * slots);
+        }
+        keys[g] = key;
+        if (combine != null) {
+            for (int s = 0; s < slots; s++) {
+                values[g * slots + s] = combine[s].identity();
+            }
+        }
+        index[at] = g + 1;
+        if (size > (mask + 1) * 3 / 4) {
+            rehash();
+        }
+        return g * slots;
+    }
+
+    private void rehash() {
+        index = new int[(mask + 1) * 2];
+        mask = index.length - 1;
+        for (int g = 0; g < size; g++) {
+            int i = home(keys[g]);
+            while (index[i] != 0) {
+                i = (i + 1) & mask;
+            }
+            index[i] = g + 1;
         }
     }
 
@@ -94,6 +140,7 @@ public final class LongAggTable {
         values[base + slot] += value;
     }
 
+    /** The accumulators; a new group may replace the array by a larger one, but slot bases stay valid. */
     public long[] values() {
         return values;
     }
@@ -107,15 +154,9 @@ public final class LongAggTable {
      * {@code values[offset * slots ..]}; returns how many groups were copied ({@link #size()}).
      */
     public int drainTo(long[] outKeys, long[] outValues, int offset) {
-        int n = offset;
-        for (int i = 0; i < keys.length; i++) {
-            if (keys[i] != EMPTY) {
-                outKeys[n] = keys[i];
-                System.arraycopy(values, i * slots, outValues, n * slots, slots);
-                n++;
-            }
-        }
-        return n - offset;
+        System.arraycopy(keys, 0, outKeys, offset, size);
+        System.arraycopy(values, 0, outValues, offset * slots, size * slots);
+        return size;
     }
 
     /** Adds {@code slots} accumulators from {@code from[at * slots ..]} into group {@code key}. */
@@ -124,19 +165,62 @@ public final class LongAggTable {
         Combine.combine(combine, slots, values, base, from, at * slots);
     }
 
-    /** Keys in ascending order with their accumulators, as flat arrays. */
+    /**
+     * Keys in ascending order with their accumulators, as flat arrays. Groups filled in a few
+     * ascending runs of keys (a worker's morsels of clustered input: one run per stretch of
+     * consecutive morsels) are merged run by run; a single run is copied; scattered keys are sorted.
+     */
     public AggregateResult sorted() {
-        long[] k = new long[size];
-        int n = 0;
-        for (long key : keys) {
-            if (key != EMPTY) {
-                k[n++] = key;
+        int[] starts = runStarts();
+        if (starts == null) {
+            long[] k = Arrays.copyOf(keys, size);
+            Arrays.sort(k);
+            long[] v = new long[size * slots];
+            for (int r = 0; r < k.length; r++) {
+                System.arraycopy(values, slotBase(k[r]), v, r * slots, slots);
+            }
+            return new AggregateResult(k, v, slots);
+        }
+        if (starts.length == 1) {
+            return new AggregateResult(Arrays.copyOf(keys, size), Arrays.copyOf(values, size * slots), slots);
+        }
+        return mergeRuns(starts);
+    }
+
+    /** Where each ascending run of keys starts, or {@code null} when there are more than {@link #MAX_MERGED_RUNS}. */
+    private int[] runStarts() {
+        int[] starts = new int[MAX_MERGED_RUNS];
+        int runs = 1;
+        for (int g = 1; g < size; g++) {
+            if (keys[g] < keys[g - 1]) {
+                if (runs == MAX_MERGED_RUNS) {
+                    return null;
+                }
+                starts[runs++] = g;
             }
         }
-        Arrays.sort(k);
+        return Arrays.copyOf(starts, runs);
+    }
+
+    private AggregateResult mergeRuns(int[] starts) {
+        int runs = starts.length;
+        int[] head = starts.clone();
+        int[] end = new int[runs];
+        for (int r = 0; r < runs; r++) {
+            end[r] = r + 1 < runs ? starts[r + 1] : size;
+        }
+        long[] k = new long[size];
         long[] v = new long[size * slots];
-        for (int r = 0; r < k.length; r++) {
-            System.arraycopy(values, slotBase(k[r]), v, r * slots, slots);
+        for (int out = 0; out < size; out++) {
+            int best = -1;
+            for (int r = 0; r < runs; r++) {
+                if (head[r] < end[r] && (best < 0 || keys[head[r]] < keys[head[best]])) {
+                    best = r;
+                }
+            }
+            int g = head[best]++;
+            k[out] = keys[g];
+            System.arraycopy(values, g * slots, v, out * slots, slots);
         }
         return new AggregateResult(k, v, slots);
     }
@@ -152,41 +236,30 @@ public final class LongAggTable {
 
     /** Merges every group of {@code other} into this table, slot by slot as this table's {@link Combine} kinds say. */
     public void mergeFrom(LongAggTable other) {
-        for (int i = 0; i < other.keys.length; i++) {
-            if (other.keys[i] != EMPTY) {
-                int base = slotBase(other.keys[i]);
-                Combine.combine(combine, slots, values, base, other.values, i * slots);
-            }
+        for (int g = 0; g < other.size; g++) {
+            int base = slotBase(other.keys[g]);
+            Combine.combine(combine, slots, values, base, other.values, g * slots);
         }
     }
 
     /** Group keys in ascending order with their accumulators: a deterministic result whatever the worker count. */
     public long[][] sortedRows() {
-        long[][] rows = new long[size][];
-        int n = 0;
-        for (int i = 0; i < keys.length; i++) {
-            if (keys[i] != EMPTY) {
-                long[] row = new long[slots + 1];
-                row[0] = keys[i];
-                System.arraycopy(values, i * slots, row, 1, slots);
-                rows[n++] = row;
-            }
+        AggregateResult r = sorted();
+        long[][] rows = new long[r.rows()][];
+        for (int i = 0; i < rows.length; i++) {
+            rows[i] = r.row(i);
         }
-        Arrays.sort(rows, (a, b) -> Long.compare(a[0], b[0]));
         return rows;
     }
 
-    private void grow() {
-        Arrays.fill(dense, -1); // slot bases move when the table grows
-        long[] oldKeys = keys;
-        long[] oldValues = values;
-        allocate((mask + 1) * 2);
-        for (int i = 0; i < oldKeys.length; i++) {
-            if (oldKeys[i] != EMPTY) {
-                int base = probe(oldKeys[i]);
-                System.arraycopy(oldValues, i * slots, values, base, slots);
-            }
-        }
+    /*
+     * A key's first position in the index: the hash of the key without its low 4 bits, then those
+     * bits. Sixteen consecutive keys share one 64-byte line of the index, so keys that arrive
+     * clustered (order keys of lineitem) probe it nearly in order instead of missing the cache once
+     * per new key; keys that differ above those bits still spread.
+     */
+    private int home(long key) {
+        return (int) ((mix(key >>> 4) << 4 | key & 15) & mask);
     }
 
     static long mix(long k) {

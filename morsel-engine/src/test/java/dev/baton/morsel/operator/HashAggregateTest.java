@@ -76,6 +76,17 @@ class HashAggregateTest {
     }
 
     @Test
+    void shouldMergeManyGroupsAsSortedRunsWhateverTheKeyOrder() {
+        // keys scattered (not clustered), each seen by several morsels: partials overlap and are filled out of key order
+        long[][] rows = new long[HashAggregate.SERIAL_MERGE_GROUPS * 2][];
+        for (int i = 0; i < rows.length; i++) {
+            rows[i] = new long[] {(i * 40_503L) % (HashAggregate.SERIAL_MERGE_GROUPS + 9_000) - 1_000, i % 7};
+        }
+        PageFile f = Tables.write(dir, "scattered", List.of("k", "v"), rows, 8192);
+        assertEqualsReference(run(f, 3, null), reference(rows));
+    }
+
+    @Test
     void shouldSpillAHotPartitionAndStillAnswerEachKeyOnce() {
         // every key hashes to exchange partition 0: without spill one merge task would get them all
         long[] hot = new long[HashAggregate.SERIAL_MERGE_GROUPS + 5_000];
