@@ -39,11 +39,11 @@ class RecordsPerActivityIT {
 
     /**
      * Exactly-once: 3 history events, 2 worker events, a task, a result and a dispatch per activity, the
-     * sites row 2-3 times (the lease's write is folded by the sites store's cache when its completion is
-     * read before the commit), and a transaction marker per partition a commit touched: 11.9-12.4
-     * measured under heavy machine load (13.0 leaves room for smaller commits under more load; 12.8
-     * before the fold). At-least-once: 8.0-8.1 (no cache there, see the test below); 8.5 leaves room for
-     * runs that outlive the 20 ms lease deferral on a loaded machine and so send their LEASED.
+     * sites row 3 times (the record cache that folded one of them is off by default: it cost latency,
+     * docs/decisions.md "The sites cache is off by default"), and a transaction marker per partition a
+     * commit touched: 11.1 on a quiet machine, 12.8 under heavy load (smaller commits, more markers);
+     * 13.5 leaves room for that. At-least-once: 8.0-8.1; 8.5 leaves room for runs that outlive the 20 ms
+     * lease deferral on a loaded machine and so send their LEASED.
      */
     @ParameterizedTest
     @EnumSource(DispatchBench.Guarantee.class)
@@ -51,7 +51,7 @@ class RecordsPerActivityIT {
         Map<String, Double> perTopic = measure(guarantee, Map.of());
         double total = perTopic.values().stream().mapToDouble(Double::doubleValue).sum();
         assertThat(total).as("%s: %s", guarantee.label, perTopic)
-                .isLessThanOrEqualTo(guarantee == DispatchBench.Guarantee.at_least_once ? 8.5 : 13.0);
+                .isLessThanOrEqualTo(guarantee == DispatchBench.Guarantee.at_least_once ? 8.5 : 13.5);
     }
 
     /**

@@ -59,7 +59,7 @@ public final class ReplayBench implements Callable<Integer> {
     @Option(names = "--hold-file", description = "At the end, keep the broker up while this file exists (to time `baton replay` by hand against it)")
     Path holdFile;
 
-    @Option(names = "--command-java-opts", defaultValue = "-Xmx2g -Xms1g -XX:MetaspaceSize=128m -XX:+UseSerialGC -XX:TieredStopAtLevel=1",
+    @Option(names = "--command-java-opts", defaultValue = "-XX:MaxRAMPercentage=50 -Xms1g -XX:MetaspaceSize=128m -XX:+UseSerialGC -XX:TieredStopAtLevel=1",
             description = "JVM options of the command runs; the default is what ./baton gives replay (default ${DEFAULT-VALUE})")
     String commandJavaOpts;
 

@@ -26,12 +26,6 @@ import org.apache.kafka.streams.state.HostInfo;
  */
 public final class StreamsAppConfig extends AbstractConfig {
 
-    /**
-     * The least default commit interval under at-least-once: most short activities then dispatch and
-     * resolve within one interval, and their row reaches the changelog once (see {@link #commitIntervalMs()}).
-     */
-    /** Kafka Streams' record cache, used by the {@code sites} store only (see {@code streamsProperties}). */
-    static final long SITES_CACHE_BYTES = 32L * 1024 * 1024;
     public static final String APPLICATION_ID_CONFIG = StreamsConfig.APPLICATION_ID_CONFIG;
     private static final String APPLICATION_ID_DOC = "Kafka Streams application id; instances with the same id share the sites.";
 
@@ -272,11 +266,13 @@ public final class StreamsAppConfig extends AbstractConfig {
         p.putIfAbsent(ConsumerConfig.HEARTBEAT_INTERVAL_MS_CONFIG, 1_500);
         // Its open transaction, which holds back the readers of what it wrote, is then fenced by the
         // AbandonedTransactionFencer rather than waited out (transaction.fence.after.ms; docs/decisions.md).
-        // The record cache folds a sites row's writes between two commits into one changelog record
-        // (only that store is cached). It must hold a commit interval's dirty rows, or a full cache
-        // flushes them early (more records, never wrong): at 30,000 activities/s and at-least-once's
-        // 1 s commits ~30,000 rows of ~0.5 KiB. 32 MiB, shared by the stream threads; clean rows fill the rest.
-        p.putIfAbsent(StreamsConfig.STATESTORE_CACHE_MAX_BYTES_CONFIG, SITES_CACHE_BYTES);
+        // Off by default. Under exactly-once the sites store sits behind Kafka Streams' record cache, which
+        // folds a row's writes between two commits into one changelog record (~0.9 fewer records per
+        // activity), but the fold happens in the commit: on 2 cores each commit waited 5-8 ms to flush
+        // instead of 2-3 and the p50 rose from 31 to 42-48 ms at 200/s (docs/decisions.md, "The sites
+        // cache is off by default"). A user who wants the fold sets statestore.cache.max.bytes (32 MiB
+        // holds 100 ms of dirty rows at 30,000 activities/s); under at-least-once the store is never cached.
+        p.putIfAbsent(StreamsConfig.STATESTORE_CACHE_MAX_BYTES_CONFIG, 0L);
         p.put(SCHEMA_REGISTRY_URL_CONFIG, schemaRegistryUrl()); // for the dead-letter handler (BatonStreamsApp names it)
         // The commit check runs once per poll loop; a poll that blocks 100 ms (the default) waiting
         // for input holds back the commit, and so the visibility, of what was just processed.

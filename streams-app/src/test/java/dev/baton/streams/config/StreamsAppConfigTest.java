@@ -77,7 +77,7 @@ class StreamsAppConfigTest {
         assertThat(config.streamsProperties()).containsEntry(StreamsConfig.COMMIT_INTERVAL_MS_CONFIG, 100L)
                 .containsEntry(StreamsConfig.POLL_MS_CONFIG, 10L)
                 .containsEntry(StreamsConfig.producerPrefix("linger.ms"), 1L)
-                .containsEntry(StreamsConfig.STATESTORE_CACHE_MAX_BYTES_CONFIG, StreamsAppConfig.SITES_CACHE_BYTES);
+                .containsEntry(StreamsConfig.STATESTORE_CACHE_MAX_BYTES_CONFIG, 0L);
         Map<String, String> told = new HashMap<>(alos);
         told.put("commit.interval.ms", "5");
         assertThat(new StreamsAppConfig(told).streamsProperties()).containsEntry(StreamsConfig.COMMIT_INTERVAL_MS_CONFIG, 5L)
