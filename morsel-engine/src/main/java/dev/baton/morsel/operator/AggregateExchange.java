@@ -116,33 +116,6 @@ public final class AggregateExchange {
 
     /** As {@link #gather(AggregateResult[], int)}, combining a key found in several runs slot by slot as {@code combine} says. */
     static AggregateResult gather(AggregateResult[] runs, int slots, Combine[] combine) {
-        int total = 0;
-        for (AggregateResult r : runs) {
-            total += r.rows();
-        }
-        long[] keys = new long[total];
-        long[] values = new long[total * slots];
-        int[] head = new int[runs.length];
-        int n = 0;
-        while (true) {
-            int best = -1;
-            for (int r = 0; r < runs.length; r++) {
-                if (head[r] < runs[r].rows() && (best < 0 || runs[r].key(head[r]) < runs[best].key(head[best]))) {
-                    best = r;
-                }
-            }
-            if (best < 0) {
-                break;
-            }
-            long k = runs[best].key(head[best]);
-            if (n == 0 || keys[n - 1] != k) {
-                keys[n++] = k;
-                System.arraycopy(runs[best].values(), head[best] * slots, values, (n - 1) * slots, slots);
-            } else {
-                Combine.combine(combine, slots, values, (n - 1) * slots, runs[best].values(), head[best] * slots);
-            }
-            head[best]++;
-        }
-        return new AggregateResult(java.util.Arrays.copyOf(keys, n), java.util.Arrays.copyOf(values, n * slots), slots);
+        return SortedRunMerge.mergeRange(runs, Long.MIN_VALUE, Long.MAX_VALUE, true, slots, combine);
     }
 }
