@@ -185,17 +185,6 @@ public final class TopicFold implements AutoCloseable {
      * @param cancelled checked before each morsel; once true the scan stops and throws {@link CancellationException}
      */
     public <R> List<Result<R>> queryTogether(List<TopicQuery<R>> queries, BooleanSupplier cancelled) {
-        if (queries.size() > 1) {
-            // One job per query, for now: a fresh-clone CI run of QueryTogetherIT read 1,630 of one topic's
-            // 3,000 records when two topics were one job on one worker (7 partitions on one consumer),
-            // while each alone was complete. Until that is found, nothing reads two topics as one job
-            // (docs/decisions.md, "Two topics in one job lost records").
-            List<Result<R>> results = new ArrayList<>();
-            for (TopicQuery<R> q : queries) {
-                results.add(queryTogether(List.of(q), cancelled).get(0));
-            }
-            return results;
-        }
         long start = System.nanoTime();
         QueryJob<R> job = new QueryJob<>(queries, consumers, threads, this::offsetsPerMorsel);
         for (int w = 0; w < threads; w++) {
