@@ -81,16 +81,25 @@ final class HopBreakdown {
         }
     }
 
-    /** One line: p50 / p99 of each hop over the samples (keyed by site) whose every stamp was found. */
+    /**
+     * One line: p50 / p99 of each hop over the samples (keyed by site) whose every stamp was found; a run
+     * without a {@code LEASED} event (a plain lease settled by its completion) counts as leased when it completed.
+     */
     void print(PrintStream out, String label, Map<String, Sample> samples) {
         Histogram[] hops = new Histogram[HOPS.length];
         for (int i = 0; i < hops.length; i++) {
             hops[i] = new Histogram(3);
         }
+        long leasedByCompletion = 0;
         for (Map.Entry<String, Sample> s : samples.entrySet()) {
             long[] t = stamps.get(s.getKey());
-            if (t == null || t[0] < 0 || t[1] < 0 || t[2] < 0 || t[3] < 0) {
+            if (t == null || t[0] < 0 || t[2] < 0 || t[3] < 0) {
                 continue;
+            }
+            if (t[1] < 0) {
+                // A plain lease's LEASED is deferred and never sent for a run that completes first: its completion leased it.
+                t = new long[] {t[0], t[2], t[2], t[3]};
+                leasedByCompletion++;
             }
             long[] at = {s.getValue().intendedMillis(), t[0], t[1], t[2], t[3], s.getValue().receivedMillis()};
             for (int i = 0; i < hops.length; i++) {
@@ -101,6 +110,9 @@ final class HopBreakdown {
         for (int i = 0; i < hops.length; i++) {
             line.append(String.format(" %s %d/%d", HOPS[i], hops[i].getValueAtPercentile(50), hops[i].getValueAtPercentile(99)));
             line.append(i < hops.length - 1 ? "," : "");
+        }
+        if (leasedByCompletion > 0) {
+            line.append(String.format(" (%d leased by their completion)", leasedByCompletion));
         }
         out.println(line);
     }
