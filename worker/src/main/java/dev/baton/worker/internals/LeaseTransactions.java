@@ -77,7 +77,7 @@ final class LeaseTransactions implements Leases {
 
     /** Commits the open transaction with the consumed offsets (none is fine). */
     @Override
-    public void commit(Map<TopicPartition, OffsetAndMetadata> consumed, ConsumerGroupMetadata group) {
+    public void commit(Map<TopicPartition, OffsetAndMetadata> consumed, Map<TopicPartition, Long> firstRead, ConsumerGroupMetadata group) {
         if (!consumed.isEmpty()) {
             producer.sendOffsetsToTransaction(consumed, group);
         }

@@ -1,5 +1,7 @@
 package dev.baton.worker.internals;
 
+import java.time.Duration;
+import java.util.Collection;
 import java.util.Map;
 
 import org.apache.kafka.clients.consumer.ConsumerGroupMetadata;
@@ -28,7 +30,16 @@ interface Leases extends AutoCloseable {
         send(events.leaseRecord(e));
     }
 
-    void commit(Map<TopicPartition, OffsetAndMetadata> consumed, ConsumerGroupMetadata group);
+    /** Records the batch's leases with its offsets ({@code firstRead}: each partition's first record read, to read it again from). */
+    void commit(Map<TopicPartition, OffsetAndMetadata> consumed, Map<TopicPartition, Long> firstRead, ConsumerGroupMetadata group);
+
+    /** Once per loop turn: commits offsets whose leases were acknowledged since (when {@link #commit} does not wait for them). */
+    default void commitAcknowledged() {
+    }
+
+    /** Before {@code partitions} are handed over or the loop closes: commits, waiting up to {@code patience}, what the leases allow. */
+    default void settle(Collection<TopicPartition> partitions, Duration patience) {
+    }
 
     void recover(RuntimeException failure);
 

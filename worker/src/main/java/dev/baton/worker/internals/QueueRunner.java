@@ -50,6 +50,8 @@ public final class QueueRunner implements Runnable {
     private static final Duration FULL_WAIT = Duration.ofMillis(50);
     /** Longest wait, once a slot is free, for more to free before leasing. */
     private static final Duration REFILL_WAIT = Duration.ofMillis(5);
+    /** Longest wait for plain leases' acknowledgements before partitions are handed over: they take a deferral and a round trip. */
+    private static final Duration SETTLE_WAIT = Duration.ofSeconds(5);
 
     private final String queue;
     private final String workerId;
@@ -136,6 +138,7 @@ public final class QueueRunner implements Runnable {
             initTransactions();
             consumer.subscribe(topics, new JoinListener());
             while (running) {
+                leases.commitAcknowledged();
                 ConsumerRecords<byte[], byte[]> records = consumer.poll(applyBackpressure() ? Duration.ZERO : Duration.ofMillis(50));
                 if (!records.isEmpty()) {
                     lease(records).forEach(this::start);
@@ -153,6 +156,7 @@ public final class QueueRunner implements Runnable {
             log.error("worker {} queue {}: task loop stopped; this worker no longer registers the queue: {}", workerId, queue,
                     e.toString(), e);
         } finally {
+            settle(consumer.assignment());
             consumer.close(CloseOptions.timeout(Duration.ofSeconds(5)));
             leases.close();
             if (running) { // ended unasked: no longer served by this worker (a stopped loop drains, and says so)
@@ -196,6 +200,17 @@ public final class QueueRunner implements Runnable {
 
         @Override
         public void onPartitionsRevoked(java.util.Collection<TopicPartition> partitions) {
+            settle(partitions);
+        }
+    }
+
+    /** Commits what the leases of {@code partitions} allow before they are handed over (or the loop closes). */
+    private void settle(java.util.Collection<TopicPartition> partitions) {
+        try {
+            leases.settle(partitions, SETTLE_WAIT);
+        } catch (RuntimeException e) {
+            log.warn("worker {} queue {}: settling leased offsets failed ({}); their tasks may run again elsewhere", workerId, queue,
+                    e.toString());
         }
     }
 
@@ -246,6 +261,7 @@ public final class QueueRunner implements Runnable {
         List<Execution> leased = new ArrayList<>();
         int kept = 0;
         Map<TopicPartition, OffsetAndMetadata> consumed = new HashMap<>();
+        Map<TopicPartition, Long> firstRead = new HashMap<>();
         long now = clock.millis();
         boolean startsOnRead = leases.startsOnRead();
         try {
@@ -257,6 +273,7 @@ public final class QueueRunner implements Runnable {
                         break;
                     }
                     consumed.put(tp, new OffsetAndMetadata(r.offset() + 1));
+                    firstRead.putIfAbsent(tp, r.offset());
                     Execution e = leaseOrSkip(r, decoded.get(r), now);
                     if (e != null) {
                         leased.add(e);
@@ -267,7 +284,7 @@ public final class QueueRunner implements Runnable {
                     }
                 }
             }
-            leases.commit(consumed, consumer.groupMetadata());
+            leases.commit(consumed, firstRead, consumer.groupMetadata());
             if (startsOnRead) {
                 return List.of(); // started already
             }

@@ -50,7 +50,7 @@ class LeaseTransactionsTest {
     private void leaseOne() {
         transactions.begin();
         transactions.send(new ProducerRecord<>("baton.worker-events", "site".getBytes(), "leased".getBytes()));
-        transactions.commit(OFFSETS, GROUP);
+        transactions.commit(OFFSETS, Map.of(), GROUP);
     }
 
     @Test

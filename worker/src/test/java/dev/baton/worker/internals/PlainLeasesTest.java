@@ -37,7 +37,7 @@ import org.junit.jupiter.api.Test;
  * Plain leases (a streams app running at-least-once): the handler starts when the task is read, not
  * when its lease is acknowledged; a run that reports within the deferral is leased by that report
  * (no LEASED), a longer one gets its LEASED first; the batch's offsets are committed only after every
- * run of the batch is leased and acknowledged. MockConsumer over a log and a MockProducer whose sends the test acknowledges by hand.
+ * run of the batch, and of the batches before it, is leased and acknowledged, and the loop polls on meanwhile. MockConsumer over a log and a MockProducer whose sends the test acknowledges by hand.
  */
 class PlainLeasesTest {
 
@@ -96,6 +96,38 @@ class PlainLeasesTest {
     }
 
     @Test
+    void shouldPollOnWhileAnEarlierBatchWaitsForItsLeasesAndCommitInOrder() {
+        TaskLogConsumer consumer = start(List.of(task("a", "t-a"), task("b", "t-b")), 1, PlainLeases.DEFERRAL);
+
+        // One task per poll: the second batch starts though the first one's lease is not acknowledged.
+        await().atMost(PATIENCE).until(() -> started.get() == 2);
+        await().atMost(PATIENCE).until(() -> leasesSent().size() == 2);
+        assertThat(committed(consumer)).isNull();
+
+        producer.completeNext(); // a's lease
+        await().atMost(PATIENCE).until(() -> committed(consumer) != null && committed(consumer).offset() == 1);
+        producer.completeNext(); // b's
+        await().atMost(PATIENCE).until(() -> committed(consumer).offset() == 2);
+    }
+
+    @Test
+    void shouldReadABatchAgainWhenTheRecordThatLeasedItFailed() {
+        finish.release(1); // a returns at once: its completion is its lease
+        TaskLogConsumer consumer = start(List.of(task("a", "t-a")), 1, Duration.ofSeconds(1));
+        await().atMost(PATIENCE).until(() -> kindsSent().size() == 1);
+
+        producer.errorNext(new org.apache.kafka.common.errors.TimeoutException("lost"));
+
+        // Its offset is not committed past the lost completion: the task is read again and runs again.
+        await().atMost(PATIENCE).until(() -> started.get() == 2);
+        assertThat(committed(consumer)).isNull();
+        finish.release(1);
+        await().atMost(PATIENCE).until(() -> kindsSent().size() == 2);
+        producer.completeNext();
+        await().atMost(PATIENCE).until(() -> committed(consumer) != null && committed(consumer).offset() == 1);
+    }
+
+    @Test
     void shouldNotRunACopyOfATaskItRunsAlready() {
         // The streams app republished the task with the same token (a restart found its step applied).
         TaskLogConsumer consumer = start(List.of(task("a", "same-token"), task("a", "same-token")));
@@ -151,7 +183,11 @@ class PlainLeasesTest {
     }
 
     private TaskLogConsumer start(List<byte[]> tasks, Duration deferral) {
-        TaskLogConsumer consumer = new TaskLogConsumer(TOPIC, tasks, tasks.size(), () -> { });
+        return start(tasks, tasks.size(), deferral);
+    }
+
+    private TaskLogConsumer start(List<byte[]> tasks, int perPoll, Duration deferral) {
+        TaskLogConsumer consumer = new TaskLogConsumer(TOPIC, tasks, perPoll, () -> { });
         queueRunner = new QueueRunner(QUEUE, "w", List.of(TOPIC), consumer, new PlainLeases(events, consumer, "worker w queue q", deferral), taskSerde,
                 events, deadLetters, runner, slots, CLOCK, () -> { }, () -> { });
         daemon(queueRunner, "test-queue").start();
