@@ -12,6 +12,7 @@ import java.util.concurrent.Callable;
 import java.util.function.Function;
 import java.util.function.Supplier;
 
+import dev.baton.bench.tpch.Answer;
 import dev.baton.bench.tpch.DuckDbPeer;
 import dev.baton.bench.tpch.FusedQueries;
 import dev.baton.bench.tpch.Results;
@@ -28,7 +29,8 @@ import picocli.CommandLine.Option;
 /**
  * {@code baton bench morsel}: TPC-H Q1, Q6, Q14 and {@code GROUP BY l_orderkey} on Baton's morsel
  * engine (queries assembled from its operators), on DuckDB ({@code SET threads=N}) and as hand-fused Java loops, alternating in one process
- * over the same rows. Prints medians of warm runs, rows/s per core, the ratios and the engine's own
+ * over the same rows, each timed up to its answer in its own in-memory form (the engine's and the fused
+ * loop's columnar aggregate, a DuckDB temporary table; the Java rows are made after). Prints medians of warm runs, rows/s per core, the ratios and the engine's own
  * CPU time (its worker threads plus the caller, for shared machines), and checks that
  * the engine's answers equal DuckDB's row by row (exit 1 if not).
  */
@@ -62,8 +64,8 @@ public final class MorselBench implements Callable<Integer> {
 
     private final PrintStream out = System.out;
 
-    private record Query(String name, String sql, Function<TpchQueries, List<List<Object>>> engine,
-                         Supplier<List<List<Object>>> fused) {
+    /** A query as each system runs it, up to its answer in the system's own form (the rows are made untimed). */
+    private record Query(String name, String sql, Function<TpchQueries, Answer> engine, Supplier<Answer> fused) {
     }
 
     @Override
@@ -80,11 +82,11 @@ public final class MorselBench implements Callable<Integer> {
         int failures = 0;
         try (DuckDbPeer duckdb = new DuckDbPeer(li, scaleFactor, dataDir)) {
             List<Query> queries = List.of(
-                    new Query("Q1", TpchQueries.Q1_SQL, q -> q.q1(li), () -> FusedQueries.q1(li)),
-                    new Query("Q6", TpchQueries.Q6_SQL, q -> q.q6(li), () -> FusedQueries.q6(li)),
-                    new Query("Q14", TpchQueries.Q14_SQL, q -> q.q14(li, part), () -> FusedQueries.q14(li, part)),
-                    new Query("GROUP BY l_orderkey", TpchQueries.GROUP_BY_ORDERKEY_SQL, q -> q.groupByOrderKey(li),
-                            () -> FusedQueries.groupByOrderKey(li)));
+                    new Query("Q1", TpchQueries.Q1_SQL, q -> Answer.of(q.q1(li)), () -> Answer.of(FusedQueries.q1(li))),
+                    new Query("Q6", TpchQueries.Q6_SQL, q -> Answer.of(q.q6(li)), () -> Answer.of(FusedQueries.q6(li))),
+                    new Query("Q14", TpchQueries.Q14_SQL, q -> Answer.of(q.q14(li, part)), () -> Answer.of(FusedQueries.q14(li, part))),
+                    new Query("GROUP BY l_orderkey", TpchQueries.GROUP_BY_ORDERKEY_SQL, q -> q.groupByOrderKeyAnswer(li),
+                            () -> FusedQueries.groupByOrderKeyAnswer(li)));
             out.printf("%n%-20s %7s %11s %11s %11s %15s %12s %12s %14s  %s%n", "query", "threads", "engine ms", "duckdb ms", "fused ms",
                     "engine rows/s/core", "engine/duckdb", "engine/fused", "engine cpu ms", "answer");
             for (Query q : queries.stream().filter(x -> only.contains(x.name())).toList()) {
@@ -120,13 +122,17 @@ public final class MorselBench implements Callable<Integer> {
             for (int i = -warmups; i < runs; i++) {
                 long cpu = engineCpuNanos();
                 long a = System.nanoTime();
-                lastEngine = q.engine().apply(engine);
+                Answer engineAnswer = q.engine().apply(engine);
                 long b = System.nanoTime();
                 cpu = engineCpuNanos() - cpu;
-                lastDuck = duckdb.query(q.sql());
+                Answer duckAnswer = duckdb.answer(q.sql());
                 long c = System.nanoTime();
                 q.fused().get();
                 long d = System.nanoTime();
+                if (i == runs - 1) { // the rows of the last run are compared
+                    lastEngine = engineAnswer.rows();
+                    lastDuck = duckAnswer.rows();
+                }
                 if (i >= 0) {
                     ms[0][i] = (b - a) / 1e6;
                     ms[1][i] = (c - b) / 1e6;

@@ -17,6 +17,7 @@ import java.util.List;
 
 import dev.baton.morsel.data.ColumnPage;
 import dev.baton.morsel.data.PageSource;
+import dev.baton.morsel.operator.AggregateResult;
 import dev.baton.morsel.operator.LongAggTable;
 
 /**
@@ -147,6 +148,11 @@ public final class FusedQueries {
     }
 
     public static List<List<Object>> groupByOrderKey(PageSource li) {
+        return groupByOrderKeyAnswer(li).rows();
+    }
+
+    /** Up to the sorted columnar aggregate, as the engine's; the rows are boxed when asked for. */
+    public static Answer groupByOrderKeyAnswer(PageSource li) {
         Columns cols = new Columns(8);
         LongAggTable t = new LongAggTable(2, (int) Math.min(1 << 22, li.rowCount() / 4 + 16));
         long lastKey = Long.MIN_VALUE;
@@ -166,10 +172,13 @@ public final class FusedQueries {
                 v[b + 1] += q[i];
             }
         }
-        List<List<Object>> out = new ArrayList<>();
-        for (long[] r : t.sortedRows()) {
-            out.add(List.of(r[0], r[1], BigDecimal.valueOf(r[2], 2)));
-        }
-        return out;
+        AggregateResult sorted = t.sorted();
+        return () -> {
+            List<List<Object>> out = new ArrayList<>(sorted.rows());
+            for (int r = 0; r < sorted.rows(); r++) {
+                out.add(List.of(sorted.key(r), sorted.value(r, 0), BigDecimal.valueOf(sorted.value(r, 1), 2)));
+            }
+            return out;
+        };
     }
 }

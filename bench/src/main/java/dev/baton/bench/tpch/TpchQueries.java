@@ -138,12 +138,17 @@ public final class TpchQueries {
     }
 
     public List<List<Object>> groupByOrderKey(PageSource li) {
+        return groupByOrderKeyAnswer(li).rows();
+    }
+
+    /** {@code GROUP BY l_orderkey} up to its sorted columnar aggregate; the rows are boxed when asked for. */
+    public Answer groupByOrderKeyAnswer(PageSource li) {
         ScanPipeline scan = ScanPipeline.over(li);
         HashAggregate agg = HashAggregate.groupBy(scan.col("l_orderkey"), (int) Math.min(1 << 22, li.rowCount() / 4 + 16))
                 .count().sum(scan.col("l_quantity"));
         scheduler.run(scan.into(agg).pipeline("orderkey-scan", PipelineKind.SCAN, morsels(li), workers()));
         AggregateResult r = agg.result(scheduler);
-        return rows(r.rows(), i -> List.of(r.key(i), r.value(i, 0), BigDecimal.valueOf(r.value(i, 1), 2)));
+        return () -> rows(r.rows(), i -> List.of(r.key(i), r.value(i, 0), BigDecimal.valueOf(r.value(i, 1), 2)));
     }
 
     /**
