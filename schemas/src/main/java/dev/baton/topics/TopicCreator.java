@@ -2,6 +2,7 @@ package dev.baton.topics;
 
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -11,9 +12,11 @@ import java.util.stream.Collectors;
 
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.clients.admin.TopicDescription;
 import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.KafkaFuture;
+import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.TopicExistsException;
 
 /**
@@ -22,6 +25,11 @@ import org.apache.kafka.common.errors.TopicExistsException;
  * <p>A partition-count mismatch is reported, never "fixed": adding partitions to
  * {@code baton.dispatch} or {@code baton.worker-events} would move sites between Streams tasks and
  * break co-partitioning, so an operator must decide.
+ *
+ * <p>{@link #create} returns once every partition of a topic it created accepts writes at its
+ * leader, not merely once the controller has recorded the topic: an idempotent producer that writes
+ * to a partition its leader has not opened yet can lose its first batch (docs/decisions.md,
+ * "Idempotent writes to a just-created topic").
  */
 public final class TopicCreator {
 
@@ -68,6 +76,7 @@ public final class TopicCreator {
                     existing.add(e.getKey()); // another process created it meanwhile
                 }
             }
+            awaitWritable(specs, created);
             return new Report(created, existing, mismatches(specs, existing));
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
@@ -75,6 +84,28 @@ public final class TopicCreator {
         } catch (ExecutionException e) {
             throw new KafkaException("cannot list or describe topics: " + e.getCause().getMessage(), e.getCause());
         }
+    }
+
+    /**
+     * Waits until the leader of every partition of the {@code created} topics answers for it. A broker shows a new
+     * partition in its metadata before its replica manager opens it, and a produce in between is
+     * refused with a retriable error while a later batch of the same producer may already be taken
+     * (Kafka before 4.5, KAFKA-15591). A ListOffsets is answered only by a leader whose log is open,
+     * the same check a produce passes, and the admin client retries it until then.
+     */
+    private void awaitWritable(Collection<TopicSpec> specs, List<String> created) throws InterruptedException, ExecutionException {
+        if (created.isEmpty()) {
+            return;
+        }
+        Map<TopicPartition, OffsetSpec> partitions = new HashMap<>();
+        for (TopicSpec spec : specs) {
+            if (created.contains(spec.name())) {
+                for (int p = 0; p < spec.partitions(); p++) {
+                    partitions.put(new TopicPartition(spec.name(), p), OffsetSpec.latest());
+                }
+            }
+        }
+        admin.listOffsets(partitions).all().get();
     }
 
     private List<String> mismatches(Collection<TopicSpec> specs, List<String> existing) throws InterruptedException, ExecutionException {
