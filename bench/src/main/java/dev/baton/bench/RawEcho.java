@@ -1,6 +1,8 @@
 package dev.baton.bench;
 
 import dev.baton.topics.ClientConfigs;
+import dev.baton.topics.TopicCreator;
+import dev.baton.topics.TopicSpec;
 
 import java.nio.ByteBuffer;
 import java.time.Duration;
@@ -17,7 +19,6 @@ import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
@@ -42,8 +43,8 @@ final class RawEcho implements Echo {
         this.payload = new byte[payloadBytes];
         try (Admin admin = Admin.create(ClientConfigs.admin(bootstrap))) {
             // Deleted files go at once (not after the default minute), see close().
-            admin.createTopics(TOPICS.stream().map(t -> new NewTopic(t, partitions, (short) 1)
-                    .configs(Map.of("file.delete.delay.ms", "0"))).toList()).all().get();
+            // TopicCreator returns once every partition takes writes (an idempotent first write can be lost before: KAFKA-15591).
+            new TopicCreator(admin).create(TOPICS.stream().map(t -> new TopicSpec(t, partitions, (short) 1, Map.of("file.delete.delay.ms", "0"))).toList());
         }
         Map<String, Object> p = ClientConfigs.settings(bootstrap, Map.of("linger.ms", 1, "acks", "all"));
         producer = new KafkaProducer<>(p, new ByteArraySerializer(), new ByteArraySerializer());

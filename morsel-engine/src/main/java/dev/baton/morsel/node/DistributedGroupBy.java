@@ -6,7 +6,6 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -17,8 +16,10 @@ import dev.baton.dispatcher.ActivityOutcome;
 import dev.baton.morsel.kafka.OffsetRange;
 import dev.baton.morsel.kafka.TopicSplits;
 import dev.baton.topics.ClientConfigs;
+import dev.baton.topics.TopicCreator;
+import dev.baton.topics.TopicLayout;
+import dev.baton.topics.TopicSpec;
 import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 
@@ -56,7 +57,13 @@ public final class DistributedGroupBy {
         String exchange = EngineNode.exchangeTopic(job);
         try (Admin admin = Admin.create(ClientConfigs.admin(clientConfig))) {
             // The cluster's default replication, like Baton's own topics: an exchange lost with one broker fails the job.
-            admin.createTopics(Set.of(new NewTopic(exchange, Optional.of(exchangePartitions), Optional.empty()))).all().get(30, TimeUnit.SECONDS);
+            // TopicCreator returns once every partition takes writes: the engine nodes write to it idempotently at once.
+            TopicCreator.Report created = new TopicCreator(admin).create(
+                    List.of(new TopicSpec(exchange, exchangePartitions, TopicLayout.BROKER_DEFAULT_REPLICATION, Map.of())));
+            if (!created.created().contains(exchange)) {
+                throw new IllegalStateException("exchange topic " + exchange + " exists already: job id '" + job
+                        + "' is running or was left over; choose another job id or delete the topic");
+            }
             try {
                 List<OffsetRange> splits = splits(sourceTopic, offsetsPerSplit);
                 Map<OffsetRange, String> manifest = scan(job, splits, exchangePartitions);
