@@ -211,16 +211,35 @@ public final class LongAggTable {
         }
         long[] k = new long[size];
         long[] v = new long[size * slots];
-        for (int out = 0; out < size; out++) {
+        int out = 0;
+        while (out < size) {
             int best = -1;
+            long next = Long.MAX_VALUE; // the smallest head of the other runs (a table's keys are distinct)
             for (int r = 0; r < runs; r++) {
-                if (head[r] < end[r] && (best < 0 || keys[head[r]] < keys[head[best]])) {
+                if (head[r] >= end[r]) {
+                    continue;
+                }
+                long key = keys[head[r]];
+                if (best < 0 || key < keys[head[best]]) {
+                    if (best >= 0) {
+                        next = Math.min(next, keys[head[best]]);
+                    }
                     best = r;
+                } else {
+                    next = Math.min(next, key);
                 }
             }
-            int g = head[best]++;
-            k[out] = keys[g];
-            System.arraycopy(values, g * slots, v, out * slots, slots);
+            // A stolen morsel's groups form one block: copy the run up to the next other head at once.
+            int from = head[best];
+            int stop = from + 1;
+            while (stop < end[best] && keys[stop] < next) {
+                stop++;
+            }
+            int len = stop - from;
+            System.arraycopy(keys, from, k, out, len);
+            System.arraycopy(values, from * slots, v, out * slots, len * slots);
+            out += len;
+            head[best] = stop;
         }
         return new AggregateResult(k, v, slots);
     }

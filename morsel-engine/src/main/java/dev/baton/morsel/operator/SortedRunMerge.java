@@ -81,22 +81,43 @@ final class SortedRunMerge {
         int n = 0;
         while (true) {
             int best = -1;
+            long next = Long.MAX_VALUE; // the smallest head of the other runs
             for (int r = 0; r < runs.length; r++) {
-                if (head[r] < end[r] && (best < 0 || runs[r].key(head[r]) < runs[best].key(head[best]))) {
+                if (head[r] >= end[r]) {
+                    continue;
+                }
+                long k = runs[r].key(head[r]);
+                if (best < 0 || k < runs[best].key(head[best])) {
+                    if (best >= 0) {
+                        next = Math.min(next, runs[best].key(head[best]));
+                    }
                     best = r;
+                } else {
+                    next = Math.min(next, k);
                 }
             }
             if (best < 0) {
                 break;
             }
-            long k = runs[best].key(head[best]);
-            if (n == 0 || keys[n - 1] != k) {
-                keys[n++] = k;
-                System.arraycopy(runs[best].values(), head[best] * slots, values, (n - 1) * slots, slots);
-            } else {
-                Combine.combine(combine, slots, values, (n - 1) * slots, runs[best].values(), head[best] * slots);
+            AggregateResult run = runs[best];
+            long k = run.key(head[best]);
+            if (n > 0 && keys[n - 1] == k) {
+                Combine.combine(combine, slots, values, (n - 1) * slots, run.values(), head[best] * slots);
+                head[best]++;
+                continue;
             }
-            head[best]++;
+            // Clustered input leaves runs that interleave in long blocks: copy the block below every other head at once.
+            int start = head[best];
+            int stop = start + 1;
+            long[] runKeys = run.keys();
+            while (stop < end[best] && runKeys[stop] < next) {
+                stop++;
+            }
+            int len = stop - start;
+            System.arraycopy(runKeys, start, keys, n, len);
+            System.arraycopy(run.values(), start * slots, values, n * slots, len * slots);
+            n += len;
+            head[best] = stop;
         }
         return new AggregateResult(Arrays.copyOf(keys, n), Arrays.copyOf(values, n * slots), slots);
     }
