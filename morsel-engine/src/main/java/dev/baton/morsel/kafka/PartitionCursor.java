@@ -100,10 +100,11 @@ final class PartitionCursor implements AutoCloseable {
 
     /**
      * The records of the first fetch at {@code range}'s start, left pending for its scan: what a
-     * morsel size is tuned on, at the cost of no extra fetch.
+     * morsel size is tuned on, at the cost of no extra fetch. They stay with the cursor when it
+     * moves on, and a later {@link #prepare} keeps them if this worker's first range there starts
+     * at {@code range}'s start.
      */
     List<ConsumerRecord<byte[], byte[]>> peek(OffsetRange range) {
-        prepare(List.of(range));
         position(range);
         long deadline = System.nanoTime() + STALL_NANOS;
         while (pendingIndex >= pending.size() && consumer.position(assigned) < range.to() && System.nanoTime() < deadline) {
@@ -121,19 +122,40 @@ final class PartitionCursor implements AutoCloseable {
      * when its turn comes.
      */
     void prepare(List<OffsetRange> mine) {
-        readyAt.clear();
-        stash.clear();
-        assigned = null;
-        pending = List.of();
-        pendingIndex = 0;
+        leave();
         Map<TopicPartition, Long> first = new LinkedHashMap<>();
         for (OffsetRange r : mine) {
             first.putIfAbsent(new TopicPartition(r.topic(), r.partition()), r.from());
         }
+        // A partition that already stands where this worker starts it (a peek's first fetch) keeps its records and position.
+        Map<TopicPartition, Long> standing = new HashMap<>(readyAt);
+        readyAt.clear();
+        stash.keySet().retainAll(first.keySet());
         consumer.assign(first.keySet());
-        first.forEach(consumer::seek);
+        first.forEach((tp, from) -> {
+            if (!from.equals(standing.get(tp))) {
+                consumer.seek(tp, from);
+                stash.remove(tp);
+            }
+        });
         consumer.resume(first.keySet());
         readyAt.putAll(first);
+    }
+
+    /**
+     * Stops reading the partition being read: it pauses, and what its last poll fetched beyond what
+     * was handed out waits in the stash, so a later range that starts where this one stopped goes
+     * on without a seek or a second fetch of those records.
+     */
+    private void leave() {
+        if (assigned != null) {
+            consumer.pause(List.of(assigned));
+            stash.put(assigned, new ArrayList<>(pending.subList(pendingIndex, pending.size())));
+            readyAt.put(assigned, next);
+        }
+        assigned = null;
+        pending = List.of();
+        pendingIndex = 0;
     }
 
     private void poll() {
@@ -159,9 +181,7 @@ final class PartitionCursor implements AutoCloseable {
         if (tp.equals(assigned) && next == range.from()) {
             return;
         }
-        if (assigned != null) {
-            consumer.pause(List.of(assigned)); // its position is past what it handed out: it seeks if scanned again
-        }
+        leave();
         Long ready = readyAt.remove(tp);
         List<ConsumerRecord<byte[], byte[]>> kept = stash.remove(tp);
         if (ready == null || ready != range.from()) {
