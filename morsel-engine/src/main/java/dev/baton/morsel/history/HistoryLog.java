@@ -95,12 +95,16 @@ public final class HistoryLog implements AutoCloseable {
         this.threads = threads;
         this.metrics = metrics;
         this.timings = timings;
-        // opened beside: the fold's consumers, offsets and first fetches need no schema
+        // Opened beside, and the projections' schemas parsed beside: the fold's consumers, offsets and
+        // first fetches need neither, and on a cold JVM each is the better part of a second of class loading.
         this.registry = new RegistryOpening(schemaRegistryUrl, clientConfig, timings);
+        Thread parsing = new Thread(() -> timings.time("projections parsed (beside)", LogProjections::parse), "baton-projections");
+        parsing.setDaemon(true);
+        parsing.start();
         this.fold = new TopicFold(clientConfig, threads, metrics, timings);
-        this.history = new ProjectedReader(registry, LogProjections.HISTORY);
-        this.queries = new SiteQueries(history, new ProjectedReader(registry, LogProjections.OUTCOME));
-        this.commands = new ProjectedReader(registry, LogProjections.COMMAND);
+        this.history = new ProjectedReader(registry, () -> LogProjections.HISTORY);
+        this.queries = new SiteQueries(history, new ProjectedReader(registry, () -> LogProjections.OUTCOME));
+        this.commands = new ProjectedReader(registry, () -> LogProjections.COMMAND);
     }
 
     /** The last history scan's figures: records, bytes, morsels, time. */
