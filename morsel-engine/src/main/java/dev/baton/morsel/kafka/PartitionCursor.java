@@ -35,8 +35,12 @@ final class PartitionCursor implements AutoCloseable {
 
     private static final Duration POLL = Duration.ofMillis(200);
     private static final long STALL_NANOS = Duration.ofSeconds(30).toNanos();
-    /** Records kept per partition waiting its turn: a few fetches' worth, so prefetching never holds a whole partition. */
-    static final int STASH_RECORDS = 20_000;
+    /**
+     * Records kept per partition waiting its turn: two polls' worth, enough that a partition's turn
+     * starts without a wait. Every kept record is live at each young collection until it is read,
+     * so a deeper stash is copied again and again by the collector.
+     */
+    static final int STASH_RECORDS = 2 * ScanConsumers.MAX_POLL_RECORDS;
 
     private final KafkaConsumer<byte[], byte[]> consumer;
     /** Partitions assigned and positioned ahead of time ({@link #prepare}), paused, keyed to the offset they stand at. */
