@@ -21,7 +21,9 @@ import org.apache.kafka.common.TopicPartition;
  * One scanning worker's consumer and where it stands. A morsel that starts where the worker's
  * previous one ended, on the same partition, continues the stream: the records the last poll
  * fetched beyond that morsel's end are handed out first and nothing is sought or fetched again.
- * Any other morsel (another partition, or one stolen from a peer) assigns and seeks.
+ * A partition the worker leaves keeps what it fetched beyond what it handed out, so a later morsel
+ * that starts where it stopped goes on without a seek too; any other morsel (one stolen from a
+ * peer, say) assigns and seeks.
  *
  * <p>A worker's partitions are assigned together and fetched together ({@link #prepare}); records
  * that arrive for a partition other than the one being scanned are kept for its turn.
@@ -66,7 +68,7 @@ final class PartitionCursor implements AutoCloseable {
      *
      * @param cancelled checked after every poll
      * @return the records handed out
-     * @throws CancellationException if {@code cancelled} turned true; the cursor then seeks on its next range
+     * @throws CancellationException if {@code cancelled} turned true; the cursor stands where it stopped
      * @throws IllegalStateException if no record arrives for 30 s before the range's end
      */
     long scan(OffsetRange range, Consumer<ConsumerRecord<byte[], byte[]>> visitor, BooleanSupplier cancelled) {
