@@ -39,6 +39,19 @@ public final class ColumnPage {
         return new ColumnPage(ColumnEncoding.LONG, rows, 0, b, null);
     }
 
+    /**
+     * A page of plain longs over {@code littleEndian}'s first {@code rows} values, not copied: for a
+     * source that decodes each page into a buffer it reuses (a topic), the page is valid until that
+     * source's reader moves to another page, as {@link PageSource#page} is.
+     */
+    public static ColumnPage wrapLongs(ByteBuffer littleEndian, int rows) {
+        if (littleEndian.order() != ByteOrder.LITTLE_ENDIAN || littleEndian.capacity() < rows * Long.BYTES) {
+            throw new IllegalArgumentException("need a little-endian buffer of at least " + rows * Long.BYTES + " bytes, was "
+                    + littleEndian.order() + " of " + littleEndian.capacity());
+        }
+        return new ColumnPage(ColumnEncoding.LONG, rows, 0, littleEndian, null);
+    }
+
     public ColumnEncoding encoding() {
         return encoding;
     }

@@ -76,7 +76,8 @@ public final class HistoryLog implements AutoCloseable {
     private final ProjectedReader history;
     private final SiteQueries queries;
     private final ProjectedReader commands;
-    private final EventSerde<HistoryEvent> fullHistory;
+    /** Whole events, for the few a workflow's timeline prints; made on first use. */
+    private EventSerde<HistoryEvent> fullHistory;
     private TopicFold.Result<?> lastScan;
     private long lastUndecodable;
 
@@ -94,14 +95,16 @@ public final class HistoryLog implements AutoCloseable {
         this.threads = threads;
         this.metrics = metrics;
         this.timings = timings;
-        long start = System.nanoTime();
-        this.registry = SchemaRegistry.forUrl(schemaRegistryUrl, clientConfig);
-        timings.done("schema registry opened", start);
+        // Opened beside, and the projections' schemas parsed beside: the fold's consumers, offsets and
+        // first fetches need neither, and on a cold JVM each is the better part of a second of class loading.
+        this.registry = new RegistryOpening(schemaRegistryUrl, clientConfig, timings);
+        Thread parsing = new Thread(() -> timings.time("projections parsed (beside)", LogProjections::parse), "baton-projections");
+        parsing.setDaemon(true);
+        parsing.start();
         this.fold = new TopicFold(clientConfig, threads, metrics, timings);
-        this.history = new ProjectedReader(registry, LogProjections.HISTORY);
-        this.queries = new SiteQueries(history, new ProjectedReader(registry, LogProjections.OUTCOME));
-        this.commands = new ProjectedReader(registry, LogProjections.COMMAND);
-        this.fullHistory = EventSerde.of(HistoryEvent.class, registry);
+        this.history = new ProjectedReader(registry, () -> LogProjections.HISTORY);
+        this.queries = new SiteQueries(history, new ProjectedReader(registry, () -> LogProjections.OUTCOME));
+        this.commands = new ProjectedReader(registry, () -> LogProjections.COMMAND);
     }
 
     /** The last history scan's figures: records, bytes, morsels, time. */
@@ -231,6 +234,7 @@ public final class HistoryLog implements AutoCloseable {
      */
     public List<HistoryEvent> workflow(String workflowId, String namespace) {
         List<long[]> positions = queries.workflowPositions(fold, workflowId, namespace);
+        EventSerde<HistoryEvent> whole = fullHistory();
         Map<Integer, long[]> spans = new TreeMap<>(); // partition -> [first offset, last offset]
         Set<Long> wanted = new HashSet<>();
         for (long[] p : positions) {
@@ -244,7 +248,7 @@ public final class HistoryLog implements AutoCloseable {
             long position = SiteQueries.position(rec.partition(), rec.offset());
             if (wanted.contains(position)) {
                 try {
-                    found.put(position, fullHistory.decode(rec));
+                    found.put(position, whole.decode(rec));
                 } catch (UndecodableRecordException damagedOutsideTheProjection) {
                     // the projected fields read, another did not: left out, like any undecodable record
                 }
@@ -261,6 +265,13 @@ public final class HistoryLog implements AutoCloseable {
             }
         }
         return timeline;
+    }
+
+    private synchronized EventSerde<HistoryEvent> fullHistory() {
+        if (fullHistory == null) {
+            fullHistory = EventSerde.of(HistoryEvent.class, registry);
+        }
+        return fullHistory;
     }
 
     /** What a fold does with one decoded record. */

@@ -36,4 +36,9 @@ final class LogProjections {
 
     private LogProjections() {
     }
+
+    /** Parses the projections' schemas (this class's initialisation), for a thread that does it ahead of the first decode. */
+    static int parse() {
+        return HISTORY.size() + OUTCOME.size() + COMMAND.size();
+    }
 }

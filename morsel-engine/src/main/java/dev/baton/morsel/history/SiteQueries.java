@@ -22,6 +22,7 @@ import java.util.concurrent.atomic.AtomicLong;
 
 import dev.baton.events.HistoryKind;
 import dev.baton.events.OutcomeStatus;
+import dev.baton.morsel.kafka.OffsetRange;
 import dev.baton.morsel.kafka.ProjectedReader;
 import dev.baton.morsel.kafka.ProjectedRow;
 import dev.baton.morsel.kafka.TopicFold;
@@ -74,8 +75,12 @@ final class SiteQueries {
     private static final int A_COMPLETED = 1;
     private static final int A_REASON = 3;
     private static final int A_AT = 5;
-    /** Expected groups of a worker's partial before its table grows. */
+    /** Groups a query's tables start with when nothing says more. */
     private static final int EXPECTED_GROUPS = 1 << 12;
+    /** Beyond this many groups tables grow as they fill: a guess must not take memory a real history would not. */
+    private static final int MAX_EXPECTED_GROUPS = 1 << 21;
+    /** History events per site a whole history is sized for (dispatched, leased, an outcome). */
+    private static final int EVENTS_PER_SITE = 3;
 
     private final ProjectedReader history;
     private final ProjectedReader outcomes;
@@ -221,7 +226,10 @@ final class SiteQueries {
 
     private TopicFold.TopicQuery<AggregateResult> sitesQuery(TopicFold fold, HistoryLog.Scope scope) {
         long namespace = ids.id(scope.namespace());
-        return new TopicFold.TopicQuery<>(fold.partitions(BatonTopics.HISTORY), HISTORY_COLUMNS, historyDecoder(), scan -> {
+        List<OffsetRange> ranges = fold.partitions(BatonTopics.HISTORY);
+        // a whole history has a few events per site (a dispatch, a lease, an outcome): tables sized for that do not grow mid-scan
+        int expectedSites = scope.equals(HistoryLog.Scope.ALL) ? expectedGroups(ranges, EVENTS_PER_SITE) : EXPECTED_GROUPS;
+        return new TopicFold.TopicQuery<>(ranges, HISTORY_COLUMNS, historyDecoder(), scan -> {
             if (scope.fromMillis() != Long.MIN_VALUE) {
                 scan.filter(RangeFilter.between(scan.col("at"), scope.fromMillis(), Long.MAX_VALUE));
             }
@@ -235,7 +243,7 @@ final class SiteQueries {
             // the time of a dispatch, Long.MAX_VALUE otherwise: the first dispatch is the MIN
             ColumnRef dispatchAt = scan.project("dispatch_at", Expr.add(Expr.mul(scan.col("at"), dispatched),
                     Expr.mul(Expr.sub(Expr.lit(1), dispatched), Expr.lit(Long.MAX_VALUE))));
-            HashAggregate agg = HashAggregate.groupBy(scan.col("site"), EXPECTED_GROUPS)
+            HashAggregate agg = HashAggregate.groupBy(scan.col("site"), expectedSites)
                     .maxBy(offset, scan.col("kind"))
                     .maxBy(order, scan.col("request"))
                     .maxBy(order, scan.col("attempt"))
@@ -250,10 +258,12 @@ final class SiteQueries {
     }
 
     private TopicFold.TopicQuery<AggregateResult> answersQuery(TopicFold fold) {
-        return new TopicFold.TopicQuery<>(fold.partitions(BatonTopics.RESULTS), OUTCOME_COLUMNS, outcomeDecoder(), scan -> {
+        List<OffsetRange> ranges = fold.partitions(BatonTopics.RESULTS);
+        int expectedRequests = expectedGroups(ranges, 1); // a request is answered once, but for unmatched copies
+        return new TopicFold.TopicQuery<>(ranges, OUTCOME_COLUMNS, outcomeDecoder(), scan -> {
             scan.filter(RangeFilter.between(scan.col("unmatched"), 0, 0));
             ColumnRef first = scan.project("first", Expr.sub(Expr.lit(0), scan.col("offset")));
-            HashAggregate agg = HashAggregate.groupBy(scan.col("request"), EXPECTED_GROUPS)
+            HashAggregate agg = HashAggregate.groupBy(scan.col("request"), expectedRequests)
                     .maxBy(first, scan.col("completed"))
                     .maxBy(first, scan.col("reason"))
                     .maxBy(first, scan.col("at"));
@@ -280,6 +290,12 @@ final class SiteQueries {
             return agg::result;
         }, () -> false).value();
         return a.rows() == 0 ? List.of() : new SortLimit(List.of(SortLimit.Order.asc(1)), a.rows()).apply(a);
+    }
+
+    /** Groups expected over these ranges at {@code recordsPerGroup}, within [{@value #EXPECTED_GROUPS}, {@value #MAX_EXPECTED_GROUPS}]. */
+    private static int expectedGroups(List<OffsetRange> ranges, int recordsPerGroup) {
+        long records = ranges.stream().mapToLong(OffsetRange::offsets).sum();
+        return (int) Math.max(EXPECTED_GROUPS, Math.min(MAX_EXPECTED_GROUPS, records / recordsPerGroup));
     }
 
     static long position(int partition, long offset) {

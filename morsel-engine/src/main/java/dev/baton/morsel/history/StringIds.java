@@ -75,26 +75,30 @@ final class StringIds {
         return h ^ (h >>> 16);
     }
 
-    /** One lock's share of the strings: their bytes end to end, and a table from hash to index. */
+    /**
+     * One lock's share of the strings: their bytes end to end, and a table from hash to index. A
+     * slot holds the string's hash beside its index, so a probe compares hashes without touching
+     * another array: on a table of a million strings each array read is a cache miss.
+     */
     private static final class Segment {
 
         private byte[] bytes = new byte[1 << 12];
         private int used;
         /** String i spans {@code bytes[ends[i-1] .. ends[i])} (from 0 for the first). */
         private int[] ends = new int[1 << 6];
-        private int[] hashes = new int[1 << 6];
         private int count;
-        /** Index + 1 of the string in each slot, 0 when empty; at most half full. */
-        private int[] slots = new int[1 << 7];
+        /** {@code hash << 32 | index + 1} of the string in each slot, 0 when empty; at most half full. */
+        private long[] slots = new long[1 << 7];
 
         synchronized long intern(byte[] s, int length, int hash) {
             int mask = slots.length - 1;
             for (int slot = (hash >>> 6) & mask; ; slot = (slot + 1) & mask) {
-                int index = slots[slot] - 1;
-                if (index < 0) {
+                long entry = slots[slot];
+                if (entry == 0) {
                     return add(s, length, hash, slot);
                 }
-                if (hashes[index] == hash && equals(index, s, length)) {
+                int index = (int) entry - 1;
+                if ((int) (entry >>> 32) == hash && equals(index, s, length)) {
                     return index;
                 }
             }
@@ -121,27 +125,31 @@ final class StringIds {
             used += length;
             if (count == ends.length) {
                 ends = Arrays.copyOf(ends, 2 * count);
-                hashes = Arrays.copyOf(hashes, 2 * count);
             }
             int index = count++;
             ends[index] = used;
-            hashes[index] = hash;
-            slots[slot] = index + 1;
+            slots[slot] = entry(hash, index);
             if (2 * count > slots.length) {
                 rehash();
             }
             return index;
         }
 
+        private static long entry(int hash, int index) {
+            return (long) hash << 32 | (index + 1);
+        }
+
         private void rehash() {
-            int[] grown = new int[2 * slots.length];
+            long[] grown = new long[2 * slots.length];
             int mask = grown.length - 1;
-            for (int index = 0; index < count; index++) {
-                int slot = (hashes[index] >>> 6) & mask;
-                while (grown[slot] != 0) {
-                    slot = (slot + 1) & mask;
+            for (long entry : slots) {
+                if (entry != 0) {
+                    int slot = ((int) (entry >>> 32) >>> 6) & mask;
+                    while (grown[slot] != 0) {
+                        slot = (slot + 1) & mask;
+                    }
+                    grown[slot] = entry;
                 }
-                grown[slot] = index + 1;
             }
             slots = grown;
         }

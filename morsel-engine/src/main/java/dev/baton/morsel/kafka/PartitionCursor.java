@@ -21,7 +21,9 @@ import org.apache.kafka.common.TopicPartition;
  * One scanning worker's consumer and where it stands. A morsel that starts where the worker's
  * previous one ended, on the same partition, continues the stream: the records the last poll
  * fetched beyond that morsel's end are handed out first and nothing is sought or fetched again.
- * Any other morsel (another partition, or one stolen from a peer) assigns and seeks.
+ * A partition the worker leaves keeps what it fetched beyond what it handed out, so a later morsel
+ * that starts where it stopped goes on without a seek too; any other morsel (one stolen from a
+ * peer, say) assigns and seeks.
  *
  * <p>A worker's partitions are assigned together and fetched together ({@link #prepare}); records
  * that arrive for a partition other than the one being scanned are kept for its turn.
@@ -35,8 +37,12 @@ final class PartitionCursor implements AutoCloseable {
 
     private static final Duration POLL = Duration.ofMillis(200);
     private static final long STALL_NANOS = Duration.ofSeconds(30).toNanos();
-    /** Records kept per partition waiting its turn: a few fetches' worth, so prefetching never holds a whole partition. */
-    static final int STASH_RECORDS = 20_000;
+    /**
+     * Records kept per partition waiting its turn: two polls' worth, enough that a partition's turn
+     * starts without a wait. Every kept record is live at each young collection until it is read,
+     * so a deeper stash is copied again and again by the collector.
+     */
+    static final int STASH_RECORDS = 2 * ScanConsumers.MAX_POLL_RECORDS;
 
     private final KafkaConsumer<byte[], byte[]> consumer;
     /** Partitions assigned and positioned ahead of time ({@link #prepare}), paused, keyed to the offset they stand at. */
@@ -62,7 +68,7 @@ final class PartitionCursor implements AutoCloseable {
      *
      * @param cancelled checked after every poll
      * @return the records handed out
-     * @throws CancellationException if {@code cancelled} turned true; the cursor then seeks on its next range
+     * @throws CancellationException if {@code cancelled} turned true; the cursor stands where it stopped
      * @throws IllegalStateException if no record arrives for 30 s before the range's end
      */
     long scan(OffsetRange range, Consumer<ConsumerRecord<byte[], byte[]>> visitor, BooleanSupplier cancelled) {
@@ -100,10 +106,11 @@ final class PartitionCursor implements AutoCloseable {
 
     /**
      * The records of the first fetch at {@code range}'s start, left pending for its scan: what a
-     * morsel size is tuned on, at the cost of no extra fetch.
+     * morsel size is tuned on, at the cost of no extra fetch. They stay with the cursor when it
+     * moves on, and a later {@link #prepare} keeps them if this worker's first range there starts
+     * at {@code range}'s start.
      */
     List<ConsumerRecord<byte[], byte[]>> peek(OffsetRange range) {
-        prepare(List.of(range));
         position(range);
         long deadline = System.nanoTime() + STALL_NANOS;
         while (pendingIndex >= pending.size() && consumer.position(assigned) < range.to() && System.nanoTime() < deadline) {
@@ -121,19 +128,40 @@ final class PartitionCursor implements AutoCloseable {
      * when its turn comes.
      */
     void prepare(List<OffsetRange> mine) {
-        readyAt.clear();
-        stash.clear();
-        assigned = null;
-        pending = List.of();
-        pendingIndex = 0;
+        leave();
         Map<TopicPartition, Long> first = new LinkedHashMap<>();
         for (OffsetRange r : mine) {
             first.putIfAbsent(new TopicPartition(r.topic(), r.partition()), r.from());
         }
+        // A partition that already stands where this worker starts it (a peek's first fetch) keeps its records and position.
+        Map<TopicPartition, Long> standing = new HashMap<>(readyAt);
+        readyAt.clear();
+        stash.keySet().retainAll(first.keySet());
         consumer.assign(first.keySet());
-        first.forEach(consumer::seek);
+        first.forEach((tp, from) -> {
+            if (!from.equals(standing.get(tp))) {
+                consumer.seek(tp, from);
+                stash.remove(tp);
+            }
+        });
         consumer.resume(first.keySet());
         readyAt.putAll(first);
+    }
+
+    /**
+     * Stops reading the partition being read: it pauses, and what its last poll fetched beyond what
+     * was handed out waits in the stash, so a later range that starts where this one stopped goes
+     * on without a seek or a second fetch of those records.
+     */
+    private void leave() {
+        if (assigned != null) {
+            consumer.pause(List.of(assigned));
+            stash.put(assigned, new ArrayList<>(pending.subList(pendingIndex, pending.size())));
+            readyAt.put(assigned, next);
+        }
+        assigned = null;
+        pending = List.of();
+        pendingIndex = 0;
     }
 
     private void poll() {
@@ -159,9 +187,7 @@ final class PartitionCursor implements AutoCloseable {
         if (tp.equals(assigned) && next == range.from()) {
             return;
         }
-        if (assigned != null) {
-            consumer.pause(List.of(assigned)); // its position is past what it handed out: it seeks if scanned again
-        }
+        leave();
         Long ready = readyAt.remove(tp);
         List<ConsumerRecord<byte[], byte[]>> kept = stash.remove(tp);
         if (ready == null || ready != range.from()) {

@@ -4,6 +4,7 @@ import java.io.EOFException;
 import java.io.IOException;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Supplier;
 
 import dev.baton.schemas.EventSerde;
 import dev.baton.schemas.UndecodableRecordException;
@@ -29,20 +30,39 @@ import org.apache.avro.io.DecoderFactory;
 public final class ProjectedReader {
 
     private final SchemaRegistry registry;
-    private final Projection projection;
+    private final Supplier<Projection> projectionSource;
+    private volatile Projection projection;
     private final Map<Integer, ProjectionPlan> planById = new ConcurrentHashMap<>();
 
     public ProjectedReader(SchemaRegistry registry, Projection projection) {
+        this(registry, () -> projection);
+    }
+
+    /**
+     * A reader whose projection is asked for on first use: a projection of a generated class parses
+     * its Avro schema, which on a cold JVM is class loading and JSON that a command can do beside
+     * other work instead of before it.
+     */
+    public ProjectedReader(SchemaRegistry registry, Supplier<Projection> projection) {
         this.registry = registry;
-        this.projection = projection;
+        this.projectionSource = projection;
     }
 
     public Projection projection() {
-        return projection;
+        Projection p = projection;
+        if (p == null) {
+            synchronized (this) {
+                if (projection == null) {
+                    projection = projectionSource.get();
+                }
+                p = projection;
+            }
+        }
+        return p;
     }
 
     public ProjectedRow newRow() {
-        return new ProjectedRow(projection.size());
+        return new ProjectedRow(projection().size());
     }
 
     /**
@@ -94,11 +114,11 @@ public final class ProjectedReader {
         } catch (SchemaNotFoundException e) {
             throw undecodable(Reason.UNKNOWN_SCHEMA_ID, "schema id " + id + " is not registered", topic, e);
         }
-        if (SchemaEvolution.backwardIncompatibilities(projection.reader(), writer).isPresent()) {
+        if (SchemaEvolution.backwardIncompatibilities(projection().reader(), writer).isPresent()) {
             throw undecodable(Reason.INCOMPATIBLE_SCHEMA, "schema id " + id + " (" + writer.getFullName() + ") cannot be read as "
-                    + projection.reader().getFullName(), topic, null);
+                    + projection().reader().getFullName(), topic, null);
         }
-        return planById.computeIfAbsent(id, i -> ProjectionPlan.compile(writer, projection));
+        return planById.computeIfAbsent(id, i -> ProjectionPlan.compile(writer, projection()));
     }
 
     private static UndecodableRecordException undecodable(Reason reason, String detail, String topic, Throwable cause) {

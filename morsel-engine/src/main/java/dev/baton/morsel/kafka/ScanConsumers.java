@@ -17,8 +17,21 @@ import org.apache.kafka.common.serialization.ByteArrayDeserializer;
  */
 public final class ScanConsumers implements AutoCloseable {
 
-    /** Bytes one fetch brings per partition: a morsel's stream is a few fetches, not hundreds. */
-    public static final int PARTITION_FETCH_BYTES = 8 * 1024 * 1024;
+    /**
+     * Bytes one fetch brings per partition: a few morsels' worth. Fetched bytes stay live until their
+     * records are read, and a worker fetches all its partitions at once, so larger fetches are
+     * buffers the collector copies at each young collection (8 MiB cost more GC than they saved in
+     * requests; docs/decisions.md, "A cold replay, second pass").
+     */
+    public static final int PARTITION_FETCH_BYTES = 1024 * 1024;
+
+    /**
+     * Records one poll parses and hands out. A poll parses its records whether the morsel wants them
+     * or not, and a worker that seeks (a stolen morsel, another partition) drops what it parsed beyond
+     * its morsel; polls of about a morsel's records (a few thousand) bound that waste, and a poll
+     * costs microseconds.
+     */
+    static final int MAX_POLL_RECORDS = 2_000;
 
     private final PartitionCursor[] cursors;
 
@@ -40,9 +53,9 @@ public final class ScanConsumers implements AutoCloseable {
      */
     public static Map<String, Object> readerConfig(Map<String, Object> clientConfig) {
         Map<String, Object> c = ClientConfigs.assignedReader(clientConfig);
-        c.putIfAbsent(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, 10_000);
+        c.putIfAbsent(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, MAX_POLL_RECORDS);
         c.putIfAbsent(ConsumerConfig.MAX_PARTITION_FETCH_BYTES_CONFIG, PARTITION_FETCH_BYTES);
-        c.putIfAbsent(ConsumerConfig.FETCH_MAX_BYTES_CONFIG, 64 * 1024 * 1024);
+        c.putIfAbsent(ConsumerConfig.FETCH_MAX_BYTES_CONFIG, 8 * PARTITION_FETCH_BYTES);
         c.putIfAbsent(ConsumerConfig.RECEIVE_BUFFER_CONFIG, 4 * 1024 * 1024);
         // A scan stops at the end offsets of the moment, so the broker must not hold a fetch waiting for
         // more: the consumer prefetches past a partition's end, and while the broker parks that fetch

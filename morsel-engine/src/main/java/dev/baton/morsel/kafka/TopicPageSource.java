@@ -1,5 +1,7 @@
 package dev.baton.morsel.kafka;
 
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import java.nio.LongBuffer;
 import java.util.List;
 import java.util.Map;
@@ -8,6 +10,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
 
+import dev.baton.morsel.data.ColumnPage;
 import dev.baton.morsel.data.PageSource;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 
@@ -54,11 +57,20 @@ public final class TopicPageSource implements PageSource, AutoCloseable {
      */
     private static final class DecodedPage {
         int page = -1;
-        long[][] columns;
+        /** Little-endian, as {@link ColumnPage} reads them: the operators get them without a copy. */
+        ByteBuffer[] columns;
         int rows;
 
         DecodedPage(int columnCount) {
-            columns = new long[columnCount][0];
+            columns = buffers(columnCount, 0);
+        }
+
+        static ByteBuffer[] buffers(int columnCount, int rows) {
+            ByteBuffer[] b = new ByteBuffer[columnCount];
+            for (int c = 0; c < columnCount; c++) {
+                b[c] = ByteBuffer.allocate(rows * Long.BYTES).order(ByteOrder.LITTLE_ENDIAN);
+            }
+            return b;
         }
     }
 
@@ -164,7 +176,14 @@ public final class TopicPageSource implements PageSource, AutoCloseable {
     @Override
     public LongBuffer page(int page, int column) {
         DecodedPage d = decode(page);
-        return LongBuffer.wrap(d.columns[column], 0, d.rows);
+        return d.columns[column].asLongBuffer().limit(d.rows);
+    }
+
+    /** The decoded column itself, not a copy: valid until the calling thread reads another page, as {@link #page} is. */
+    @Override
+    public ColumnPage column(int page, int column) {
+        DecodedPage d = decode(page);
+        return ColumnPage.wrapLongs(d.columns[column], d.rows);
     }
 
     private DecodedPage decode(int page) {
@@ -178,11 +197,11 @@ public final class TopicPageSource implements PageSource, AutoCloseable {
         }
         int worker = workerOfCurrentThread();
         // A page holds at most its offset count of rows: decode straight into columns of that size, no row objects.
-        int capacity = (int) Math.min(Integer.MAX_VALUE - 8, ranges.get(page).offsets());
-        if (d.columns.length > 0 && d.columns[0].length < capacity) {
-            d.columns = new long[columns.size()][capacity];
+        int capacity = (int) Math.min((Integer.MAX_VALUE - 8) / Long.BYTES, ranges.get(page).offsets());
+        if (d.columns.length > 0 && d.columns[0].capacity() < capacity * Long.BYTES) {
+            d.columns = DecodedPage.buffers(columns.size(), capacity);
         }
-        long[][] cols = d.columns;
+        ByteBuffer[] cols = d.columns;
         long[] row = new long[columns.size()];
         long[] bytes = new long[1];
         int[] rows = new int[1];
@@ -190,9 +209,9 @@ public final class TopicPageSource implements PageSource, AutoCloseable {
         long records = scan(worker, page, r -> {
             bytes[0] += Math.max(0, r.serializedKeySize()) + Math.max(0, r.serializedValueSize());
             if (decoder.decode(r, row)) {
-                int i = rows[0]++;
+                int at = rows[0]++ * Long.BYTES;
                 for (int c = 0; c < row.length; c++) {
-                    cols[c][i] = row[c];
+                    cols[c].putLong(at, row[c]);
                 }
             }
         });
