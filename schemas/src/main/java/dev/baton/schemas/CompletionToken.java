@@ -34,12 +34,6 @@ public record CompletionToken(String value) {
     private static final Base64.Encoder ENCODER = Base64.getUrlEncoder().withoutPadding();
     private static final String HMAC = "HmacSHA256";
     private static final ThreadLocal<Mac> MACS = ThreadLocal.withInitial(CompletionToken::newMac);
-    /**
-     * Per thread, a Mac kept initialised with the last token key it was given: every new site's secret
-     * is made with the same key, and {@code doFinal} leaves a Mac ready for the next message under it,
-     * so the key need not be set (and its pads hashed) again for each site.
-     */
-    private static final ThreadLocal<KeyedMac> TOKEN_KEY_MACS = ThreadLocal.withInitial(KeyedMac::new);
     private static final ThreadLocal<MessageDigest> SHA256 = ThreadLocal.withInitial(CompletionToken::newSha256);
 
     public CompletionToken {
@@ -67,7 +61,12 @@ public record CompletionToken(String value) {
      * so their reports still count. Without the key a token is as unguessable as with a random secret.
      */
     public static byte[] siteSecret(byte[] tokenKey, byte[] siteKey, int partition, long offset) {
-        Mac mac = TOKEN_KEY_MACS.get().keyedWith(tokenKey);
+        Mac mac = MACS.get();
+        try {
+            mac.init(new SecretKeySpec(tokenKey, HMAC));
+        } catch (GeneralSecurityException e) {
+            throw new IllegalStateException("HMAC key rejected", e);
+        }
         mac.update(siteKey);
         byte[] full = mac.doFinal(ByteBuffer.allocate(12).putInt(partition).putLong(offset).array());
         return Arrays.copyOf(full, BYTES);
@@ -107,24 +106,6 @@ public record CompletionToken(String value) {
     @Override
     public String toString() {
         return value.length() <= 4 ? "****" : value.substring(0, 4) + "…";
-    }
-
-    private static final class KeyedMac {
-        private final Mac mac = newMac();
-        private byte[] key;
-
-        Mac keyedWith(byte[] wanted) {
-            if (key == null || !Arrays.equals(key, wanted)) {
-                key = null; // a key the Mac rejected leaves it keyed with nothing
-                try {
-                    mac.init(new SecretKeySpec(wanted, HMAC));
-                } catch (GeneralSecurityException e) {
-                    throw new IllegalStateException("HMAC key rejected", e);
-                }
-                key = wanted.clone();
-            }
-            return mac;
-        }
     }
 
     private static Mac newMac() {
