@@ -13,7 +13,6 @@ import dev.baton.events.store.Superseded;
 import dev.baton.events.store.Waiter;
 import dev.baton.schemas.Reasons;
 import dev.baton.schemas.SiteKey;
-import dev.baton.streams.state.SiteStore;
 
 /**
  * The rules for a service's {@code DispatchCommand}: start, join, republish, collision, takeover,
@@ -24,21 +23,20 @@ import dev.baton.streams.state.SiteStore;
  */
 final class DispatchRules {
 
-    private final SiteStore sites;
     private final SiteLifecycle lifecycle;
     private final Emitter emit;
     private final QueueDirectory queues;
     private final boolean atLeastOnce;
 
-    DispatchRules(SiteStore sites, SiteLifecycle lifecycle, Emitter emit, QueueDirectory queues, boolean atLeastOnce) {
+    DispatchRules(SiteLifecycle lifecycle, Emitter emit, QueueDirectory queues, boolean atLeastOnce) {
         this.atLeastOnce = atLeastOnce;
-        this.sites = sites;
         this.lifecycle = lifecycle;
         this.emit = emit;
         this.queues = queues;
     }
 
-    void requested(SiteKey site, DispatchCommand cmd) {
+    /** {@code current} is the site's row as the step found it (read once per step by the processor). */
+    void requested(SiteKey site, DispatchCommand cmd, Optional<SiteState> current) {
         if (!queues.isDeclared(cmd.getQueue())) {
             refuse(site, cmd, HistoryKind.UNAVAILABLE, Reasons.UNAVAILABLE + " unknown queue '" + cmd.getQueue()
                     + "': declare it with `baton topics create --queue " + cmd.getQueue() + "`");
@@ -49,7 +47,6 @@ final class DispatchRules {
                     + cmd.getQueue() + "': declare it with `baton topics create --queue " + cmd.getQueue() + " --node " + cmd.getNode() + "`");
             return;
         }
-        Optional<SiteState> current = sites.get(site);
         if (current.isEmpty()) {
             lifecycle.startRun(site, null, cmd, emit.now());
             return;
@@ -112,8 +109,7 @@ final class DispatchRules {
         }
     }
 
-    void cancel(SiteKey site, DispatchCommand cmd) {
-        Optional<SiteState> current = sites.get(site);
+    void cancel(SiteKey site, DispatchCommand cmd, Optional<SiteState> current) {
         if (current.isEmpty() || current.get().getState() == SiteStatus.RESOLVED) {
             return; // nothing live to cancel; a cancel is a request, not a fact worth recording
         }

@@ -88,16 +88,7 @@ final class SiteLifecycle {
      * lends its token secret (so tokens it issued stay recognisable) and its last self-ended token.
      */
     SiteState startRun(SiteKey site, SiteState previous, DispatchCommand cmd, long firstRequestedAtMillis) {
-        long now = emit.now();
-        SiteState state = SiteState.newBuilder()
-                .setState(SiteStatus.PENDING).setAttempt(cmd.getAttempt()).setCallerAttempt(cmd.getAttempt()).setGeneration(1)
-                .setRequestId(cmd.getRequestId()).setReplyKey(cmd.getReplyKey()).setRunId(cmd.getRunId())
-                .setIdempotencyKey(cmd.getIdempotencyKey()).setQueue(cmd.getQueue()).setActivityType(cmd.getActivityType())
-                .setNode(cmd.getNode()).setInput(cmd.getInput()).setRetryPolicy(cmd.getRetryPolicy())
-                .setTimeouts(queueTimeouts.resolve(cmd.getQueue(), cmd.getTimeouts()))
-                .setCreatedAtMillis(now).setFirstRequestedAtMillis(firstRequestedAtMillis).setDeadlines(new HashMap<>())
-                .setWaiters(new ArrayList<>())
-                .build();
+        SiteState state = newRow(cmd, queueTimeouts.resolve(cmd.getQueue(), cmd.getTimeouts()), emit.now(), firstRequestedAtMillis).build();
         if (previous == null) {
             state.setTokenSecret(newSecret(site));
         } else {
@@ -117,6 +108,26 @@ final class SiteLifecycle {
         }
         beginAttempt(site, state);
         return state;
+    }
+
+    /**
+     * The row of a new run, before its secret and history are added. Every field whose schema default
+     * is not null is set here, to that default where the run has nothing else: Avro's {@code build()}
+     * fills an unset field by looking its default up in a cache keyed by the field, whose hash walks
+     * the field's whole schema (the earlier runs' nested records included) on every call, and that
+     * was most of the cost of starting a run (docs/decisions.md, issue 29).
+     */
+    static SiteState.Builder newRow(DispatchCommand cmd, Timeouts timeouts, long now, long firstRequestedAtMillis) {
+        return SiteState.newBuilder()
+                .setState(SiteStatus.PENDING).setAttempt(cmd.getAttempt()).setCallerAttempt(cmd.getAttempt()).setGeneration(1)
+                .setRequestId(cmd.getRequestId()).setReplyKey(cmd.getReplyKey()).setRunId(cmd.getRunId())
+                .setIdempotencyKey(cmd.getIdempotencyKey()).setQueue(cmd.getQueue()).setActivityType(cmd.getActivityType())
+                .setNode(cmd.getNode()).setInput(cmd.getInput()).setRetryPolicy(cmd.getRetryPolicy())
+                .setTimeouts(timeouts)
+                .setCreatedAtMillis(now).setFirstRequestedAtMillis(firstRequestedAtMillis).setDeadlines(new HashMap<>())
+                .setWaiters(new ArrayList<>())
+                .setTransportLosses(0).setDispatchOffset(-1L).setEventsOffset(-1L)
+                .setEarlierRuns(new ArrayList<>()).setRefusals(new ArrayList<>());
     }
 
     /**

@@ -91,7 +91,7 @@ public final class SiteProcessor implements Processor<byte[], byte[], byte[], by
         deadlineRecords = new DeadlineRecords();
         validator = new InputValidator(settings.maxPayloadBytes());
         partitionCheck = new PartitionCheck(settings.inputPartitions());
-        dispatchRules = new DispatchRules(sites, lifecycle, emit, settings.queues(), settings.atLeastOnce());
+        dispatchRules = new DispatchRules(lifecycle, emit, settings.queues(), settings.atLeastOnce());
         workerEventRules = new WorkerEventRules(sites, lifecycle, emit, settings.metrics(), reason -> deadLetter(current, reason));
         deadlineRules = new DeadlineRules(sites, deadlines, lifecycle, settings.metrics(), census, settings.transportLossBudget());
         context.schedule(Duration.ofMillis(settings.timerResolutionMs()), PunctuationType.WALL_CLOCK_TIME, this::punctuate);
@@ -186,15 +186,16 @@ public final class SiteProcessor implements Processor<byte[], byte[], byte[], by
             refuseInvalid(site, cmd, problem.get());
             return;
         }
-        boolean replay = alreadyApplied(site);
+        Optional<SiteState> row = sites.get(site);
+        boolean replay = alreadyApplied(row);
         if (cmd.getKind() == DispatchKind.CANCEL) {
             if (!replay) {
                 // A cancel already applied is not decided again: the state ahead of it may hold a run
                 // started after it, which it never cancelled.
-                dispatchRules.cancel(site, cmd);
+                dispatchRules.cancel(site, cmd, row);
             }
         } else {
-            dispatchRules.requested(site, cmd);
+            dispatchRules.requested(site, cmd, row);
         }
         if (replay) {
             reassert(site);
@@ -208,23 +209,31 @@ public final class SiteProcessor implements Processor<byte[], byte[], byte[], by
             deadLetter(record, "invalid WorkerEvent: " + problem.get());
             return;
         }
-        if (!alreadyApplied(site)) {
-            workerEventRules.on(site, event);
+        Optional<SiteState> row = sites.get(site);
+        if (!alreadyApplied(row)) {
+            workerEventRules.on(site, event, row);
             return;
         }
         // The row holds this report already. The report that ended its generation is not decided
         // again (it would now look late: relayed, or refused with a stop); the rest are, as a late
         // or repeated report is. Then the row's outputs go out again, in case the crash lost them.
-        SiteState row = sites.get(site).orElseThrow();
-        if (row.getResolvedToken() == null || !new CompletionToken(row.getResolvedToken()).matches(event.getToken())) {
-            workerEventRules.on(site, event);
+        String resolvedToken = row.get().getResolvedToken();
+        if (resolvedToken == null || !new CompletionToken(resolvedToken).matches(event.getToken())) {
+            workerEventRules.on(site, event, row);
         }
         reassert(site);
     }
 
-    /** Whether the site's row already holds this step's record (at-least-once reprocessing; never under exactly-once). */
+    /**
+     * Whether the site's row already holds this step's record (at-least-once reprocessing; never under exactly-once).
+     * The row is read once per input record and handed to the rules: each read decodes the whole row.
+     */
+    private boolean alreadyApplied(Optional<SiteState> row) {
+        return row.map(sites::alreadyApplied).orElse(false);
+    }
+
     private boolean alreadyApplied(SiteKey site) {
-        return sites.get(site).map(sites::alreadyApplied).orElse(false);
+        return alreadyApplied(sites.get(site));
     }
 
     private void reassert(SiteKey site) {

@@ -46,8 +46,8 @@ final class WorkerEventRules {
         this.inputDeadLetters = inputDeadLetters;
     }
 
-    void on(SiteKey site, WorkerEvent event) {
-        Optional<SiteState> current = sites.get(site);
+    /** {@code current} is the site's row as the step found it (read once per step by the processor). */
+    void on(SiteKey site, WorkerEvent event, Optional<SiteState> current) {
         if (current.isEmpty()) {
             unknownSite(site, event);
             return;
