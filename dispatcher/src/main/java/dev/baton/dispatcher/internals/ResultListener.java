@@ -44,6 +44,8 @@ import org.slf4j.LoggerFactory;
 public final class ResultListener implements Runnable, AutoCloseable {
 
     private static final Logger log = LoggerFactory.getLogger(ResultListener.class);
+    /** How often the read position is committed while results arrive. */
+    static final Duration COMMIT_EVERY = Duration.ofMillis(100);
     static final Duration RETRY_BACKOFF = Duration.ofMillis(500);
 
     private final String clientId;
@@ -122,6 +124,8 @@ public final class ResultListener implements Runnable, AutoCloseable {
             long position = reader.position(KeyedPartitionReader.Start.COMMITTED, Duration.ofSeconds(30));
             log.debug("client {} reads results from {} at offset {}", clientId, partition, position);
             positioned.countDown();
+            long lastCommit = System.nanoTime();
+            boolean uncommitted = false;
             while (running) {
                 resumeAfterBackoff();
                 boolean any = false;
@@ -134,8 +138,13 @@ public final class ResultListener implements Runnable, AutoCloseable {
                     }
                     any = true;
                 }
-                if (any) {
+                uncommitted |= any;
+                // At most one commit per COMMIT_EVERY: one per poll was a tenth of this thread and a write to
+                // __consumer_offsets per batch; a restart reads again at most that much, and copies are dropped.
+                if (uncommitted && System.nanoTime() - lastCommit >= COMMIT_EVERY.toNanos()) {
                     consumer.commitAsync();
+                    lastCommit = System.nanoTime();
+                    uncommitted = false;
                 }
             }
             consumer.commitSync(Duration.ofSeconds(5));

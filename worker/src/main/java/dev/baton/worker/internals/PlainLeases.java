@@ -52,6 +52,8 @@ final class PlainLeases implements Leases {
      * start of their heartbeat deadline, and their batch's offsets are committed this much later.
      */
     static final Duration DEFERRAL = Duration.ofMillis(20);
+    /** How often acknowledged offsets are committed. */
+    static final Duration COMMIT_EVERY = Duration.ofMillis(100);
 
     /** A poll batch waiting for its runs' settling records to be acknowledged before its offsets are committed. */
     private record Batch(List<Future<?>> settling, Map<TopicPartition, OffsetAndMetadata> consumed,
@@ -88,6 +90,9 @@ final class PlainLeases implements Leases {
     private final ScheduledExecutorService timer;
     private final List<Future<?>> sent = new ArrayList<>();
     private final ArrayDeque<Batch> unacknowledged = new ArrayDeque<>();
+    /** Offsets acknowledged and not yet committed. */
+    private final Map<TopicPartition, OffsetAndMetadata> acknowledged = new HashMap<>();
+    private long lastCommitNanos = System.nanoTime() - COMMIT_EVERY.toNanos();
 
     PlainLeases(EventSender events, Consumer<byte[], byte[]> consumer, String owner) {
         this(events, consumer, owner, DEFERRAL);
@@ -151,8 +156,14 @@ final class PlainLeases implements Leases {
      */
     @Override
     public void commitAcknowledged() {
-        Map<TopicPartition, OffsetAndMetadata> offsets = acknowledgedPrefix(System.nanoTime());
-        if (!offsets.isEmpty()) {
+        long now = System.nanoTime();
+        acknowledged.putAll(acknowledgedPrefix(now));
+        // At most one commit per COMMIT_EVERY: one per poll was a tenth of the loop's thread and a write to
+        // __consumer_offsets per batch; a crash runs again at most that much more, and the token decides.
+        if (!acknowledged.isEmpty() && now - lastCommitNanos >= COMMIT_EVERY.toNanos()) {
+            Map<TopicPartition, OffsetAndMetadata> offsets = Map.copyOf(acknowledged);
+            acknowledged.clear();
+            lastCommitNanos = now;
             consumer.commitAsync(offsets, (committed, e) -> {
                 if (e != null) {
                     log.warn("{}: committing leased offsets failed ({}); their tasks may run again elsewhere, and the token decides", owner,
@@ -182,7 +193,9 @@ final class PlainLeases implements Leases {
                 }
             }
         }
-        Map<TopicPartition, OffsetAndMetadata> offsets = acknowledgedPrefix(System.nanoTime());
+        Map<TopicPartition, OffsetAndMetadata> offsets = new HashMap<>(acknowledged);
+        offsets.putAll(acknowledgedPrefix(System.nanoTime()));
+        acknowledged.clear();
         if (!offsets.isEmpty()) {
             try {
                 consumer.commitSync(offsets);
