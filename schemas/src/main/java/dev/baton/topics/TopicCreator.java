@@ -1,5 +1,6 @@
 package dev.baton.topics;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
@@ -17,6 +18,7 @@ import org.apache.kafka.clients.admin.TopicDescription;
 import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.KafkaFuture;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.RetriableException;
 import org.apache.kafka.common.errors.TopicExistsException;
 
 /**
@@ -93,6 +95,10 @@ public final class TopicCreator {
      * (Kafka before 4.5, KAFKA-15591). A ListOffsets is answered only by a leader whose log is open,
      * the same check a produce passes, and the admin client retries it until then.
      */
+    /** How long created topics may take to be writable before creating them fails. */
+    private static final Duration WRITABLE_WITHIN = Duration.ofSeconds(60);
+    private static final Duration RETRY_BACKOFF = Duration.ofMillis(50);
+
     private void awaitWritable(Collection<TopicSpec> specs, List<String> created) throws InterruptedException, ExecutionException {
         if (created.isEmpty()) {
             return;
@@ -105,7 +111,20 @@ public final class TopicCreator {
                 }
             }
         }
-        admin.listOffsets(partitions).all().get();
+        // The admin client retries a leader that is not ready, but not a topic its broker's metadata does not show yet
+        // (moments after the controller created it, on a loaded machine): that is asked again here, for a bounded time.
+        long deadline = System.nanoTime() + WRITABLE_WITHIN.toNanos();
+        while (true) {
+            try {
+                admin.listOffsets(partitions).all().get();
+                return;
+            } catch (ExecutionException e) {
+                if (!(e.getCause() instanceof RetriableException) || System.nanoTime() > deadline) {
+                    throw e;
+                }
+                Thread.sleep(RETRY_BACKOFF.toMillis());
+            }
+        }
     }
 
     private List<String> mismatches(Collection<TopicSpec> specs, List<String> existing) throws InterruptedException, ExecutionException {
