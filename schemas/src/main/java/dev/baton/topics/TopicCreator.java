@@ -88,6 +88,10 @@ public final class TopicCreator {
         }
     }
 
+    /** How long created topics may take to be writable before creating them fails. */
+    private static final Duration WRITABLE_WITHIN = Duration.ofSeconds(60);
+    private static final Duration RETRY_BACKOFF = Duration.ofMillis(50);
+
     /**
      * Waits until the leader of every partition of the {@code created} topics answers for it. A broker shows a new
      * partition in its metadata before its replica manager opens it, and a produce in between is
@@ -95,10 +99,6 @@ public final class TopicCreator {
      * (Kafka before 4.5, KAFKA-15591). A ListOffsets is answered only by a leader whose log is open,
      * the same check a produce passes, and the admin client retries it until then.
      */
-    /** How long created topics may take to be writable before creating them fails. */
-    private static final Duration WRITABLE_WITHIN = Duration.ofSeconds(60);
-    private static final Duration RETRY_BACKOFF = Duration.ofMillis(50);
-
     private void awaitWritable(Collection<TopicSpec> specs, List<String> created) throws InterruptedException, ExecutionException {
         if (created.isEmpty()) {
             return;

@@ -13,9 +13,9 @@ import java.util.concurrent.TimeoutException;
 
 import dev.baton.topics.BatonTopics;
 import dev.baton.topics.ClientConfigs;
+import dev.baton.topics.TopicCreator;
 import org.apache.avro.Schema;
 import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.consumer.CloseOptions;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -27,7 +27,6 @@ import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.PartitionInfo;
 import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.errors.TopicExistsException;
 import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
@@ -186,12 +185,11 @@ final class KafkaTopicSchemaRegistry implements SchemaRegistry {
                 // Most roles may not create topics (DESIGN §10); only try when it is really missing.
                 return;
             }
-            NewTopic topic = BatonTopics.schemasTopic().toNewTopic();
-            admin.createTopics(Set.of(topic)).all().get(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
-        } catch (ExecutionException e) {
-            if (!(e.getCause() instanceof TopicExistsException)) {
-                throw new SchemaRegistryUnavailableException("cannot create " + BatonTopics.SCHEMAS + ": " + e.getCause(), e.getCause());
-            }
+            // TopicCreator returns once the partition takes writes, and tolerates a concurrent creator.
+            new TopicCreator(admin).create(List.of(BatonTopics.schemasTopic()));
+        } catch (ExecutionException | KafkaException e) {
+            Throwable cause = e instanceof ExecutionException ? e.getCause() : e;
+            throw new SchemaRegistryUnavailableException("cannot create " + BatonTopics.SCHEMAS + ": " + cause.getMessage(), cause);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new SchemaRegistryUnavailableException("interrupted while creating " + BatonTopics.SCHEMAS, e);
