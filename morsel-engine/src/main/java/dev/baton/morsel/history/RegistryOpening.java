@@ -42,17 +42,7 @@ final class RegistryOpening implements SchemaRegistry {
     }
 
     private SchemaRegistry registry() {
-        try {
-            return opening.join();
-        } catch (CompletionException e) {
-            if (e.getCause() instanceof RuntimeException r) {
-                throw r;
-            }
-            if (e.getCause() instanceof Error err) {
-                throw err;
-            }
-            throw e;
-        }
+        return Futures.join(opening);
     }
 
     @Override

@@ -9,7 +9,6 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
 
@@ -46,7 +45,7 @@ public final class Replay {
         // the changelog is read on the log's second fold while history and results are scanned as one job on its first
         CompletableFuture<Map<String, Boolean>> liveRead = log.liveSitesBeside(applicationId);
         SiteQueries.SitesWithAnswers s = timings.time("sites and answers (history, results)", () -> log.sitesWithAnswers(scope));
-        Map<String, Boolean> live = timings.time("wait for the changelog", () -> join(liveRead));
+        Map<String, Boolean> live = timings.time("wait for the changelog", () -> Futures.join(liveRead));
         long start = System.nanoTime();
         // Sites stay rows of ids: only the unanswered ones become strings and trails (millions of
         // sites as objects took more than a 2 GiB heap at 10 million history records).
@@ -81,20 +80,6 @@ public final class Replay {
         dangling.sort(Comparator.comparing(t -> t.siteKey));
         timings.done("report", start);
         return new Report(dispatched, resolved, liveCount, dangling, parked, byOutcome);
-    }
-
-    private static <T> T join(CompletableFuture<T> read) {
-        try {
-            return read.join();
-        } catch (CompletionException e) {
-            if (e.getCause() instanceof RuntimeException r) {
-                throw r;
-            }
-            if (e.getCause() instanceof Error err) {
-                throw err;
-            }
-            throw e;
-        }
     }
 
     /** What re-dispatching did. */
