@@ -53,6 +53,11 @@ public final class ActivityRunner {
         return executions.holds(token);
     }
 
+    /** The run of this token in this worker, or null: a copy of its task read again is not run twice. */
+    public Execution running(String token) {
+        return executions.get(token);
+    }
+
     /** Whether this worker was told to stop the run of this token: a task read after its stop is not run. */
     public boolean stopped(String token) {
         return executions.stopSeen(token);

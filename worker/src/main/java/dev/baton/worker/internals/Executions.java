@@ -43,6 +43,11 @@ public final class Executions {
         return byToken.containsKey(token);
     }
 
+    /** The run of this token in this worker, or null. */
+    public Execution get(String token) {
+        return byToken.get(token);
+    }
+
     /** Whether this worker was told to stop the run of {@code token} (it may never have held it, or hold it no more). */
     public boolean stopSeen(String token) {
         return stopsSeen.contains(CompletionToken.fingerprint(token));
