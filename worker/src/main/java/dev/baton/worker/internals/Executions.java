@@ -38,12 +38,7 @@ public final class Executions {
         byToken.remove(e.token(), e);
     }
 
-    /** Whether a run of this token is in this worker (a task republished with the same token is not run twice here). */
-    public boolean holds(String token) {
-        return byToken.containsKey(token);
-    }
-
-    /** The run of this token in this worker, or null. */
+    /** The run of this token in this worker, or null (a task republished with the same token is not run twice here). */
     public Execution get(String token) {
         return byToken.get(token);
     }
