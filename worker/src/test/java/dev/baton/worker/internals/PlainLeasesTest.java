@@ -148,6 +148,29 @@ class PlainLeasesTest {
     }
 
     @Test
+    void shouldNotCommitPastARunningTaskWhosePartitionCameBackBeforeItsLeaseWasAcknowledged() {
+        // The partition is revoked while the run's LEASED is unacknowledged (settling gives up after its wait and
+        // commits nothing), then handed back to this worker: the task is read again from the committed offset.
+        // Before: when that LEASED failed, the task read again was skipped and its offset committed.
+        TaskLogConsumer consumer = start(List.of(task("a", "t-a")));
+        await().atMost(PATIENCE).until(() -> started.get() == 1);
+        await().atMost(PATIENCE).until(() -> leasesSent().size() == 1);
+        TopicPartition partition = new TopicPartition(TOPIC, 0);
+        synchronized (consumer) {
+            consumer.rebalance(List.of());
+            consumer.rebalance(List.of(partition));
+        }
+
+        await().during(Duration.ofSeconds(1)).atMost(PATIENCE).until(() -> committed(consumer) == null);
+        producer.errorNext(new org.apache.kafka.common.errors.TimeoutException("lease lost"));
+        await().during(Duration.ofSeconds(1)).atMost(PATIENCE).until(() -> committed(consumer) == null);
+        assertThat(leasesSent()).hasSize(2);
+        producer.completeNext();
+        await().atMost(PATIENCE).until(() -> committed(consumer) != null && committed(consumer).offset() == 1);
+        assertThat(started.get()).isEqualTo(1);
+    }
+
+    @Test
     void shouldNotRunACopyOfATaskItRunsAlready() {
         // The streams app republished the task with the same token (a restart found its step applied).
         TaskLogConsumer consumer = start(List.of(task("a", "same-token"), task("a", "same-token")));
