@@ -48,9 +48,9 @@ public final class ActivityRunner {
         pool.execute(() -> run(e));
     }
 
-    /** Whether this worker already runs the task this token belongs to. */
-    public boolean runs(String token) {
-        return executions.holds(token);
+    /** The run of this token in this worker, or null: a copy of its task read again is not run twice. */
+    public Execution running(String token) {
+        return executions.get(token);
     }
 
     /** Whether this worker was told to stop the run of this token: a task read after its stop is not run. */

@@ -38,9 +38,9 @@ public final class Executions {
         byToken.remove(e.token(), e);
     }
 
-    /** Whether a run of this token is in this worker (a task republished with the same token is not run twice here). */
-    public boolean holds(String token) {
-        return byToken.containsKey(token);
+    /** The run of this token in this worker, or null (a task republished with the same token is not run twice here). */
+    public Execution get(String token) {
+        return byToken.get(token);
     }
 
     /** Whether this worker was told to stop the run of {@code token} (it may never have held it, or hold it no more). */

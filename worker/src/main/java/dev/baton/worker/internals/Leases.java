@@ -30,6 +30,13 @@ interface Leases extends AutoCloseable {
         send(events.leaseRecord(e));
     }
 
+    /**
+     * A task read again while this worker still runs it (a batch read again, partitions handed back, a
+     * streams app's republished copy): it is not started twice, and by default needs nothing more.
+     */
+    default void rejoin(Execution running, EventSender events) {
+    }
+
     /** Records the batch's leases with its offsets ({@code firstRead}: each partition's first record read, to read it again from). */
     void commit(Map<TopicPartition, OffsetAndMetadata> consumed, Map<TopicPartition, Long> firstRead, ConsumerGroupMetadata group);
 

@@ -113,14 +113,34 @@ final class PlainLeases implements Leases {
 
     @Override
     public void lease(Execution e, EventSender events) {
-        if (timer == null) {
-            send(events.leaseRecord(e));
-            return;
-        }
         DeferredLease lease = new DeferredLease();
         e.deferLease(lease);
         sent.add(lease.proven());
+        if (timer == null) {
+            events.deferredLease(e);
+            return;
+        }
         timer.schedule(() -> events.deferredLease(e), deferral.toMillis(), TimeUnit.MILLISECONDS);
+    }
+
+    /**
+     * A task read again while its run goes on here is not run twice, but its offset is not free either:
+     * it was read again because the record that leased the run failed or was overdue (its batch rewound),
+     * or its partition came back after a hand-over. Committed at once, a crash would then leave its site
+     * pending with no deadline armed and the task never read again. So the batch waits for the run's
+     * lease; a lease whose send failed is sent again (to a site that holds it already, it is a heartbeat).
+     */
+    @Override
+    public void rejoin(Execution running, EventSender events) {
+        DeferredLease lease = running.deferredLease();
+        if (lease == null) {
+            return; // not leased by this loop
+        }
+        if (lease.proven().isCompletedExceptionally()) {
+            send(events.leaseRecord(running));
+        } else {
+            sent.add(lease.proven());
+        }
     }
 
     @Override

@@ -340,8 +340,12 @@ public final class QueueRunner implements Runnable {
         if (task.getStopTokenFingerprint() != null) {
             return null; // a stop, obeyed already (decodeAndObeyStops)
         }
-        if (runner.runs(task.getToken())) {
-            return null; // a copy of a task this worker runs (a streams app running at-least-once republishes after a restart)
+        Execution running = runner.running(task.getToken());
+        if (running != null) {
+            // A copy of a task this worker runs (a streams app running at-least-once republishes after a restart),
+            // or the task itself read again: its offset must still wait for a lease of the run (PlainLeases.rejoin).
+            leases.rejoin(running, events);
+            return null;
         }
         if (runner.stopped(task.getToken())) {
             log.info("worker {}: {} attempt {} gen {} was stopped before this read; not starting it", workerId, task.getSite(),

@@ -128,6 +128,49 @@ class PlainLeasesTest {
     }
 
     @Test
+    void shouldNotCommitPastARunningTaskReadAgainUntilItsLeaseIsAcknowledged() {
+        // Adversary, issue 29: a long run's LEASED is lost (its send failed), so its batch is read again; the
+        // task, still running here, is skipped as a copy. Its offset was then committed with the next batch
+        // although no record leasing the run had reached the site: a worker crash after that left the site
+        // pending with no deadline and its task never read again (a caller never answered).
+        TaskLogConsumer consumer = start(List.of(task("a", "t-a")));
+        await().atMost(PATIENCE).until(() -> started.get() == 1);
+        await().atMost(PATIENCE).until(() -> leasesSent().size() == 1);
+
+        producer.errorNext(new org.apache.kafka.common.errors.TimeoutException("lease lost"));
+
+        // Read again, the running task is not run twice, but leased again, and its offset waits for that lease.
+        await().during(Duration.ofSeconds(1)).atMost(PATIENCE).until(() -> committed(consumer) == null);
+        assertThat(leasesSent()).hasSize(2);
+        assertThat(started.get()).isEqualTo(1);
+        producer.completeNext();
+        await().atMost(PATIENCE).until(() -> committed(consumer) != null && committed(consumer).offset() == 1);
+    }
+
+    @Test
+    void shouldNotCommitPastARunningTaskWhosePartitionCameBackBeforeItsLeaseWasAcknowledged() {
+        // The partition is revoked while the run's LEASED is unacknowledged (settling gives up after its wait and
+        // commits nothing), then handed back to this worker: the task is read again from the committed offset.
+        // Before: when that LEASED failed, the task read again was skipped and its offset committed.
+        TaskLogConsumer consumer = start(List.of(task("a", "t-a")));
+        await().atMost(PATIENCE).until(() -> started.get() == 1);
+        await().atMost(PATIENCE).until(() -> leasesSent().size() == 1);
+        TopicPartition partition = new TopicPartition(TOPIC, 0);
+        synchronized (consumer) {
+            consumer.rebalance(List.of());
+            consumer.rebalance(List.of(partition));
+        }
+
+        await().during(Duration.ofSeconds(1)).atMost(PATIENCE).until(() -> committed(consumer) == null);
+        producer.errorNext(new org.apache.kafka.common.errors.TimeoutException("lease lost"));
+        await().during(Duration.ofSeconds(1)).atMost(PATIENCE).until(() -> committed(consumer) == null);
+        assertThat(leasesSent()).hasSize(2);
+        producer.completeNext();
+        await().atMost(PATIENCE).until(() -> committed(consumer) != null && committed(consumer).offset() == 1);
+        assertThat(started.get()).isEqualTo(1);
+    }
+
+    @Test
     void shouldNotRunACopyOfATaskItRunsAlready() {
         // The streams app republished the task with the same token (a restart found its step applied).
         TaskLogConsumer consumer = start(List.of(task("a", "same-token"), task("a", "same-token")));
