@@ -48,7 +48,8 @@ final class StringIds {
         return utf8 == null ? NULL : id(utf8, utf8.length);
     }
 
-    private long id(byte[] bytes, int length) {
+    /** The id of the string the first {@code length} bytes spell; the array is not kept. */
+    long id(byte[] bytes, int length) {
         int hash = hash(bytes, length);
         int segment = hash & (SEGMENTS - 1);
         long local = segments[segment].intern(bytes, length, hash);
