@@ -35,6 +35,7 @@ import dev.baton.morsel.operator.RangeFilter;
 import dev.baton.morsel.operator.SortLimit;
 import dev.baton.schemas.UndecodableRecordException;
 import dev.baton.topics.BatonTopics;
+import org.apache.avro.util.Utf8;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 
 /**
@@ -367,16 +368,29 @@ final class SiteQueries {
             row[0] = rec.offset();
             row[1] = unmatched ? StringIds.NULL : ids.id(o.utf8(O_REQUEST));
             row[2] = o.getInt(O_STATUS) == OutcomeStatus.COMPLETED.ordinal() ? 1 : 0;
-            row[3] = unmatched ? StringIds.NULL : ids.id(reasonPrefix(o.string(O_REASON)));
+            row[3] = unmatched ? StringIds.NULL : reasonPrefixId(o.utf8(O_REASON));
             row[4] = o.getLong(O_AT);
             row[5] = unmatched ? 1 : 0;
             return true;
         };
     }
 
-    /** "terminal: no" → "terminal:"; a reason without a colon is its own prefix. */
-    private static String reasonPrefix(String reason) {
-        return reason == null ? null : reason.contains(":") ? reason.substring(0, reason.indexOf(':') + 1) : reason;
+    /**
+     * The id of {@code reason}'s prefix ("terminal: no" → "terminal:"; a reason without a colon is
+     * its own prefix), read from its bytes without making strings.
+     */
+    private long reasonPrefixId(Utf8 reason) {
+        if (reason == null) {
+            return StringIds.NULL;
+        }
+        byte[] b = reason.getBytes();
+        int length = reason.getByteLength();
+        for (int i = 0; i < length; i++) {
+            if (b[i] == ':') {
+                return ids.id(b, i + 1); // ':' is one byte in UTF-8 and no byte of a longer character
+            }
+        }
+        return ids.id(b, length);
     }
 
     private ProjectedRow decode(ProjectedReader reader, String topic, ConsumerRecord<byte[], byte[]> rec, ProjectedRow row) {

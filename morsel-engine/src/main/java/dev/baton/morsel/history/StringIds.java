@@ -1,5 +1,8 @@
 package dev.baton.morsel.history;
 
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 
@@ -14,7 +17,7 @@ import org.apache.avro.util.Utf8;
  * <p>Strings are kept as UTF-8 bytes in a few large arrays per segment, found through an
  * open-addressing table of ints: a history of 10 million records interns ~6.5 million site keys and
  * request ids, which as hash-map entries of boxed objects took ~1.5 GiB (and replay ran out of a
- * 2 GiB heap); here they take their bytes plus ~20 bytes each.
+ * 2 GiB heap); here they take their bytes plus ~30 bytes each.
  */
 final class StringIds {
 
@@ -48,7 +51,8 @@ final class StringIds {
         return utf8 == null ? NULL : id(utf8, utf8.length);
     }
 
-    private long id(byte[] bytes, int length) {
+    /** The id of the string the first {@code length} bytes spell; the array is not kept. */
+    long id(byte[] bytes, int length) {
         int hash = hash(bytes, length);
         int segment = hash & (SEGMENTS - 1);
         long local = segments[segment].intern(bytes, length, hash);
@@ -76,18 +80,23 @@ final class StringIds {
     }
 
     /**
-     * One lock's share of the strings: their bytes end to end, and a table from hash to index. A
-     * slot holds the string's hash beside its index, so a probe compares hashes without touching
-     * another array: on a table of a million strings each array read is a cache miss.
+     * One lock's share of the strings: each one's entry ({@code [index][length][bytes]}, the two
+     * ints little-endian) end to end in one array, and a table from hash to entry. A slot holds the
+     * string's hash beside where its entry starts, so a probe compares hashes without touching
+     * another array and a match reads one place: on a table of a million strings each array read is
+     * a cache miss.
      */
     private static final class Segment {
 
+        private static final VarHandle INT = MethodHandles.byteArrayViewVarHandle(int[].class, ByteOrder.LITTLE_ENDIAN);
+        private static final int HEADER = 2 * Integer.BYTES;
+
         private byte[] bytes = new byte[1 << 12];
         private int used;
-        /** String i spans {@code bytes[ends[i-1] .. ends[i])} (from 0 for the first). */
-        private int[] ends = new int[1 << 6];
+        /** Where string i's entry starts in {@link #bytes}. */
+        private int[] starts = new int[1 << 6];
         private int count;
-        /** {@code hash << 32 | index + 1} of the string in each slot, 0 when empty; at most half full. */
+        /** {@code hash << 32 | entry start + 1} of the string in each slot, 0 when empty; at most half full. */
         private long[] slots = new long[1 << 7];
 
         synchronized long intern(byte[] s, int length, int hash) {
@@ -97,9 +106,9 @@ final class StringIds {
                 if (entry == 0) {
                     return add(s, length, hash, slot);
                 }
-                int index = (int) entry - 1;
-                if ((int) (entry >>> 32) == hash && equals(index, s, length)) {
-                    return index;
+                int start = (int) entry - 1;
+                if ((int) (entry >>> 32) == hash && equals(start, s, length)) {
+                    return (int) INT.get(bytes, start);
                 }
             }
         }
@@ -108,35 +117,34 @@ final class StringIds {
             if (index >= count) {
                 return null;
             }
-            int start = index == 0 ? 0 : ends[index - 1];
-            return new String(bytes, start, ends[index] - start, StandardCharsets.UTF_8);
+            int start = starts[index];
+            return new String(bytes, start + HEADER, (int) INT.get(bytes, start + Integer.BYTES), StandardCharsets.UTF_8);
         }
 
-        private boolean equals(int index, byte[] s, int length) {
-            int start = index == 0 ? 0 : ends[index - 1];
-            return ends[index] - start == length && Arrays.equals(bytes, start, start + length, s, 0, length);
+        private boolean equals(int start, byte[] s, int length) {
+            int from = start + HEADER;
+            return (int) INT.get(bytes, start + Integer.BYTES) == length && Arrays.equals(bytes, from, from + length, s, 0, length);
         }
 
         private int add(byte[] s, int length, int hash, int slot) {
-            if (used + length > bytes.length) {
-                bytes = Arrays.copyOf(bytes, Math.max(used + length, 2 * bytes.length));
+            if (used + HEADER + length > bytes.length) {
+                bytes = Arrays.copyOf(bytes, Math.max(used + HEADER + length, 2 * bytes.length));
             }
-            System.arraycopy(s, 0, bytes, used, length);
-            used += length;
-            if (count == ends.length) {
-                ends = Arrays.copyOf(ends, 2 * count);
+            if (count == starts.length) {
+                starts = Arrays.copyOf(starts, 2 * count);
             }
             int index = count++;
-            ends[index] = used;
-            slots[slot] = entry(hash, index);
+            int start = used;
+            INT.set(bytes, start, index);
+            INT.set(bytes, start + Integer.BYTES, length);
+            System.arraycopy(s, 0, bytes, start + HEADER, length);
+            used += HEADER + length;
+            starts[index] = start;
+            slots[slot] = (long) hash << 32 | (start + 1);
             if (2 * count > slots.length) {
                 rehash();
             }
             return index;
-        }
-
-        private static long entry(int hash, int index) {
-            return (long) hash << 32 | (index + 1);
         }
 
         private void rehash() {

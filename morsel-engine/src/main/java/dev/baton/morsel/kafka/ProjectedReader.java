@@ -14,8 +14,6 @@ import dev.baton.schemas.registry.SchemaNotFoundException;
 import dev.baton.schemas.registry.SchemaRegistry;
 import org.apache.avro.AvroRuntimeException;
 import org.apache.avro.Schema;
-import org.apache.avro.io.BinaryDecoder;
-import org.apache.avro.io.DecoderFactory;
 
 /**
  * Reads the projected fields of Confluent-framed Avro values (magic byte 0, 4-byte schema id,
@@ -84,8 +82,8 @@ public final class ProjectedReader {
         ProjectionPlan plan = row.lastSchemaId == id && row.lastPlan != null ? row.lastPlan : planFor(id, topic);
         row.lastSchemaId = id;
         row.lastPlan = plan;
-        BinaryDecoder in = DecoderFactory.get().binaryDecoder(value, EventSerde.HEADER_BYTES, value.length - EventSerde.HEADER_BYTES, row.decoder);
-        row.decoder = in;
+        WireReader in = row.reader;
+        in.reset(value, EventSerde.HEADER_BYTES, value.length - EventSerde.HEADER_BYTES);
         try {
             plan.decode(in, row);
             if (!in.isEnd()) {

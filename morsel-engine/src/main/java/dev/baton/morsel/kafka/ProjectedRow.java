@@ -2,7 +2,6 @@ package dev.baton.morsel.kafka;
 
 import java.nio.charset.StandardCharsets;
 
-import org.apache.avro.io.BinaryDecoder;
 import org.apache.avro.util.Utf8;
 
 /**
@@ -19,8 +18,8 @@ public final class ProjectedRow {
     final double[] doubles;
     final Utf8[] strings;
     final boolean[] nulls;
-    /** Reused between values: configuring it on a new array costs no allocation. */
-    BinaryDecoder decoder;
+    /** Repointed at each value: reading one allocates nothing. */
+    final WireReader reader = new WireReader();
     /** The plan of the last writer schema id seen by this row: consecutive values mostly share it. */
     int lastSchemaId = -1;
     ProjectionPlan lastPlan;

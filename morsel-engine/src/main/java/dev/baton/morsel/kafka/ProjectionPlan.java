@@ -10,15 +10,13 @@ import java.util.Set;
 
 import org.apache.avro.JsonProperties;
 import org.apache.avro.Schema;
-import org.apache.avro.generic.GenericDatumReader;
-import org.apache.avro.io.BinaryDecoder;
 
 /**
  * A {@link Projection} compiled against one writer schema: the writer's fields in the order they
  * were written, each either read into its slot (resolved to the reader's type by Avro's rules:
  * int to long, float or double; long to float or double; string and bytes both ways; enum symbols
- * by name, unknown ones to the reader's default; unions by branch) or skipped with the decoder's
- * skip methods. Reader fields the writer lacks take their defaults. Nothing is allocated per
+ * by name, unknown ones to the reader's default; unions by branch) or skipped with the
+ * {@link WireReader}'s skips. Reader fields the writer lacks take their defaults. Nothing is allocated per
  * value: no record object, no string unless its slot is read.
  *
  * <p>Immutable and thread-safe once built; decoding writes only into the caller's row.
@@ -28,7 +26,7 @@ final class ProjectionPlan {
     /** One step over the writer's bytes. */
     @FunctionalInterface
     interface Step {
-        void run(BinaryDecoder in, ProjectedRow row) throws IOException;
+        void run(WireReader in, ProjectedRow row) throws IOException;
     }
 
     /** A writer value the reader cannot take (a union branch or enum symbol without a match); names both. */
@@ -54,7 +52,7 @@ final class ProjectionPlan {
         return new ProjectionPlan(steps.toArray(Step[]::new), defaults.toArray(Step[]::new));
     }
 
-    void decode(BinaryDecoder in, ProjectedRow row) throws IOException {
+    void decode(WireReader in, ProjectedRow row) throws IOException {
         row.clear();
         for (Step d : defaults) {
             d.run(in, row);
@@ -114,7 +112,7 @@ final class ProjectionPlan {
                 for (int i = 0; i < branches.length; i++) {
                     branches[i] = field(w.getTypes().get(i), r, node);
                 }
-                return (in, row) -> branches[in.readIndex()].run(in, row);
+                return (in, row) -> branches[in.readInt()].run(in, row);
             }
             if (w.getType() == Schema.Type.NULL) {
                 if (!nullable(r)) {
@@ -205,7 +203,7 @@ final class ProjectionPlan {
                 ordinal[i] = symbol == null ? -1 : r.getEnumOrdinal(symbol);
             }
             return (in, row) -> {
-                int i = in.readEnum();
+                int i = in.readInt();
                 if (i < 0 || i >= ordinal.length) {
                     throw new Mismatch("enum index " + i + " outside the writer's " + ordinal.length + " symbols of " + w.getFullName());
                 }
@@ -300,6 +298,19 @@ final class ProjectionPlan {
             };
         }
 
+        /** Skips an array's or a map's blocks; each item is {@code item}'s steps in turn. */
+        private static Step blocks(Step[] item) {
+            return (in, row) -> {
+                for (long n = in.blockCount(true); n != 0; n = in.blockCount(true)) {
+                    for (long i = 0; i < n; i++) {
+                        for (Step s : item) {
+                            s.run(in, row);
+                        }
+                    }
+                }
+            };
+        }
+
         private static Step fail(String why) {
             return (in, row) -> {
                 throw new Mismatch(why);
@@ -324,15 +335,15 @@ final class ProjectionPlan {
                 case FLOAT -> (in, row) -> in.skipFixed(4);
                 case DOUBLE -> (in, row) -> in.skipFixed(8);
                 case STRING -> (in, row) -> in.skipString();
-                case BYTES -> (in, row) -> in.skipBytes();
-                case ENUM -> (in, row) -> in.readEnum();
+                case BYTES -> (in, row) -> in.skipString();
+                case ENUM -> (in, row) -> in.readInt();
                 case FIXED -> {
                     int size = w.getFixedSize();
                     yield (in, row) -> in.skipFixed(size);
                 }
                 case UNION -> {
                     Step[] branches = w.getTypes().stream().map(b -> skip(b, records)).toArray(Step[]::new);
-                    yield (in, row) -> branches[in.readIndex()].run(in, row);
+                    yield (in, row) -> branches[in.readInt()].run(in, row);
                 }
                 case RECORD -> {
                     Step[] fields = records.get(w);
@@ -350,8 +361,9 @@ final class ProjectionPlan {
                         }
                     };
                 }
-                // Rare in Baton's events: Avro's own walk of the schema, which skips blocks by their byte size when written.
-                case ARRAY, MAP -> (in, row) -> GenericDatumReader.skip(w, in);
+                // Rare in Baton's events: blocks are skipped by their byte size when the writer gave it, else item by item.
+                case ARRAY -> blocks(new Step[] {skip(w.getElementType(), records)});
+                case MAP -> blocks(new Step[] {(in, row) -> in.skipString(), skip(w.getValueType(), records)});
             };
         }
     }

@@ -1,0 +1,153 @@
+package dev.baton.morsel.kafka;
+
+import java.io.EOFException;
+import java.io.IOException;
+
+import org.apache.avro.util.Utf8;
+
+/**
+ * Avro's binary encoding read straight from a value's bytes, for {@link ProjectionPlan}: zig-zag
+ * varints, little-endian floats, length-prefixed strings and bytes, blocked arrays and maps. It is
+ * repointed at each value ({@link #reset}) and allocates nothing, where Avro's {@code BinaryDecoder}
+ * configures a byte source and buffer accessor per value.
+ *
+ * <p>Damage is reported as Avro reports it to {@code EventSerde}: running out of bytes is an
+ * {@link EOFException} (a truncated value); a varint longer than its type allows, a negative
+ * length or count, or a length beyond what a Java array holds is an {@link IOException} (a corrupt body).
+ *
+ * <p>Not thread-safe: one per {@link ProjectedRow}.
+ */
+final class WireReader {
+
+    /** The longest string or bytes Avro reads by default (its {@code SystemLimitException} bound). */
+    private static final int MAX_LENGTH = Integer.MAX_VALUE - 8;
+
+    private byte[] buf = new byte[0];
+    private int pos;
+    private int limit;
+
+    void reset(byte[] value, int offset, int length) {
+        buf = value;
+        pos = offset;
+        limit = offset + length;
+    }
+
+    boolean isEnd() {
+        return pos == limit;
+    }
+
+    int readInt() throws IOException {
+        int n = 0;
+        for (int shift = 0; shift < 32; shift += 7) {
+            int b = nextByte();
+            n |= (b & 0x7f) << shift;
+            if ((b & 0x80) == 0) {
+                return (n >>> 1) ^ -(n & 1);
+            }
+        }
+        throw new IOException("invalid int encoding: more than 5 bytes");
+    }
+
+    long readLong() throws IOException {
+        long n = 0;
+        for (int shift = 0; shift < 64; shift += 7) {
+            int b = nextByte();
+            n |= (long) (b & 0x7f) << shift;
+            if ((b & 0x80) == 0) {
+                return (n >>> 1) ^ -(n & 1);
+            }
+        }
+        throw new IOException("invalid long encoding: more than 10 bytes");
+    }
+
+    boolean readBoolean() throws IOException {
+        return nextByte() == 1;
+    }
+
+    float readFloat() throws IOException {
+        return Float.intBitsToFloat((int) readFixedLittleEndian(4));
+    }
+
+    double readDouble() throws IOException {
+        return Double.longBitsToDouble(readFixedLittleEndian(8));
+    }
+
+    /** A string or bytes value, copied into {@code into} (its array grows only when a longer value comes). */
+    void readString(Utf8 into) throws IOException {
+        int length = length();
+        into.setByteLength(length);
+        System.arraycopy(buf, pos, into.getBytes(), 0, length);
+        pos += length;
+    }
+
+    /** Skips a string or bytes value. */
+    void skipString() throws IOException {
+        int length = length(); // not `pos += length()`: that adds to pos as it was before the length was read
+        pos += length;
+    }
+
+    void skipFixed(int bytes) throws IOException {
+        need(bytes);
+        pos += bytes;
+    }
+
+    /**
+     * Reads the item count of an array or map block: 0 ends the value; a negative count is followed
+     * by the block's size in bytes, which {@code skipBlock} says whether to skip at once.
+     *
+     * @return the block's item count, or -1 if the block was skipped whole by its byte size
+     */
+    long blockCount(boolean skipBlock) throws IOException {
+        long count = readLong();
+        if (count >= 0) {
+            return count;
+        }
+        long bytes = readLong();
+        if (bytes < 0 || count == Long.MIN_VALUE) {
+            throw new IOException("malformed block: count " + count + ", size " + bytes);
+        }
+        if (skipBlock) {
+            if (bytes > limit - pos) {
+                throw new EOFException("a block of " + bytes + " bytes with " + (limit - pos) + " left");
+            }
+            pos += (int) bytes;
+            return -1;
+        }
+        return -count;
+    }
+
+    private int length() throws IOException {
+        long length = readLong();
+        if (length < 0) {
+            throw new IOException("malformed data: length is negative: " + length);
+        }
+        if (length > MAX_LENGTH) {
+            throw new IOException("a length of " + length + " is over the limit of " + MAX_LENGTH);
+        }
+        need((int) length);
+        return (int) length;
+    }
+
+    private long readFixedLittleEndian(int bytes) throws IOException {
+        need(bytes);
+        long v = 0;
+        for (int i = 0; i < bytes; i++) {
+            v |= (long) (buf[pos + i] & 0xff) << (8 * i);
+        }
+        pos += bytes;
+        return v;
+    }
+
+    private int nextByte() throws EOFException {
+        if (pos >= limit) {
+            throw new EOFException("the value ended at byte " + pos);
+        }
+        return buf[pos++] & 0xff;
+    }
+
+    private void need(int bytes) throws EOFException {
+        if (bytes > limit - pos) {
+            throw new EOFException("needed " + bytes + " bytes, " + (limit - pos) + " left");
+        }
+    }
+}
