@@ -33,6 +33,9 @@ public record Arithmetic(Op op, Expr a, Expr b) implements Expr {
     /** Every row of the page, in straight loops: most rows are alive (see {@link Batch#computeAllRows}). */
     private void evalAll(Batch batch, long[] out, int depth) {
         int n = batch.rows();
+        if (fusedWithNarrow(batch, out, depth, n)) {
+            return;
+        }
         if (b instanceof Literal k) {
             long[] x = operand(a, batch, out, depth);
             allWithConstant(x, k.value(), false, out, n);
@@ -48,6 +51,57 @@ public record Arithmetic(Op op, Expr a, Expr b) implements Expr {
                 case MUL -> { for (int i = 0; i < n; i++) { out[i] = x[i] * y[i]; } }
             }
         }
+    }
+
+    /**
+     * When one operand is a source column stored as offsets from a base (byte, short, int), widens
+     * it and applies the operation in one loop ({@link NarrowColumn#linear}, {@code plus},
+     * {@code times}) instead of widening it into a vector first; false when neither operand is one.
+     */
+    private boolean fusedWithNarrow(Batch batch, long[] out, int depth, int n) {
+        boolean left = a instanceof ColumnRef c && c.source() && batch.narrow(c.index()).framed();
+        boolean right = !left && b instanceof ColumnRef c && c.source() && batch.narrow(c.index()).framed();
+        if (!left && !right) {
+            return false;
+        }
+        NarrowColumn x = batch.narrow(((ColumnRef) (left ? a : b)).index());
+        Expr other = left ? b : a;
+        if (other instanceof Literal k) {
+            long v = k.value();
+            switch (op) {
+                case ADD -> x.linear(1, x.base + v, out, n);
+                case MUL -> x.linear(v, x.base * v, out, n);
+                case SUB -> {
+                    if (left) {
+                        x.linear(1, x.base - v, out, n);
+                    } else {
+                        x.linear(-1, v - x.base, out, n);
+                    }
+                }
+            }
+            return true;
+        }
+        long[] y = operand(other, batch, out, depth + 1); // may be out itself: each loop reads y[i] before writing out[i]
+        switch (op) {
+            case ADD -> x.plus(1, y, out, n);
+            case MUL -> x.times(y, out, n);
+            case SUB -> {
+                if (left) {
+                    x.plus(1, negated(y, out, n), out, n);
+                } else {
+                    x.plus(-1, y, out, n);
+                }
+            }
+        }
+        return true;
+    }
+
+    /** {@code -y} into {@code out} (which may be {@code y}). */
+    private static long[] negated(long[] y, long[] out, int n) {
+        for (int i = 0; i < n; i++) {
+            out[i] = -y[i];
+        }
+        return out;
     }
 
     private void allWithConstant(long[] x, long k, boolean constantFirst, long[] out, int n) {

@@ -26,6 +26,8 @@ public final class Batch {
     private long[][] scratch;
     private int[] selection;
     private int selected;
+    /** Whether every row is selected and {@link #selection} not yet written for this page: filled on first read. */
+    private boolean everyRow;
     private int rows;
     private int page = -1;
 
@@ -50,10 +52,8 @@ public final class Batch {
             computed = new long[computed.length][rows];
             scratch = new long[scratch.length][rows];
         }
-        for (int i = 0; i < rows; i++) {
-            selection[i] = i;
-        }
         selected = rows;
+        everyRow = true;
         Arrays.fill(pages, null);
         Arrays.fill(loaded, false);
         Arrays.fill(widened, false);
@@ -69,6 +69,27 @@ public final class Batch {
 
     /** Rows alive, in ascending order: {@code selection()[0 .. selected())}. */
     public int[] selection() {
+        if (everyRow) {
+            for (int i = 0; i < rows; i++) {
+                selection[i] = i;
+            }
+            everyRow = false;
+        }
+        return selection;
+    }
+
+    /**
+     * Whether every row of the page is still selected and the selection vector not yet written: a
+     * filter then reads its column row by row and writes the rows it keeps ({@link #keep}), without
+     * first filling and then reading an identity selection (Q6's first filter sees every row).
+     */
+    boolean everyRow() {
+        return everyRow;
+    }
+
+    /** The selection vector to write rows into, not filled: for a filter that keeps rows of a page whose {@link #everyRow()} holds. */
+    int[] keep() {
+        everyRow = false;
         return selection;
     }
 
@@ -91,6 +112,7 @@ public final class Batch {
     }
 
     void select(int count) {
+        everyRow = false;
         selected = count;
     }
 

@@ -155,28 +155,79 @@ public final class HashAggregate implements Sink {
     }
 
     /*
-     * Every SUM and COUNT slot in one loop over the rows, not one pass per slot: rows of one group
+     * Every SUM and COUNT slot in few loops over the rows, not one pass per slot: rows of one group
      * follow each other (Q1 has four groups, clustered keys repeat), and a pass per slot would wait
      * on each add to the same accumulator before the next (a chain of load-add-store through memory);
-     * one row's slots are independent, so one loop overlaps them.
+     * one row's slots are independent, so a loop over several overlaps them. The slots go in blocks
+     * of six, four, two and one, each block's vectors and offsets held in locals: a generic inner loop
+     * over the slots (load the slot's vector, its offset, check both) cost Q1 twice the fused loop's
+     * adds. One block beats two: on 8,192 rows of four random groups, six sums in one loop took
+     * 3.5-3.7 ns a row, four and then two more ~5.5, one pass per slot 9-11 (a micro, load ~10).
      */
     private void addSums(int worker, Batch b, int[] s, int n, long[] values) {
         int m = sumSlots.length;
-        if (m == 0) {
-            return;
-        }
         long[][] in = inputs[worker];
         for (int t = 0; t < m; t++) {
             in[t] = input(worker, t, b);
         }
         int[] sel = b.selection();
         int[] at = sumSlots;
+        int t = 0;
+        for (; t + 6 <= m; t += 6) {
+            addSix(sel, s, n, values, in[t], at[t], in[t + 1], at[t + 1], in[t + 2], at[t + 2], in[t + 3], at[t + 3],
+                    in[t + 4], at[t + 4], in[t + 5], at[t + 5]);
+        }
+        if (t + 4 <= m) {
+            addFour(sel, s, n, values, in[t], at[t], in[t + 1], at[t + 1], in[t + 2], at[t + 2], in[t + 3], at[t + 3]);
+            t += 4;
+        }
+        if (t + 2 <= m) {
+            addTwo(sel, s, n, values, in[t], at[t], in[t + 1], at[t + 1]);
+            t += 2;
+        }
+        if (t < m) {
+            addOne(sel, s, n, values, in[t], at[t]);
+        }
+    }
+
+    private static void addSix(int[] sel, int[] s, int n, long[] values, long[] x0, int a0, long[] x1, int a1,
+            long[] x2, int a2, long[] x3, int a3, long[] x4, int a4, long[] x5, int a5) {
         for (int j = 0; j < n; j++) {
             int i = sel[j];
             int base = s[j];
-            for (int t = 0; t < m; t++) {
-                values[base + at[t]] += in[t][i];
-            }
+            values[base + a0] += x0[i];
+            values[base + a1] += x1[i];
+            values[base + a2] += x2[i];
+            values[base + a3] += x3[i];
+            values[base + a4] += x4[i];
+            values[base + a5] += x5[i];
+        }
+    }
+
+    private static void addFour(int[] sel, int[] s, int n, long[] values,
+            long[] x0, int a0, long[] x1, int a1, long[] x2, int a2, long[] x3, int a3) {
+        for (int j = 0; j < n; j++) {
+            int i = sel[j];
+            int base = s[j];
+            values[base + a0] += x0[i];
+            values[base + a1] += x1[i];
+            values[base + a2] += x2[i];
+            values[base + a3] += x3[i];
+        }
+    }
+
+    private static void addTwo(int[] sel, int[] s, int n, long[] values, long[] x0, int a0, long[] x1, int a1) {
+        for (int j = 0; j < n; j++) {
+            int i = sel[j];
+            int base = s[j];
+            values[base + a0] += x0[i];
+            values[base + a1] += x1[i];
+        }
+    }
+
+    private static void addOne(int[] sel, int[] s, int n, long[] values, long[] x0, int a0) {
+        for (int j = 0; j < n; j++) {
+            values[s[j] + a0] += x0[sel[j]];
         }
     }
 

@@ -35,9 +35,9 @@ public record RangeFilter(ColumnRef column, long low, long high) implements Stag
 
     @Override
     public void apply(Batch b) {
-        int[] sel = b.selection();
         int n = b.selected();
         if (!column.source()) {
+            int[] sel = b.selection();
             long[] v = b.computed(column.index());
             int k = 0;
             for (int j = 0; j < n; j++) {
@@ -49,16 +49,19 @@ public record RangeFilter(ColumnRef column, long low, long high) implements Stag
             b.select(k);
             return;
         }
-        b.select(filter(b.narrow(column.index()), sel, n));
+        NarrowColumn page = b.narrow(column.index());
+        boolean every = b.everyRow();
+        b.select(filter(page, every ? b.keep() : b.selection(), n, every));
     }
 
-    private int filter(NarrowColumn page, int[] sel, int n) {
+    /** Keeps the rows in range among {@code sel[0 .. n)}, or among rows {@code 0 .. n) when {@code every} (then {@code sel} is only written). */
+    private int filter(NarrowColumn page, int[] sel, int n, boolean every) {
         switch (page.encoding) {
             case LONG -> {
                 long[] v = page.longs;
                 int k = 0;
                 for (int j = 0; j < n; j++) {
-                    int i = sel[j];
+                    int i = every ? j : sel[j];
                     long x = v[i];
                     sel[k] = i;
                     k += x >= low && x <= high ? 1 : 0;
@@ -69,7 +72,7 @@ public record RangeFilter(ColumnRef column, long low, long high) implements Stag
                 long[] dict = page.dictionary;
                 int from = lowerBound(dict, low);
                 int to = high == Long.MAX_VALUE ? dict.length - 1 : lowerBound(dict, high + 1) - 1;
-                return from > to ? 0 : unsigned(page, from, to, sel, n);
+                return from > to ? 0 : unsigned(page, from, to, sel, n, every);
             }
             default -> {
                 long base = page.base;
@@ -81,7 +84,7 @@ public record RangeFilter(ColumnRef column, long low, long high) implements Stag
                     return 0;
                 }
                 long to = high - base < 0 ? Long.MAX_VALUE : high - base; // overflow: every stored value is below
-                return unsigned(page, from, to, sel, n);
+                return unsigned(page, from, to, sel, n, every);
             }
         }
     }
@@ -91,9 +94,9 @@ public record RangeFilter(ColumnRef column, long low, long high) implements Stag
      * always written and the count moves on only if it is kept (a branch on a 15%-selective date
      * mispredicts often). Selections are ascending, so rewriting in place is safe.
      */
-    private static int unsigned(NarrowColumn page, long from, long to, int[] sel, int n) {
+    private static int unsigned(NarrowColumn page, long from, long to, int[] sel, int n, boolean every) {
         if (page.encoding == ColumnEncoding.INT) {
-            return unsignedInts(page.ints, from, to, sel, n);
+            return unsignedInts(page.ints, from, to, sel, n, every);
         }
         int max = page.encoding == ColumnEncoding.SHORT ? 0xFFFF : 0xFF;
         if (from > max) {
@@ -102,6 +105,9 @@ public record RangeFilter(ColumnRef column, long low, long high) implements Stag
         int lo = (int) from;
         int span = (int) Math.min(to, max) - lo;
         int k = 0;
+        if (every) {
+            return page.encoding == ColumnEncoding.SHORT ? everyShort(page.shorts, lo, span, sel, n) : everyByte(page.bytes, lo, span, sel, n);
+        }
         if (page.encoding == ColumnEncoding.SHORT) {
             short[] v = page.shorts;
             for (int j = 0; j < n; j++) {
@@ -122,10 +128,31 @@ public record RangeFilter(ColumnRef column, long low, long high) implements Stag
         return k;
     }
 
-    private static int unsignedInts(int[] v, long from, long to, int[] sel, int n) {
+    /** Rows {@code 0 .. n)} kept into {@code sel}: no selection to read, the row number is the loop's. */
+    private static int everyShort(short[] v, int lo, int span, int[] sel, int n) {
+        int k = 0;
+        for (int i = 0; i < n; i++) {
+            sel[k] = i;
+            int d = (v[i] & 0xFFFF) - lo;
+            k += ~(d | span - d) >>> 31;
+        }
+        return k;
+    }
+
+    private static int everyByte(byte[] v, int lo, int span, int[] sel, int n) {
+        int k = 0;
+        for (int i = 0; i < n; i++) {
+            sel[k] = i;
+            int d = (v[i] & 0xFF) - lo;
+            k += ~(d | span - d) >>> 31;
+        }
+        return k;
+    }
+
+    private static int unsignedInts(int[] v, long from, long to, int[] sel, int n, boolean every) {
         int k = 0;
         for (int j = 0; j < n; j++) {
-            int i = sel[j];
+            int i = every ? j : sel[j];
             long x = v[i] & 0xFFFF_FFFFL;
             sel[k] = i;
             k += x >= from && x <= to ? 1 : 0;
