@@ -66,7 +66,7 @@ public final class SiteStore {
             return size() > RECENT_ROWS;
         }
     };
-    /** Committed rows not resolved, decoded, each equal to its bytes in {@link #recent} and the store; see the class comment. */
+    /** Committed rows not resolved, decoded, each equal to the bytes the store holds for it; see the class comment. */
     private final Map<Bytes, SiteState> live = new LinkedHashMap<>(LIVE_ROWS * 4 / 3 + 1) {
         @Override
         protected boolean removeEldestEntry(Map.Entry<Bytes, SiteState> eldest) {
