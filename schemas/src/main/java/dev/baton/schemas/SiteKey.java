@@ -23,15 +23,23 @@ public final class SiteKey {
      * each time was 3% of the stream thread.
      */
     private final String key;
+    /** The key's UTF-8 bytes, made once for the same reason; handed out by {@link #toBytes()}, never written. */
+    private final byte[] keyBytes;
 
     public SiteKey(String namespace, String workflowId, String activityId) {
+        this(namespace, workflowId, activityId, null);
+    }
+
+    /** {@code key}, when given, is the key form of the parts (a parsed key): it is kept instead of being made again. */
+    private SiteKey(String namespace, String workflowId, String activityId, String key) {
         requireNonEmpty("namespace", namespace);
         requireNonEmpty("workflowId", workflowId);
         requireNonEmpty("activityId", activityId);
         this.namespace = namespace;
         this.workflowId = workflowId;
         this.activityId = activityId;
-        this.key = escape(namespace) + '/' + escape(workflowId) + '/' + escape(activityId);
+        this.key = key != null ? key : escape(namespace) + '/' + escape(workflowId) + '/' + escape(activityId);
+        this.keyBytes = this.key.getBytes(StandardCharsets.UTF_8);
     }
 
     public String namespace() {
@@ -59,8 +67,9 @@ public final class SiteKey {
             long parts = key.chars().filter(c -> c == '/').count() + 1;
             throw new IllegalArgumentException("a site key has 3 '/'-separated parts, was " + parts + " in '" + key + "'");
         }
+        // unescape accepts only %25 and %2F, which escape writes back the same way: the parsed key is the key form.
         return new SiteKey(unescape(key.substring(0, first), key), unescape(key.substring(first + 1, second), key),
-                unescape(key.substring(second + 1), key));
+                unescape(key.substring(second + 1), key), key);
     }
 
     public static SiteKey fromBytes(byte[] key) {
@@ -76,8 +85,12 @@ public final class SiteKey {
         return key;
     }
 
+    /**
+     * The Kafka key bytes (UTF-8 of {@link #asKey()}). The array is this key's own, shared by every
+     * caller (the streams app writes it into a store and several records per event): do not modify it.
+     */
     public byte[] toBytes() {
-        return key.getBytes(StandardCharsets.UTF_8);
+        return keyBytes;
     }
 
     /** Sites are equal when their parts are, which is when their key forms are (escaping is one-to-one). */

@@ -20,6 +20,16 @@ class SiteKeyProperties {
         assertThat(key.asKey().chars().filter(c -> c == '/').count()).isEqualTo(2);
     }
 
+    /** A parsed key keeps the text it was parsed from: it must be the key form its parts render to. */
+    @Property(tries = 2000)
+    void shouldKeepTheKeyFormItWasParsedFrom(@ForAll("parts") String ns, @ForAll("parts") String wf, @ForAll("parts") String act) {
+        SiteKey built = new SiteKey(ns, wf, act);
+        SiteKey parsed = SiteKey.parse(built.asKey());
+        assertThat(parsed.asKey()).isEqualTo(built.asKey());
+        assertThat(parsed.toBytes()).isEqualTo(built.toBytes());
+        assertThat(new SiteKey(parsed.namespace(), parsed.workflowId(), parsed.activityId()).asKey()).isEqualTo(parsed.asKey());
+    }
+
     /** Equality is by parts, even where escaping makes two different-looking part lists render alike. */
     @Property(tries = 2000)
     void shouldBeEqualExactlyWhenThePartsAre(@ForAll("parts") String ns1, @ForAll("parts") String wf1, @ForAll("parts") String ns2,

@@ -1,5 +1,7 @@
 package dev.baton.streams.processor;
 
+import java.util.Objects;
+
 import dev.baton.events.DispatchCommand;
 import dev.baton.events.Failure;
 import dev.baton.events.HistoryEvent;
@@ -33,9 +35,9 @@ final class Answers {
 
     private static Outcome answer(SiteRef site, Waiter caller, int attempt, OutcomeStatus status, Payload output, String reason,
                                   Failure failure, String workerId, boolean unmatched, long atMillis) {
-        return Outcome.newBuilder().setStatus(status).setSite(site).setRequestId(caller.getRequestId()).setReplyKey(caller.getReplyKey())
-                .setAttempt(attempt).setOutput(output).setReason(reason).setFailure(failure).setUnmatched(unmatched).setWorkerId(workerId)
-                .setAtMillis(atMillis).build();
+        // The record's constructor, not Avro's builder (which copies and validates field by field): one or more per activity.
+        return new Outcome(Objects.requireNonNull(status, "status"), Objects.requireNonNull(site, "site"), caller.getRequestId(),
+                caller.getReplyKey(), attempt, output, reason, unmatched, workerId, atMillis, failure);
     }
 
     /** A failed outcome without output or structured failure: a refusal, a takeover, an answer without running. */

@@ -88,7 +88,7 @@ final class SiteLifecycle {
      * lends its token secret (so tokens it issued stay recognisable) and its last self-ended token.
      */
     SiteState startRun(SiteKey site, SiteState previous, DispatchCommand cmd, long firstRequestedAtMillis) {
-        SiteState state = newRow(cmd, queueTimeouts.resolve(cmd.getQueue(), cmd.getTimeouts()), emit.now(), firstRequestedAtMillis).build();
+        SiteState state = newRow(cmd, queueTimeouts.resolve(cmd.getQueue(), cmd.getTimeouts()), emit.now(), firstRequestedAtMillis);
         if (previous == null) {
             state.setTokenSecret(newSecret(site));
         } else {
@@ -111,23 +111,39 @@ final class SiteLifecycle {
     }
 
     /**
-     * The row of a new run, before its secret and history are added. Every field whose schema default
-     * is not null is set here, to that default where the run has nothing else: Avro's {@code build()}
-     * fills an unset field by looking its default up in a cache keyed by the field, whose hash walks
-     * the field's whole schema (the earlier runs' nested records included) on every call, and that
-     * was most of the cost of starting a run (docs/decisions.md, issue 29).
+     * The row of a new run, before its secret and history are added. Made with the row's setters, not
+     * Avro's builder, so every field is set here: the ones the run decides, and every other field whose
+     * schema default is not null to that default (the builder looked defaults up through a cache whose
+     * key hashes the field's whole schema, then copied and validated field by field: most of the cost
+     * of starting a run; docs/decisions.md, issue 29). {@code NewRowTest} fails when a field is added
+     * to the schema and not here.
      */
-    static SiteState.Builder newRow(DispatchCommand cmd, Timeouts timeouts, long now, long firstRequestedAtMillis) {
-        return SiteState.newBuilder()
-                .setState(SiteStatus.PENDING).setAttempt(cmd.getAttempt()).setCallerAttempt(cmd.getAttempt()).setGeneration(1)
-                .setRequestId(cmd.getRequestId()).setReplyKey(cmd.getReplyKey()).setRunId(cmd.getRunId())
-                .setIdempotencyKey(cmd.getIdempotencyKey()).setQueue(cmd.getQueue()).setActivityType(cmd.getActivityType())
-                .setNode(cmd.getNode()).setInput(cmd.getInput()).setRetryPolicy(cmd.getRetryPolicy())
-                .setTimeouts(timeouts)
-                .setCreatedAtMillis(now).setFirstRequestedAtMillis(firstRequestedAtMillis).setDeadlines(new HashMap<>())
-                .setWaiters(new ArrayList<>())
-                .setTransportLosses(0).setDispatchOffset(-1L).setEventsOffset(-1L)
-                .setEarlierRuns(new ArrayList<>()).setRefusals(new ArrayList<>());
+    static SiteState newRow(DispatchCommand cmd, Timeouts timeouts, long now, long firstRequestedAtMillis) {
+        SiteState row = new SiteState();
+        row.setState(SiteStatus.PENDING);
+        row.setAttempt(cmd.getAttempt());
+        row.setCallerAttempt(cmd.getAttempt());
+        row.setGeneration(1);
+        row.setRequestId(cmd.getRequestId());
+        row.setReplyKey(cmd.getReplyKey());
+        row.setRunId(cmd.getRunId());
+        row.setIdempotencyKey(cmd.getIdempotencyKey());
+        row.setQueue(cmd.getQueue());
+        row.setActivityType(cmd.getActivityType());
+        row.setNode(cmd.getNode());
+        row.setInput(cmd.getInput());
+        row.setRetryPolicy(cmd.getRetryPolicy());
+        row.setTimeouts(timeouts);
+        row.setCreatedAtMillis(now);
+        row.setFirstRequestedAtMillis(firstRequestedAtMillis);
+        row.setDeadlines(new HashMap<>());
+        row.setWaiters(new ArrayList<>());
+        row.setTransportLosses(0);
+        row.setDispatchOffset(-1L);
+        row.setEventsOffset(-1L);
+        row.setEarlierRuns(new ArrayList<>());
+        row.setRefusals(new ArrayList<>());
+        return row; // every other field's default is null, the no-argument constructor's value
     }
 
     /**
@@ -457,15 +473,12 @@ final class SiteLifecycle {
                 "reprocessed a record already applied: outputs re-emitted", emit.now()).build());
     }
 
+    /** Made with the record's constructor, not Avro's builder (which copies and validates field by field): one per generation. */
     private ActivityTask task(SiteKey site, SiteState state, CompletionToken token) {
         Timeouts t = state.getTimeouts();
         Long scheduleToStart = state.getDeadlines().get(DeadlineKind.SCHEDULE_TO_START.name());
-        return ActivityTask.newBuilder().setSite(site.toRef()).setAttempt(state.getAttempt())
-                .setGeneration(state.getGeneration()).setToken(token.value()).setIdempotencyKey(state.getIdempotencyKey())
-                .setQueue(state.getQueue()).setActivityType(state.getActivityType()).setNode(state.getNode())
-                .setInput(state.getInput()).setHeartbeatWindowMillis(heartbeatWindowMs(state))
-                .setStartToCloseMillis(t == null ? null : t.getStartToCloseMillis())
-                .setScheduledAtMillis(emit.now()).setDeadlineMillis(scheduleToStart).setLastHeartbeatDetails(state.getHeartbeatDetails())
-                .build();
+        return new ActivityTask(site.toRef(), state.getAttempt(), state.getGeneration(), token.value(), state.getIdempotencyKey(),
+                state.getQueue(), state.getActivityType(), state.getNode(), state.getInput(), heartbeatWindowMs(state),
+                t == null ? null : t.getStartToCloseMillis(), emit.now(), scheduleToStart, state.getHeartbeatDetails(), null);
     }
 }

@@ -1,11 +1,14 @@
 package dev.baton.streams.state;
 
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.function.BiConsumer;
 
 import dev.baton.events.store.SiteState;
+import dev.baton.events.store.SiteStatus;
 import dev.baton.schemas.EventSerde;
 import dev.baton.schemas.SiteKey;
 import dev.baton.schemas.UndecodableRecordException;
@@ -28,25 +31,46 @@ import org.slf4j.LoggerFactory;
  * reach the store only at {@link #commitStep()}, and {@link #abortStep()} forgets them. The
  * processor commits after each input record or fired deadline and aborts when deciding throws, so
  * a step that fails half-way leaves no half-made site behind (a resolved row whose outcome was
- * never emitted, say).
+ * never emitted, say). A row is encoded, and written, as it is at {@link #commitStep()}.
+ *
+ * <p>The last rows written that still wait for a worker's report (not resolved) are also kept
+ * decoded, so that report's step does not decode the row it reads (docs/decisions.md, issue 29).
+ * {@link #get} hands such a row out once and forgets it: the caller may change it, and only a row
+ * it {@linkplain #put puts} back, committed, is kept again. A row that was not put, or whose step
+ * was aborted, is decoded from its bytes at its next read, as every row was before.
  */
 public final class SiteStore {
 
     private static final Logger log = LoggerFactory.getLogger(SiteStore.class);
     /** Rows kept per task: more than a task writes while its sites are dispatched, leased and done. */
     static final int RECENT_ROWS = 8192;
+    /**
+     * Decoded rows kept per task: more than the sites a task has waiting for their report at tens of
+     * thousands of activities a second, few enough that they die young (resolved rows are not kept).
+     */
+    static final int LIVE_ROWS = 1024;
 
-    private static final byte[] DELETED = new byte[0];
+    /** Marks a staged delete. */
+    private static final SiteState DELETED = new SiteState();
 
     private final KeyValueStore<Bytes, byte[]> store;
-    /** This step's writes, in order; {@link #DELETED} marks a delete. */
-    private final Map<Bytes, byte[]> staged = new LinkedHashMap<>();
+    /** This step's writes, in order; {@link #DELETED} marks a delete. Encoded at {@link #commitStep()}. */
+    private final Map<Bytes, SiteState> staged = new LinkedHashMap<>();
+    /** The staged rows' encodings, in order, while {@link #commitStep()} writes them. */
+    private final List<byte[]> encoded = new ArrayList<>();
     private final EventSerde<SiteState> serde;
     private StepInput input = StepInput.NONE;
     private final Map<Bytes, byte[]> recent = new LinkedHashMap<>(RECENT_ROWS * 4 / 3 + 1) {
         @Override
         protected boolean removeEldestEntry(Map.Entry<Bytes, byte[]> eldest) {
             return size() > RECENT_ROWS;
+        }
+    };
+    /** Committed rows not resolved, decoded, each equal to the bytes the store holds for it; see the class comment. */
+    private final Map<Bytes, SiteState> live = new LinkedHashMap<>(LIVE_ROWS * 4 / 3 + 1) {
+        @Override
+        protected boolean removeEldestEntry(Map.Entry<Bytes, SiteState> eldest) {
+            return size() > LIVE_ROWS;
         }
     };
 
@@ -57,17 +81,27 @@ public final class SiteStore {
 
     public Optional<SiteState> get(SiteKey site) {
         Bytes key = Bytes.wrap(site.toBytes());
-        byte[] bytes = staged.get(key);
-        if (bytes == DELETED) {
+        SiteState written = staged.get(key);
+        if (written == DELETED) {
             return Optional.empty();
         }
-        if (bytes == null) {
-            bytes = recent.get(key);
+        if (written != null) {
+            // Read again in the step that wrote it (rare): a copy, as a decoded row always was.
+            return Optional.of(decode(serde.encode(TopologyNames.SITES_SUBJECT_TOPIC, written)));
         }
+        SiteState kept = live.remove(key);
+        if (kept != null) {
+            return Optional.of(kept);
+        }
+        byte[] bytes = recent.get(key);
         if (bytes == null) {
             bytes = store.get(key);
         }
-        return bytes == null ? Optional.empty() : Optional.of(serde.decode(TopologyNames.SITES_SUBJECT_TOPIC, bytes));
+        return bytes == null ? Optional.empty() : Optional.of(decode(bytes));
+    }
+
+    private SiteState decode(byte[] bytes) {
+        return serde.decode(TopologyNames.SITES_SUBJECT_TOPIC, bytes);
     }
 
     /** The record this step decides; every row the step writes is stamped with its offset. */
@@ -98,24 +132,41 @@ public final class SiteStore {
             case WORKER_EVENTS -> state.setEventsOffset(Math.max(state.getEventsOffset(), input.offset()));
             case NONE -> { }
         }
-        staged.put(Bytes.wrap(site.toBytes()), serde.encode(TopologyNames.SITES_SUBJECT_TOPIC, state));
+        staged.put(Bytes.wrap(site.toBytes()), state);
     }
 
     public void delete(SiteKey site) {
         staged.put(Bytes.wrap(site.toBytes()), DELETED);
     }
 
-    /** Writes this step's puts and deletes to the store. */
+    /**
+     * Writes this step's puts and deletes to the store. Every row is encoded first, so a row that
+     * cannot be encoded fails the step before anything is written (the caller then aborts it).
+     */
     public void commitStep() {
-        for (Map.Entry<Bytes, byte[]> write : staged.entrySet()) {
-            if (write.getValue() == DELETED) {
-                store.delete(write.getKey());
-                recent.remove(write.getKey());
+        encoded.clear();
+        for (SiteState row : staged.values()) {
+            encoded.add(row == DELETED ? null : serde.encode(TopologyNames.SITES_SUBJECT_TOPIC, row));
+        }
+        int i = 0;
+        for (Map.Entry<Bytes, SiteState> write : staged.entrySet()) {
+            byte[] bytes = encoded.get(i++);
+            Bytes key = write.getKey();
+            if (bytes == null) {
+                store.delete(key);
+                recent.remove(key);
+                live.remove(key);
             } else {
-                store.put(write.getKey(), write.getValue());
-                recent.put(write.getKey(), write.getValue());
+                store.put(key, bytes);
+                recent.put(key, bytes);
+                if (write.getValue().getState() == SiteStatus.RESOLVED) {
+                    live.remove(key);
+                } else {
+                    live.put(key, write.getValue());
+                }
             }
         }
+        encoded.clear();
         staged.clear();
         input = StepInput.NONE;
     }
@@ -133,7 +184,7 @@ public final class SiteStore {
                 KeyValue<Bytes, byte[]> row = it.next();
                 SiteState state;
                 try {
-                    state = serde.decode(TopologyNames.SITES_SUBJECT_TOPIC, row.value);
+                    state = decode(row.value);
                 } catch (UndecodableRecordException e) {
                     log.error("sites row {} cannot be decoded; skipped: {}", Bytes.wrap(row.key.get()), e.getMessage());
                     continue;

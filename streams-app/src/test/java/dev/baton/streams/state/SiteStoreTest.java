@@ -96,6 +96,77 @@ class SiteStoreTest {
         }
     }
 
+    @Test
+    void shouldHandOutAKeptRowOnceSoAChangeNotPutBackIsNeverRead() {
+        sites.put(site("a"), state(1));
+        sites.commitStep();
+
+        SiteState first = sites.get(site("a")).orElseThrow();
+        assertThat(first).as("the committed row, kept decoded").isEqualTo(stored(site("a")));
+        first.setGeneration(99); // changed by a rule that then decided not to write it
+        sites.commitStep();
+
+        assertThat(sites.get(site("a"))).hasValueSatisfying(s -> assertThat(s.getGeneration()).isEqualTo(1));
+    }
+
+    @Test
+    void shouldNotKeepARowWhoseStepWasAborted() {
+        sites.put(site("a"), state(1));
+        sites.commitStep();
+        SiteState row = sites.get(site("a")).orElseThrow();
+        row.setGeneration(5);
+        sites.put(site("a"), row);
+
+        sites.abortStep();
+
+        assertThat(sites.get(site("a"))).hasValueSatisfying(s -> assertThat(s.getGeneration()).isEqualTo(1));
+    }
+
+    @Test
+    void shouldKeepTheRowAStepCommittedUntilItIsReadAgain() {
+        sites.put(site("a"), state(1));
+        sites.commitStep();
+        SiteState row = sites.get(site("a")).orElseThrow();
+        row.setGeneration(2);
+        sites.put(site("a"), row);
+        sites.commitStep();
+
+        SiteState next = sites.get(site("a")).orElseThrow();
+        assertThat(next.getGeneration()).isEqualTo(2);
+        assertThat(next).isEqualTo(stored(site("a")));
+    }
+
+    @Test
+    void shouldNotKeepAResolvedRowDecoded() {
+        SiteState resolved = state(1);
+        resolved.setState(SiteStatus.RESOLVED);
+        sites.put(site("a"), resolved);
+        sites.commitStep();
+
+        SiteState read = sites.get(site("a")).orElseThrow();
+        assertThat(read).isEqualTo(resolved).isNotSameAs(resolved);
+    }
+
+    @Test
+    void shouldWriteARowAsItIsWhenTheStepCommits() {
+        SiteState row = state(1);
+        sites.put(site("a"), row);
+        row.setGeneration(3);
+        sites.commitStep();
+
+        assertThat(stored(site("a")).getGeneration()).isEqualTo(3);
+        assertThat(sites.get(site("a"))).hasValueSatisfying(s -> assertThat(s.getGeneration()).isEqualTo(3));
+    }
+
+    @Test
+    void shouldReadACopyOfARowWrittenInTheSameStep() {
+        sites.put(site("a"), state(1));
+        sites.get(site("a")).orElseThrow().setGeneration(9);
+        sites.commitStep();
+
+        assertThat(stored(site("a")).getGeneration()).isEqualTo(1);
+    }
+
     private SiteState stored(SiteKey site) {
         byte[] bytes = rocks.get(key(site));
         return bytes == null ? null : serde.decode(TopologyNames.SITES_SUBJECT_TOPIC, bytes);
