@@ -17,8 +17,8 @@ import org.apache.kafka.common.MetricName;
  * {@link KafkaClientMetrics} ({@code kafka_producer_*}, {@code kafka_consumer_*}: request rates,
  * records lag, buffer use). Each client is labelled by its {@code role} (with the queue, for a queue's
  * clients: {@code worker-tasks/payments}) instead of its client id, which names a process
- * ({@link KafkaClientTags}). Clients of one role in one process (several workers in one
- * JVM) share their meters' ids: the first bound is the one shown. Close it with the clients: it stops each binder's refresh task and removes their
+ * ({@link KafkaClientTags}); a second client of one role in one registry (two workers in one JVM) is
+ * {@code role#2}. Close it with the clients: it stops each binder's refresh task and removes their
  * meters. Thread-safe.
  */
 public final class ClientMeters implements AutoCloseable {

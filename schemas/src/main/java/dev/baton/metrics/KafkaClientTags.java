@@ -1,10 +1,12 @@
 package dev.baton.metrics;
 
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.WeakHashMap;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 import io.micrometer.core.instrument.Meter;
@@ -17,8 +19,9 @@ import io.micrometer.core.instrument.config.MeterFilter;
  * meter with the client's {@code client.id} (Baton's name a worker id, Kafka Streams' a random
  * process UUID), and Streams' with {@code thread.id} and {@code process.id} built from it: a new
  * series per process start. This filter replaces {@code client.id} by {@code role}: the role
- * {@link ClientMeters} bound the client with ({@code worker-events}, {@code worker-tasks/payments}),
- * or, for a client it does not know (Kafka Streams'), what follows the process UUID in its id
+ * {@link ClientMeters} bound the client with ({@code worker-events}, {@code worker-tasks/payments};
+ * the second client of a role in one registry is {@code worker-events#2}, and so on, so that each keeps
+ * its own series), or, for a client it does not know (Kafka Streams'), what follows the process UUID in its id
  * ({@code StreamThread-1-consumer}); {@code thread.id} keeps what follows the UUID, and
  * {@code process.id} is emptied (an empty label is no label in Prometheus).
  *
@@ -32,10 +35,12 @@ public final class KafkaClientTags implements MeterFilter {
     private static final String CLIENT_ID = "client.id";
     private static final String THREAD_ID = "thread.id";
     private static final String PROCESS_ID = "process.id";
-    private static final Pattern THROUGH_UUID = Pattern.compile(".*[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}-?");
+    private static final Pattern THROUGH_UUID = Pattern.compile(".*([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})-?");
     private static final Map<MeterRegistry, KafkaClientTags> INSTALLED = new WeakHashMap<>();
 
     private final Map<String, String> roles = new ConcurrentHashMap<>();
+    private final Map<String, Integer> clientsPerRole = new HashMap<>();
+    private final Map<String, Integer> processes = new HashMap<>();
 
     /** The filter of {@code registry}, installed on first use; install it before any Kafka client meter is bound there. */
     public static KafkaClientTags installOn(MeterRegistry registry) {
@@ -48,9 +53,17 @@ public final class KafkaClientTags implements MeterFilter {
         }
     }
 
-    /** Labels the meters of the client {@code clientId} with {@code role}; call it before binding them. */
-    public void name(String clientId, String role) {
-        roles.put(clientId, role);
+    /**
+     * Labels the meters of the client {@code clientId} with {@code role}, numbered from the second
+     * client of that role on ({@code role#2}); call it before binding them. Without the number two
+     * workers in one JVM would map to the same meter ids: Micrometer keeps the first, warns about the
+     * second, and the first one's close removes the meters the second still feeds.
+     */
+    public synchronized void name(String clientId, String role) {
+        if (!roles.containsKey(clientId)) {
+            int n = clientsPerRole.merge(role, 1, Integer::sum);
+            roles.put(clientId, n == 1 ? role : role + "#" + n);
+        }
     }
 
     @Override
@@ -71,9 +84,22 @@ public final class KafkaClientTags implements MeterFilter {
         return id.replaceTags(tags);
     }
 
-    /** What follows a UUID in a Kafka Streams client or thread id ({@code app-<uuid>-StreamThread-1-consumer}); the id itself otherwise. */
-    static String withoutProcessId(String id) {
-        String rest = THROUGH_UUID.matcher(id).replaceFirst("");
-        return rest.isEmpty() ? "streams" : rest;
+    /**
+     * What follows the UUID in a Kafka Streams client or thread id ({@code app-<uuid>-StreamThread-1-consumer}),
+     * numbered from the second Streams instance seen in this registry on ({@code StreamThread-1-consumer#2}, two
+     * instances in one JVM); the id itself when it holds no UUID.
+     */
+    private String withoutProcessId(String id) {
+        Matcher m = THROUGH_UUID.matcher(id);
+        if (!m.lookingAt()) {
+            return id;
+        }
+        String rest = id.substring(m.end());
+        String local = rest.isEmpty() ? "streams" : rest;
+        int n;
+        synchronized (processes) {
+            n = processes.computeIfAbsent(m.group(1), uuid -> processes.size() + 1);
+        }
+        return n == 1 ? local : local + "#" + n;
     }
 }

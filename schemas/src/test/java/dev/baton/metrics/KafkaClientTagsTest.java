@@ -36,6 +36,28 @@ class KafkaClientTagsTest {
     }
 
     @Test
+    void shouldKeepTwoClientsOfOneRoleInOneRegistryApart() {
+        SimpleMeterRegistry registry = new SimpleMeterRegistry();
+        ClientMeters first = new ClientMeters(registry);
+        ClientMeters second = new ClientMeters(registry);
+        try (KafkaProducer<byte[], byte[]> a = first.producer(producer("baton-worker-events-worker-a"), "worker-events");
+             KafkaProducer<byte[], byte[]> b = second.producer(producer("baton-worker-events-worker-b"), "worker-events")) {
+            assertThat(roles(registry)).containsExactlyInAnyOrder("worker-events", "worker-events#2");
+
+            first.close();
+
+            assertThat(roles(registry)).as("the first worker's close leaves the second's meters").containsExactly("worker-events#2");
+        } finally {
+            second.close();
+        }
+    }
+
+    private static Set<String> roles(SimpleMeterRegistry registry) {
+        return registry.find("kafka.producer.record.send.total").meters().stream()
+                .map(m -> m.getId().getTag("role")).collect(Collectors.toSet());
+    }
+
+    @Test
     void shouldKeepOnlyWhatFollowsTheProcessUuidInKafkaStreamsLabels() {
         Meter.Id id = new Meter.Id("kafka.stream.thread.poll.rate", io.micrometer.core.instrument.Tags.of(
                 Tag.of("client.id", "baton-streams-3f0e2a4c-1b2d-4e5f-8a9b-0c1d2e3f4a5b-StreamThread-1-consumer"),
@@ -48,6 +70,22 @@ class KafkaClientTagsTest {
         assertThat(mapped.getTag("role")).isEqualTo("StreamThread-1-consumer");
         assertThat(mapped.getTag("thread.id")).isEqualTo("StreamThread-1");
         assertThat(mapped.getTag("process.id")).isEmpty();
+    }
+
+    @Test
+    void shouldKeepTwoKafkaStreamsInstancesInOneRegistryApart() {
+        KafkaClientTags tags = new KafkaClientTags();
+        String first = "baton-streams-3f0e2a4c-1b2d-4e5f-8a9b-0c1d2e3f4a5b-StreamThread-1-producer";
+        String second = "baton-streams-9a8b7c6d-1b2d-4e5f-8a9b-0c1d2e3f4a5b-StreamThread-1-producer";
+
+        assertThat(tags.map(producerMeter(first)).getTag("role")).isEqualTo("StreamThread-1-producer");
+        assertThat(tags.map(producerMeter(second)).getTag("role")).isEqualTo("StreamThread-1-producer#2");
+        assertThat(tags.map(producerMeter(first)).getTag("role")).as("the first instance keeps its name").isEqualTo("StreamThread-1-producer");
+    }
+
+    private static Meter.Id producerMeter(String clientId) {
+        return new Meter.Id("kafka.producer.network.io.rate", io.micrometer.core.instrument.Tags.of(Tag.of("client.id", clientId)),
+                null, null, Meter.Type.GAUGE);
     }
 
     @Test

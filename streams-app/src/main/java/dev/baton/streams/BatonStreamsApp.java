@@ -74,6 +74,8 @@ public final class BatonStreamsApp implements AutoCloseable {
     private final Object stateChanged = new Object();
 
     public BatonStreamsApp(Map<String, ?> configs, MeterRegistry meters) {
+        // First: a filter applies only to meters registered after it, and Micrometer warns when one comes later.
+        KafkaClientTags.installOn(meters); // no process UUID in the client and thread labels
         this.config = new StreamsAppConfig(configs);
         this.registry = SchemaRegistry.forUrl(config.schemaRegistryUrl(), config.clientConfig());
         this.queues = new AdminQueueDirectory(Admin.create(config.adminConfig()), config.queueRefreshMs());
@@ -101,7 +103,6 @@ public final class BatonStreamsApp implements AutoCloseable {
         });
         this.meters = meters;
         this.streamsMetrics = new KafkaStreamsMetrics(streams);
-        KafkaClientTags.installOn(meters); // no process UUID in the client and thread labels
         streamsMetrics.bindTo(meters);
         this.queries = StatusEndpoints.queries(streams, serdes.siteState(), serdes.workerStatus(), config.adminConfig(),
                 queueService::unservedQueues, config.applicationServer().orElse(null));
