@@ -22,8 +22,10 @@ record BrokerRequests(Map<String, Long> byType) {
             MBeanServer server = ManagementFactory.getPlatformMBeanServer();
             for (ObjectName name : server.queryNames(new ObjectName("kafka.network:type=RequestMetrics,name=RequestsPerSec,*"), null)) {
                 Object count = server.getAttribute(name, "Count");
-                if (count instanceof Number n) {
-                    byType.merge(name.getKeyProperty("request"), n.longValue(), Long::sum);
+                String type = name.getKeyProperty("request");
+                // FetchConsumer and FetchFollower count the Fetch requests again, by who sent them.
+                if (count instanceof Number n && type != null && !type.equals("FetchConsumer") && !type.equals("FetchFollower")) {
+                    byType.merge(type, n.longValue(), Long::sum);
                 }
             }
         } catch (Exception e) {
