@@ -277,6 +277,12 @@ public final class DispatchBench implements Callable<Integer> {
         BurstCpu baton = burstCpu.get(name);
         out.printf("cpu         in the bursts, per activity (us): raw %d; %s %d = %s%n", raw.microsPerActivity(), name, baton.microsPerActivity(),
                 CpuByRole.perUnit(baton.from(), baton.to(), baton.activities()));
+        out.printf("alloc       in the bursts, per activity (KB): raw %s; %s %s%n",
+                CpuByRole.allocatedPerUnit(raw.from(), raw.to(), raw.activities()).split(" = ")[0], name,
+                CpuByRole.allocatedPerUnit(baton.from(), baton.to(), baton.activities()));
+        out.printf("requests    the broker served in the bursts, per activity: raw %s; %s %s%n",
+                raw.requestsTo().perUnitSince(raw.requestsFrom(), raw.activities()).split(" = ")[0], name,
+                baton.requestsTo().perUnitSince(baton.requestsFrom(), baton.activities()));
         out.printf("gc          %s; in the bursts: raw %s; %s %s%n", GcTime.collector(), raw.gcTo().since(raw.gcFrom()), name,
                 baton.gcTo().since(baton.gcFrom()));
     }
@@ -309,10 +315,12 @@ public final class DispatchBench implements Callable<Integer> {
         long[] perSecond = new long[BURSTS];
         CpuByRole.Snapshot cpuBefore = CpuByRole.snapshot();
         GcTime gcBefore = GcTime.now();
+        BrokerRequests requestsBefore = BrokerRequests.now();
         for (int b = 0; b < BURSTS; b++) {
             perSecond[b] = burst(echo, b * BURST_ID_SPACING, activities);
         }
-        burstCpu.put(name, new BurstCpu(cpuBefore, CpuByRole.snapshot(), activities * BURSTS, gcBefore, GcTime.now()));
+        burstCpu.put(name, new BurstCpu(cpuBefore, CpuByRole.snapshot(), activities * BURSTS, gcBefore, GcTime.now(), requestsBefore,
+                BrokerRequests.now()));
         long[] sorted = perSecond.clone();
         Arrays.sort(sorted);
         long throughput = sorted[BURSTS / 2];
@@ -388,7 +396,8 @@ public final class DispatchBench implements Callable<Integer> {
     private record WarmUp(long activities, long windowPerSecond) { }
 
     /** CPU across one pipeline's three bursts, the figures max sustained throughput is taken from. */
-    private record BurstCpu(CpuByRole.Snapshot from, CpuByRole.Snapshot to, long activities, GcTime gcFrom, GcTime gcTo) {
+    private record BurstCpu(CpuByRole.Snapshot from, CpuByRole.Snapshot to, long activities, GcTime gcFrom, GcTime gcTo,
+            BrokerRequests requestsFrom, BrokerRequests requestsTo) {
         long microsPerActivity() {
             return CpuByRole.micros(to.processNanos() - from.processNanos(), activities);
         }

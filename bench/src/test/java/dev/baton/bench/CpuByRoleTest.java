@@ -16,6 +16,7 @@ class CpuByRoleTest {
         assertThat(CpuByRole.roleOf("baton-activity-w-17")).isEqualTo(Role.WORKER);
         assertThat(CpuByRole.roleOf("kafka-producer-network-thread | producer-baton-worker.bench.w")).isEqualTo(Role.WORKER);
         assertThat(CpuByRole.roleOf("kafka-producer-network-thread | baton-worker-events-w")).isEqualTo(Role.WORKER);
+        assertThat(CpuByRole.roleOf("baton-lease-deferral bench-worker/bench")).isEqualTo(Role.WORKER);
         assertThat(CpuByRole.roleOf("baton-results-bench")).isEqualTo(Role.CLIENT);
         assertThat(CpuByRole.roleOf("kafka-producer-network-thread | baton-dispatch-bench")).isEqualTo(Role.CLIENT);
         assertThat(CpuByRole.roleOf("data-plane-kafka-request-handler-3")).isEqualTo(Role.BROKER);
@@ -24,11 +25,21 @@ class CpuByRoleTest {
 
     @Test
     void shouldChargeWhatNoThreadAccountsForToOutsideJavaThreads() {
-        CpuByRole.Snapshot from = new CpuByRole.Snapshot(1_000_000, Map.of(Role.BROKER, 100_000L));
-        CpuByRole.Snapshot to = new CpuByRole.Snapshot(11_000_000, Map.of(Role.BROKER, 2_100_000L, Role.STREAMS_APP, 3_000_000L));
+        CpuByRole.Snapshot from = new CpuByRole.Snapshot(1_000_000, Map.of(Role.BROKER, 100_000L), Map.of());
+        CpuByRole.Snapshot to = new CpuByRole.Snapshot(11_000_000, Map.of(Role.BROKER, 2_100_000L, Role.STREAMS_APP, 3_000_000L), Map.of());
 
         String line = CpuByRole.perUnit(from, to, 1_000);
 
         assertThat(line).isEqualTo("broker 2, streams app 3, worker 0, client 0, outside Java threads (GC, JIT, RocksDB) 5");
+    }
+
+    @Test
+    void shouldGiveKilobytesAllocatedPerUnitByRoleAndTheirSum() {
+        CpuByRole.Snapshot from = new CpuByRole.Snapshot(0, Map.of(), Map.of(Role.BROKER, 1_000_000L));
+        CpuByRole.Snapshot to = new CpuByRole.Snapshot(0, Map.of(), Map.of(Role.BROKER, 8_700_000L, Role.STREAMS_APP, 22_700_000L));
+
+        String line = CpuByRole.allocatedPerUnit(from, to, 1_000);
+
+        assertThat(line).isEqualTo("30.4 = broker 7.7, streams app 22.7, worker 0.0, client 0.0");
     }
 }

@@ -1,6 +1,8 @@
 package dev.baton.dispatcher;
 
 import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
 import java.time.Duration;
 import java.util.List;
 import java.util.UUID;
@@ -27,6 +29,8 @@ public record ActivityRequest(SiteKey site, int attempt, String runId, String qu
                               String contentType, String node, RetryOptions retry, TimeoutOptions timeouts) {
 
     /** Compiled once: {@code String.matches} compiles its pattern on every call, and every request is checked. */
+    /** {@link #idempotencyKey()}'s digest; {@code digest} resets it, so each thread reuses its own. */
+    private static final ThreadLocal<MessageDigest> MD5 = ThreadLocal.withInitial(ActivityRequest::newMd5);
     private static final Pattern ACTIVITY_TYPE = Pattern.compile("[A-Za-z0-9_.$-]{1,200}");
 
     /** Retry policy: backoff from {@code initialInterval}, times {@code coefficient} per attempt, capped. 0 attempts = unlimited. */
@@ -89,9 +93,33 @@ public record ActivityRequest(SiteKey site, int attempt, String runId, String qu
         return new Builder();
     }
 
-    /** Stable per (site, runId): identical across attempts and generations, so side effects can be deduplicated. */
+    /**
+     * Stable per (site, runId): identical across attempts and generations, so side effects can be deduplicated.
+     * It is {@code UUID.nameUUIDFromBytes} of {@code key#runId} (a version 3 UUID), computed with this thread's
+     * MD5 digest: {@code nameUUIDFromBytes} looks the algorithm up and makes a digest on every call
+     * (docs/decisions.md, "CPU per activity at saturation").
+     */
     public String idempotencyKey() {
-        return UUID.nameUUIDFromBytes((site.asKey() + "#" + runId).getBytes(StandardCharsets.UTF_8)).toString();
+        byte[] md5 = MD5.get().digest((site.asKey() + "#" + runId).getBytes(StandardCharsets.UTF_8));
+        md5[6] = (byte) ((md5[6] & 0x0f) | 0x30); // version 3: name-based, MD5
+        md5[8] = (byte) ((md5[8] & 0x3f) | 0x80); // the IETF variant
+        return new UUID(bigEndianLong(md5, 0), bigEndianLong(md5, 8)).toString();
+    }
+
+    private static long bigEndianLong(byte[] b, int from) {
+        long v = 0;
+        for (int i = from; i < from + Long.BYTES; i++) {
+            v = (v << 8) | (b[i] & 0xff);
+        }
+        return v;
+    }
+
+    private static MessageDigest newMd5() {
+        try {
+            return MessageDigest.getInstance("MD5");
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("every Java platform has MD5 (UUID.nameUUIDFromBytes needs it)", e);
+        }
     }
 
     /** This request at another attempt (a caller-driven retry or takeover). */

@@ -258,6 +258,19 @@ class ActivityRequestTest {
     }
 
     @Test
+    void shouldDeriveTheSameIdempotencyKeyAsNameUuidFromBytesForAnySiteAndRunId() {
+        java.util.Random random = new java.util.Random(29);
+        for (int i = 0; i < 2_000; i++) {
+            String workflow = "wf-" + Long.toString(random.nextLong(), 36) + (i % 7 == 0 ? "/é%" : "");
+            String runId = "run-" + random.nextInt(1_000_000);
+            ActivityRequest request = valid().site("ns", workflow, Integer.toString(i)).runId(runId).build();
+
+            assertThat(request.idempotencyKey()).isEqualTo(
+                    UUID.nameUUIDFromBytes((request.site().asKey() + "#" + runId).getBytes(StandardCharsets.UTF_8)).toString());
+        }
+    }
+
+    @Test
     void shouldKeepTheIdempotencyKeyAcrossAttempts() {
         ActivityRequest first = valid().runId("run-1").build();
 

@@ -45,7 +45,8 @@ public final class Executions {
 
     /** Whether this worker was told to stop the run of {@code token} (it may never have held it, or hold it no more). */
     public boolean stopSeen(String token) {
-        return stopsSeen.contains(CompletionToken.fingerprint(token));
+        // Asked for every task read; while no stop was ever seen (nearly always) it needs no SHA-256 of the token.
+        return !stopsSeen.isEmpty() && stopsSeen.contains(CompletionToken.fingerprint(token));
     }
 
     public int size() {

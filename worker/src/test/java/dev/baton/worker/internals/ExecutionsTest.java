@@ -53,6 +53,20 @@ class ExecutionsTest {
         assertThat(running.phase()).isEqualTo(Execution.Phase.RUNNING);
     }
 
+    @Test
+    void shouldKnowAStopWasSeenForATokenItNeverHeld() {
+        CompletionToken elsewhere = CompletionToken.random();
+        executions.stop(new SiteRef("ns", "wf", "9"), 1, 1, elsewhere.fingerprint());
+
+        assertThat(executions.stopSeen(elsewhere.value())).isTrue();
+        assertThat(executions.stopSeen(running.token())).isFalse();
+    }
+
+    @Test
+    void shouldSeeNoStopBeforeAnyStopRequest() {
+        assertThat(executions.stopSeen(running.token())).isFalse();
+    }
+
     private Execution held(SiteRef site, int attempt, int generation, CompletionToken token) {
         ActivityTask task = ActivityTask.newBuilder().setSite(site).setAttempt(attempt).setGeneration(generation).setToken(token.value())
                 .setIdempotencyKey("idem").setQueue("q").setActivityType("t").setScheduledAtMillis(0).build();
