@@ -29,9 +29,9 @@ public record ActivityRequest(SiteKey site, int attempt, String runId, String qu
                               String contentType, String node, RetryOptions retry, TimeoutOptions timeouts) {
 
     /** Compiled once: {@code String.matches} compiles its pattern on every call, and every request is checked. */
+    private static final Pattern ACTIVITY_TYPE = Pattern.compile("[A-Za-z0-9_.$-]{1,200}");
     /** {@link #idempotencyKey()}'s digest; {@code digest} resets it, so each thread reuses its own. */
     private static final ThreadLocal<MessageDigest> MD5 = ThreadLocal.withInitial(ActivityRequest::newMd5);
-    private static final Pattern ACTIVITY_TYPE = Pattern.compile("[A-Za-z0-9_.$-]{1,200}");
 
     /** Retry policy: backoff from {@code initialInterval}, times {@code coefficient} per attempt, capped. 0 attempts = unlimited. */
     public record RetryOptions(Duration initialInterval, double coefficient, Duration maxInterval, int maxAttempts,
