@@ -21,8 +21,10 @@ import dev.baton.bench.tpch.TpchQueries;
 import dev.baton.morsel.MorselMetrics;
 import dev.baton.morsel.data.ColumnEncoding;
 import dev.baton.morsel.data.PageFile;
+import dev.baton.morsel.morsel.Morsel;
 import dev.baton.morsel.morsel.Morsels;
 import dev.baton.morsel.scheduler.MorselScheduler;
+import dev.baton.morsel.scheduler.Pipeline;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
@@ -32,7 +34,9 @@ import picocli.CommandLine.Option;
  * over the same rows, each timed up to its answer in its own in-memory form (the engine's and the fused
  * loop's columnar aggregate, a DuckDB temporary table; the Java rows are made after). Prints medians of warm runs, rows/s per core, the ratios and the engine's own
  * CPU time (its worker threads plus the caller, for shared machines), and checks that
- * the engine's answers equal DuckDB's row by row (exit 1 if not).
+ * the engine's answers equal DuckDB's row by row (exit 1 if not). Beside each query it times a control:
+ * a pipeline of the query's morsels on the same scheduler whose tasks only compute (no memory), so a
+ * 2-thread speed-up can be read against what the machine gave two threads at that moment.
  */
 @Command(name = "morsel", mixinStandardHelpOptions = true, description = "TPC-H on the morsel engine vs DuckDB vs a fused loop.")
 public final class MorselBench implements Callable<Integer> {
@@ -61,6 +65,9 @@ public final class MorselBench implements Callable<Integer> {
 
     @Option(names = "--data-dir", defaultValue = ".baton/tpch", description = "Where converted data is cached (default ${DEFAULT-VALUE})")
     Path dataDir;
+
+    /** Steps of the control's compute loop per morsel: ~0.5-0.7 ms here, so the control lasts about as long as Q6 or Q14. */
+    static final long CONTROL_STEPS_PER_MORSEL = 400_000;
 
     private final PrintStream out = System.out;
 
@@ -91,6 +98,7 @@ public final class MorselBench implements Callable<Integer> {
                     "engine rows/s/core", "engine/duckdb", "engine/fused", "engine cpu ms", "answer");
             for (Query q : queries.stream().filter(x -> only.contains(x.name())).toList()) {
                 double oneThread = 0;
+                double controlOneThread = 0;
                 for (int n : threads) {
                     double[] m = measure(q, n, li, duckdb);
                     Optional<String> diff = Results.difference(lastDuck, lastEngine);
@@ -100,8 +108,10 @@ public final class MorselBench implements Callable<Integer> {
                             m[0] / m[1], m[0] / m[2], m[3], diff.map(d -> "DIFFERS: " + d).orElse("equal to DuckDB"));
                     if (n == 1) {
                         oneThread = m[0];
+                        controlOneThread = m[4];
                     } else if (oneThread > 0) {
-                        out.printf("%-20s %7s engine speed-up %d threads vs 1: %.2fx%n", "", "", n, oneThread / m[0]);
+                        out.printf("%-20s %7s engine speed-up %d threads vs 1: %.2fx (control, compute only: %.1f -> %.1f ms, %.2fx)%n",
+                                "", "", n, oneThread / m[0], controlOneThread, m[4], controlOneThread / m[4]);
                     }
                 }
             }
@@ -113,12 +123,13 @@ public final class MorselBench implements Callable<Integer> {
     private List<List<Object>> lastEngine;
     private List<List<Object>> lastDuck;
 
-    /** Median ms of engine, DuckDB and fused, alternating run by run so drift hits all three alike. */
+    /** Median ms of engine, DuckDB, fused, the engine's CPU and the control, alternating run by run so drift hits all alike. */
     private double[] measure(Query q, int workers, PageFile li, DuckDbPeer duckdb) {
         duckdb.threads(workers);
-        double[][] ms = new double[4][runs];
+        double[][] ms = new double[5][runs];
         try (MorselScheduler scheduler = new MorselScheduler(workers, 1, MorselMetrics.noop(), mode)) {
             TpchQueries engine = TpchQueries.autoTuned(scheduler, li.pageBytes());
+            Pipeline control = control(Morsels.partition(0, li.pageCount(), Morsels.autoTunedPagesPerMorsel(Morsels.l2Bytes(), li.pageBytes()), 1));
             for (int i = -warmups; i < runs; i++) {
                 long cpu = engineCpuNanos();
                 long a = System.nanoTime();
@@ -129,6 +140,8 @@ public final class MorselBench implements Callable<Integer> {
                 long c = System.nanoTime();
                 q.fused().get();
                 long d = System.nanoTime();
+                scheduler.run(control);
+                long e = System.nanoTime();
                 if (i == runs - 1) { // the rows of the last run are compared
                     lastEngine = engineAnswer.rows();
                     lastDuck = duckAnswer.rows();
@@ -138,10 +151,24 @@ public final class MorselBench implements Callable<Integer> {
                     ms[1][i] = (c - b) / 1e6;
                     ms[2][i] = (d - c) / 1e6;
                     ms[3][i] = cpu / 1e6;
+                    ms[4][i] = (e - d) / 1e6;
                 }
             }
         }
-        return new double[] {median(ms[0]), median(ms[1]), median(ms[2]), median(ms[3])};
+        return new double[] {median(ms[0]), median(ms[1]), median(ms[2]), median(ms[3]), median(ms[4])};
+    }
+
+    private static volatile long controlSink;
+
+    /** One task per morsel that runs a multiply-add chain in registers: its speed-up is the machine's, not the engine's. */
+    static Pipeline control(List<Morsel> morsels) {
+        return new Pipeline("control", morsels, (worker, m, ctx) -> {
+            long x = m.id();
+            for (long i = 0; i < CONTROL_STEPS_PER_MORSEL; i++) {
+                x = x * 6364136223846793005L + 1442695040888963407L;
+            }
+            controlSink = x;
+        });
     }
 
     /**

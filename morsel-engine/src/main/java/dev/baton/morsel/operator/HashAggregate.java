@@ -47,6 +47,15 @@ public final class HashAggregate implements Sink {
     private long[][][] vectors;
     /** Per worker, per sum slot: the vector read for the current batch. */
     private long[][][] inputs;
+    /** Per worker, per group of a small table: the batch's rows of that group ({@link #addSumsByGroup}). */
+    private int[][][] groupRows;
+    /** Per worker: how many rows {@link #groupRows} holds per group. */
+    private int[][] groupCounts;
+    /** Group number by slot base, for bases of the first {@link #SMALL_GROUPS} groups. */
+    private int[] groupOfBase;
+
+    /** Tables of at most this many groups add their sums group by group ({@link #addSumsByGroup}). */
+    static final int SMALL_GROUPS = 8;
 
     private HashAggregate(Expr key, int expectedGroups) {
         if (expectedGroups < 1) {
@@ -123,6 +132,12 @@ public final class HashAggregate implements Sink {
         sumSlots = IntStream.range(0, accumulators.size()).filter(a -> accumulators.get(a).sums()).toArray();
         vectors = new long[workers][sumSlots.length][];
         inputs = new long[workers][sumSlots.length][];
+        groupRows = new int[workers][SMALL_GROUPS][0];
+        groupCounts = new int[workers][SMALL_GROUPS];
+        groupOfBase = new int[SMALL_GROUPS * slots()];
+        for (int g = 0; g < SMALL_GROUPS; g++) {
+            groupOfBase[g * slots()] = g;
+        }
         for (int w = 0; w < workers; w++) {
             partials[w] = new LongAggTable(slots(), Math.max(1, expectedGroups / workers), combine());
             slots[w] = new int[0];
@@ -146,7 +161,11 @@ public final class HashAggregate implements Sink {
         }
         groupSlots(table, b, s, n);
         long[] values = table.values(); // after the groups are in: slot bases never move, the array may have grown
-        addSums(worker, b, s, n, values);
+        if (table.size() <= SMALL_GROUPS) {
+            addSumsByGroup(worker, b, s, n, values, table.size());
+        } else {
+            addSums(worker, b, s, n, values);
+        }
         for (int a = 0; a < accumulators.size(); a++) {
             if (!accumulators.get(a).sums()) {
                 a = consumeCombined(b, s, n, values, a);
@@ -188,6 +207,60 @@ public final class HashAggregate implements Sink {
         if (t < m) {
             addOne(sel, s, n, values, in[t], at[t]);
         }
+    }
+
+    /*
+     * A table of few groups (Q1 has four) adds group by group instead: one pass deals the selected
+     * rows into a list per group, then each sum is a loop over one group's rows that adds into a
+     * register and stores once. No add waits on the previous row's store to the same accumulator (the
+     * chain addSix pays whenever consecutive rows share a group), a source column is summed from its
+     * narrow page without being widened first (NarrowColumn.sum), and a COUNT is the list's length.
+     */
+    private void addSumsByGroup(int worker, Batch b, int[] s, int n, long[] values, int groups) {
+        int[][] rows = groupRows[worker];
+        int[] count = groupCounts[worker];
+        if (rows[0].length < n) {
+            for (int g = 0; g < SMALL_GROUPS; g++) {
+                rows[g] = new int[b.rows()];
+            }
+        }
+        Arrays.fill(count, 0);
+        int[] sel = b.selection();
+        int[] groupOf = groupOfBase;
+        for (int j = 0; j < n; j++) {
+            int g = groupOf[s[j]];
+            rows[g][count[g]++] = sel[j];
+        }
+        int width = slots();
+        for (int t = 0; t < sumSlots.length; t++) {
+            int at = sumSlots[t];
+            Accumulator acc = accumulators.get(at);
+            if (acc.count()) {
+                for (int g = 0; g < groups; g++) {
+                    values[g * width + at] += count[g];
+                }
+            } else if (acc.input() instanceof ColumnRef c && c.source()) {
+                NarrowColumn v = b.narrow(c.index());
+                for (int g = 0; g < groups; g++) {
+                    if (count[g] > 0) {
+                        values[g * width + at] += v.sum(rows[g], count[g]);
+                    }
+                }
+            } else {
+                long[] x = input(worker, t, b);
+                for (int g = 0; g < groups; g++) {
+                    values[g * width + at] += sum(x, rows[g], count[g]);
+                }
+            }
+        }
+    }
+
+    private static long sum(long[] x, int[] rows, int n) {
+        long total = 0;
+        for (int k = 0; k < n; k++) {
+            total += x[rows[k]];
+        }
+        return total;
     }
 
     private static void addSix(int[] sel, int[] s, int n, long[] values, long[] x0, int a0, long[] x1, int a1,

@@ -63,6 +63,47 @@ class HashAggregateTest {
         }
     }
 
+    /**
+     * Few groups take the group-by-group path (sums from narrow pages, a computed column, COUNT as a
+     * list length); a ninth group appearing in a later page moves the table to the row-by-row path.
+     * Both must give the plain reference's answer, filtered, for any worker count.
+     */
+    @Test
+    void shouldSumFewGroupsGroupByGroupLikeThePlainReference() {
+        long[][] rows = new long[20_000][];
+        for (int i = 0; i < rows.length; i++) {
+            long key = i < 15_000 ? (i * 31L) % 5 : i % 11; // 5 groups, then 11 in the last pages
+            rows[i] = new long[] {key, 1_000 + i % 200, 300_000 + (i * 7L) % 70_000, i % 3};
+        }
+        PageFile f = Tables.write(dir, "few", List.of("k", "small", "wide", "f"), rows, 4096);
+        Map<Long, long[]> expected = new TreeMap<>();
+        for (long[] r : rows) {
+            if (r[3] == 0) {
+                long[] a = expected.computeIfAbsent(r[0], k -> new long[4]);
+                a[0] += r[1];
+                a[1]++;
+                a[2] += r[2] * (100 - r[1]);
+                a[3] += r[2];
+            }
+        }
+        for (int workers : new int[] {1, 2, 3}) {
+            try (MorselScheduler s = new MorselScheduler(workers, 1, MorselMetrics.noop())) {
+                ScanPipeline scan = ScanPipeline.over(f);
+                scan.filter(RangeFilter.atMost(scan.col("f"), 0));
+                ColumnRef product = scan.project("product", Expr.mul(scan.col("wide"), Expr.sub(Expr.lit(100), scan.col("small"))));
+                HashAggregate agg = HashAggregate.groupBy(scan.col("k"), 8).sum(scan.col("small")).count().sum(product).sum(scan.col("wide"));
+                s.run(scan.into(agg).pipeline("few", PipelineKind.SCAN, Morsels.partition(0, f.pageCount(), 1, 1), workers));
+                AggregateResult r = agg.result(s);
+                assertThat(r.rows()).isEqualTo(expected.size());
+                int i = 0;
+                for (Map.Entry<Long, long[]> e : expected.entrySet()) {
+                    long[] a = e.getValue();
+                    assertThat(r.row(i++)).containsExactly(e.getKey(), a[0], a[1], a[2], a[3]);
+                }
+            }
+        }
+    }
+
     @Test
     void shouldMergeManyGroupsThroughTheExchangeInParallel() {
         long[][] rows = new long[HashAggregate.SERIAL_MERGE_GROUPS * 2][];
