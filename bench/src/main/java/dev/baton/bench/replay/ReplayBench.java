@@ -60,7 +60,8 @@ public final class ReplayBench implements Callable<Integer> {
     Path holdFile;
 
     @Option(names = "--command-java-opts", defaultValue = "-XX:MaxRAMPercentage=50 -Xms1g -XX:MetaspaceSize=128m -XX:+UseSerialGC -XX:TieredStopAtLevel=1",
-            description = "JVM options of the command runs; the default is what ./baton gives replay (default ${DEFAULT-VALUE})")
+            description = "JVM options of the command runs; the default is what ./baton gives replay, but for the class archive and, where the kernel offers them, "
+                    + "-XX:+UseTransparentHugePages (default ${DEFAULT-VALUE})")
     String commandJavaOpts;
 
     /** The CLI's entry point; the bench module does not depend on the CLI, which carries the bench. */

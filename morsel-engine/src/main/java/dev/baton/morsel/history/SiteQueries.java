@@ -45,7 +45,7 @@ import org.apache.kafka.clients.consumer.ConsumerRecord;
  * <pre>
  * sites:   scan baton.history → filter at ≥ from, namespace = n → project dispatch_order, dispatch_at
  *          → hash aggregate by site: last kind by offset; request, attempt, queue, type of the
- *            latest dispatch (ARG_MAX by dispatch_order); first dispatch time (MIN); namespace, workflow
+ *            latest dispatch (ARG_MAX by dispatch_order); first dispatch time (MIN)
  * answers: scan baton.results → filter unmatched = 0 → project first = -offset
  *          → hash aggregate by request: completed, reason prefix, time of its first outcome (ARG_MAX by first)
  * </pre>
@@ -56,8 +56,8 @@ import org.apache.kafka.clients.consumer.ConsumerRecord;
 final class SiteQueries {
 
     private static final HistoryKind[] KINDS = HistoryKind.values();
-    private static final List<String> HISTORY_COLUMNS = List.of("offset", "kind", "dispatched", "at", "site", "namespace", "workflow",
-            "request", "attempt", "queue", "type");
+    private static final List<String> HISTORY_COLUMNS = List.of("offset", "kind", "dispatched", "at", "site", "namespace", "request",
+            "attempt", "queue", "type");
     private static final List<String> POSITION_COLUMNS = List.of("position", "at", "workflow", "namespace");
     /** A record's position packs its partition above its offset's 40 bits (a trillion offsets per partition). */
     private static final int POSITION_OFFSET_BITS = 40;
@@ -71,8 +71,6 @@ final class SiteQueries {
     private static final int S_QUEUE = 7;
     private static final int S_TYPE = 9;
     private static final int S_FIRST_DISPATCH_AT = 10;
-    private static final int S_NAMESPACE = 11;
-    private static final int S_WORKFLOW = 12;
     private static final int A_COMPLETED = 1;
     private static final int A_REASON = 3;
     private static final int A_AT = 5;
@@ -112,7 +110,7 @@ final class SiteQueries {
 
     /** Row {@code i} of the sites aggregate as a {@link SiteTrail}, its strings made from {@code ids}. */
     private static SiteTrail trail(AggregateResult a, int i, StringIds ids) {
-        SiteTrail t = new SiteTrail(ids.string(a.key(i)), ids.string(a.value(i, S_NAMESPACE)), ids.string(a.value(i, S_WORKFLOW)));
+        SiteTrail t = new SiteTrail(ids.string(a.key(i)));
         t.lastOffset = a.value(i, S_LAST_OFFSET);
         t.lastKind = KINDS[(int) a.value(i, S_LAST_KIND)];
         if (a.value(i, S_DISPATCH_OFFSET) >= 0) {
@@ -230,7 +228,7 @@ final class SiteQueries {
         List<OffsetRange> ranges = fold.partitions(BatonTopics.HISTORY);
         // a whole history has a few events per site (a dispatch, a lease, an outcome): tables sized for that do not grow mid-scan
         int expectedSites = scope.equals(HistoryLog.Scope.ALL) ? expectedGroups(ranges, EVENTS_PER_SITE) : EXPECTED_GROUPS;
-        return new TopicFold.TopicQuery<>(ranges, HISTORY_COLUMNS, historyDecoder(), scan -> {
+        return new TopicFold.TopicQuery<>(ranges, HISTORY_COLUMNS, historyDecoder(scope.namespace() != null), scan -> {
             if (scope.fromMillis() != Long.MIN_VALUE) {
                 scan.filter(RangeFilter.between(scan.col("at"), scope.fromMillis(), Long.MAX_VALUE));
             }
@@ -250,9 +248,7 @@ final class SiteQueries {
                     .maxBy(order, scan.col("attempt"))
                     .maxBy(order, scan.col("queue"))
                     .maxBy(order, scan.col("type"))
-                    .min(dispatchAt)
-                    .max(scan.col("namespace"))
-                    .max(scan.col("workflow"));
+                    .min(dispatchAt);
             scan.into(agg);
             return agg::result;
         });
@@ -330,7 +326,8 @@ final class SiteQueries {
     private record DecodeState(ProjectedRow row, RecentIds recent) {
     }
 
-    private TopicPageSource.RowDecoder historyDecoder() {
+    /** @param scoped whether the query filters by namespace: only then is the namespace interned */
+    private TopicPageSource.RowDecoder historyDecoder(boolean scoped) {
         ThreadLocal<DecodeState> states = ThreadLocal.withInitial(() -> new DecodeState(history.newRow(), new RecentIds(ids, HISTORY_COLUMNS.size())));
         return (rec, row) -> {
             DecodeState state = states.get();
@@ -346,13 +343,13 @@ final class SiteQueries {
             row[2] = dispatch ? 1 : 0;
             row[3] = e.getLong(H_AT);
             row[4] = recent.id(4, rec.key());
-            row[5] = recent.id(5, e.utf8(H_NAMESPACE));
-            row[6] = recent.id(6, e.utf8(H_WORKFLOW));
+            // the namespace only for a scope's filter; a site's workflow is in its key, and no answer reads it from the value
+            row[5] = scoped ? recent.id(5, e.utf8(H_NAMESPACE)) : StringIds.NULL;
             // only a dispatch's own fields are read by the aggregate: the rest are not interned
-            row[7] = dispatch ? recent.id(7, e.utf8(H_REQUEST)) : StringIds.NULL;
-            row[8] = dispatch ? e.getInt(H_ATTEMPT) : 0;
-            row[9] = dispatch ? recent.id(9, e.utf8(H_QUEUE)) : StringIds.NULL;
-            row[10] = dispatch ? recent.id(10, e.utf8(H_TYPE)) : StringIds.NULL;
+            row[6] = dispatch ? recent.id(6, e.utf8(H_REQUEST)) : StringIds.NULL;
+            row[7] = dispatch ? e.getInt(H_ATTEMPT) : 0;
+            row[8] = dispatch ? recent.id(8, e.utf8(H_QUEUE)) : StringIds.NULL;
+            row[9] = dispatch ? recent.id(9, e.utf8(H_TYPE)) : StringIds.NULL;
             return true;
         };
     }

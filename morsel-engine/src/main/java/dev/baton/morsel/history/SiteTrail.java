@@ -10,8 +10,6 @@ import dev.baton.events.HistoryKind;
 public final class SiteTrail {
 
     final String siteKey;
-    final String namespace;
-    final String workflowId;
     long dispatchOffset = -1;
     String requestId;
     int attempt;
@@ -21,10 +19,8 @@ public final class SiteTrail {
     long lastOffset = -1;
     HistoryKind lastKind;
 
-    SiteTrail(String siteKey, String namespace, String workflowId) {
+    SiteTrail(String siteKey) {
         this.siteKey = siteKey;
-        this.namespace = namespace;
-        this.workflowId = workflowId;
     }
 
     public String siteKey() {
