@@ -18,7 +18,7 @@ import dev.baton.morsel.morsel.Morsels;
 import dev.baton.morsel.operator.AggregateResult;
 import dev.baton.morsel.operator.ColumnRef;
 import dev.baton.morsel.operator.HashAggregate;
-import dev.baton.morsel.operator.HashJoinBuild;
+import dev.baton.morsel.operator.PartitionedHashJoinBuild;
 import dev.baton.morsel.operator.RangeFilter;
 import dev.baton.morsel.operator.ScanPipeline;
 import dev.baton.morsel.scheduler.MorselScheduler;
@@ -68,8 +68,14 @@ public final class TpchQueries {
         return new TpchQueries(scheduler, Morsels.autoTunedPagesPerMorsel(Morsels.l2Bytes(), pageBytes));
     }
 
+    /**
+     * Morsels of {@code pagesPerMorsel} pages, but at least four per worker when the source is small:
+     * {@code part} is 25 pages at SF 1, one morsel of the L2-sized kind, which left Q14's whole build
+     * to one worker while the others waited at its barrier.
+     */
     private List<Morsel> morsels(PageSource src) {
-        return Morsels.partition(0, src.pageCount(), pagesPerMorsel, 1);
+        int pages = Math.max(1, Math.min(pagesPerMorsel, src.pageCount() / (4 * workers())));
+        return Morsels.partition(0, src.pageCount(), pages, 1);
     }
 
     private int workers() {
@@ -117,10 +123,16 @@ public final class TpchQueries {
         return List.of(List.of(BigDecimal.valueOf(r.rows() == 0 ? 0 : r.value(0, 0), 4)));
     }
 
-    /** A build pipeline over {@code part}, then a probe pipeline over lineitem that the scheduler runs after it. */
+    /**
+     * A build pipeline over {@code part}, the merge of its partitions, then a probe pipeline over
+     * lineitem that the scheduler runs after them. The build is partitioned by key (two partitions
+     * per worker), so its partials merge in parallel, partition by partition, where the broadcast
+     * build merged them on one thread while the others waited.
+     */
     public List<List<Object>> q14(PageSource li, PageSource part) {
         ScanPipeline partScan = ScanPipeline.over(part);
-        HashJoinBuild build = new HashJoinBuild(workers(), partScan.col("p_partkey"), partScan.col("p_promo"), (int) part.rowCount());
+        PartitionedHashJoinBuild build = new PartitionedHashJoinBuild(workers(), 2 * workers(), partScan.col("p_partkey"),
+                partScan.col("p_promo"), (int) part.rowCount());
         partScan.into(build);
 
         ScanPipeline scan = ScanPipeline.over(li);
@@ -132,6 +144,7 @@ public final class TpchQueries {
         scan.into(agg);
         scheduler.runWaves(List.of(
                 partScan.pipeline("q14-build", PipelineKind.BUILD, morsels(part), workers()),
+                build.mergePipeline("q14-build-merge"),
                 scan.probePipeline("q14-probe", morsels(li), workers(), List.of("q14-build"))));
         AggregateResult r = agg.result(scheduler);
         return List.of(List.of(r.rows() == 0 ? Double.NaN : 100.0 * r.value(0, 0) / r.value(0, 1)));

@@ -3,14 +3,13 @@ package dev.baton.morsel.operator;
 import java.util.ArrayList;
 import java.util.List;
 
-import dev.baton.morsel.exchange.HashExchange;
 import dev.baton.morsel.morsel.Morsel;
 import dev.baton.morsel.scheduler.Pipeline;
 import dev.baton.morsel.scheduler.PipelineKind;
 
 /**
  * The build side of a hash join split by hash: a build row with key {@code k} goes to partition
- * {@link HashExchange#partitionOf}{@code (k, P)} of its worker's partial, a {@link PipelineKind#MERGE}
+ * {@link #partitionOf}{@code (k)} of its worker's partial, a {@link PipelineKind#MERGE}
  * pipeline ({@link #mergePipeline}) merges each partition's partials in parallel (one task per
  * partition, so no single thread merges the whole build side, as {@link HashJoinBuild} does), and a
  * probe looks a key up in the table of the same partition. Unlike the broadcast build, the merged
@@ -25,6 +24,7 @@ public final class PartitionedHashJoinBuild implements JoinBuild {
     private final ColumnRef key;
     private final ColumnRef payload;
     private final int partitions;
+    private final int expectedRows;
     /** [worker][partition] while building. */
     private final LongLongJoinTable[][] partials;
     /** [partition], filled by the merge pipeline. */
@@ -37,13 +37,31 @@ public final class PartitionedHashJoinBuild implements JoinBuild {
         this.key = key;
         this.payload = payload;
         this.partitions = partitions;
-        this.partials = new LongLongJoinTable[workers][partitions];
+        this.expectedRows = expectedRows;
+        this.partials = new LongLongJoinTable[workers][];
         this.merged = new LongLongJoinTable[partitions];
-        for (int w = 0; w < workers; w++) {
+    }
+
+    /*
+     * A worker's tables are made by the worker itself, on its first build batch: in parallel rather
+     * than serially on the thread that assembles the query (Q14's build tables are megabytes, whose
+     * allocation and first touch were a serial step before every run), and not at all for a worker
+     * that builds nothing. Worker 0's tables receive the merge, so they are sized for a partition's
+     * every row and merge without growing.
+     */
+    private LongLongJoinTable[] tablesOf(int worker) {
+        LongLongJoinTable[] mine = partials[worker];
+        if (mine == null) {
+            mine = partials[worker] = new LongLongJoinTable[partitions];
             for (int p = 0; p < partitions; p++) {
-                partials[w][p] = new LongLongJoinTable(expectedRows / workers / partitions + 16);
+                mine[p] = new LongLongJoinTable(rowsPerTable(worker));
             }
         }
+        return mine;
+    }
+
+    private int rowsPerTable(int worker) {
+        return (worker == 0 ? expectedRows / partitions : expectedRows / partials.length / partitions) + 16;
     }
 
     @Override
@@ -52,11 +70,11 @@ public final class PartitionedHashJoinBuild implements JoinBuild {
         long[] v = b.scratch(1);
         key.eval(b, k, 2);
         payload.eval(b, v, 2);
-        LongLongJoinTable[] mine = partials[worker];
+        LongLongJoinTable[] mine = tablesOf(worker);
         int[] sel = b.selection();
         for (int j = 0, n = b.selected(); j < n; j++) {
             int i = sel[j];
-            mine[HashExchange.partitionOf(k[i], partitions)].put(k[i], v[i]);
+            mine[partitionOf(k[i])].put(k[i], v[i]);
         }
     }
 
@@ -68,12 +86,24 @@ public final class PartitionedHashJoinBuild implements JoinBuild {
         }
         return Pipeline.of(name, PipelineKind.MERGE, tasks, 0, (worker, m, ctx) -> {
             int p = m.id();
-            LongLongJoinTable all = partials[0][p];
+            LongLongJoinTable all = partials[0] != null ? partials[0][p] : new LongLongJoinTable(rowsPerTable(0));
             for (int w = 1; w < partials.length; w++) {
-                all.mergeFrom(partials[w][p]);
+                if (partials[w] != null) {
+                    all.mergeFrom(partials[w][p]);
+                }
             }
             merged[p] = all;
         });
+    }
+
+    /**
+     * The partition of key {@code k}: the high 32 bits of the key's hash scaled to {@code [0, P)} by a
+     * multiply and a shift. No division per build row and per probe lookup; and not the low bits, which
+     * {@link LongLongJoinTable} uses for its slot: a partition chosen by the low bits fills only every
+     * P-th slot of its table, so its probes run along long clusters.
+     */
+    int partitionOf(long k) {
+        return (int) (((LongAggTable.mix(k) >>> 32) * partitions) >>> 32);
     }
 
     /** Rows of partition {@code p}'s merged table. */
@@ -83,7 +113,7 @@ public final class PartitionedHashJoinBuild implements JoinBuild {
 
     @Override
     public long lookup(long k, long missing) {
-        return table(HashExchange.partitionOf(k, partitions)).get(k, missing);
+        return table(partitionOf(k)).get(k, missing);
     }
 
     private LongLongJoinTable table(int p) {
