@@ -30,6 +30,11 @@ public final class TopologyNames {
     public static final String CLOCK_HEADER = "baton.clock";
     /** Header of a deadline record: a due deadline, written by the task to its own worker-events partition (at-least-once mode). */
     public static final String DEADLINE_HEADER = "baton.deadline";
+    /**
+     * Header of a schedule-to-start deadline record: the live workers the census counted for the
+     * site's queue (and node) when the record was written (4 bytes), which its firing reports.
+     */
+    public static final String DEADLINE_CENSUS_HEADER = "baton.deadline.census";
 
     /** Registry subjects of the store values (the changelogs hold the same bytes). */
     public static final String SITES_SUBJECT_TOPIC = "baton.store.sites";

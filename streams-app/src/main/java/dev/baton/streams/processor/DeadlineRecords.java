@@ -5,6 +5,7 @@ import java.nio.ByteBuffer;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalInt;
 
 import dev.baton.schemas.SiteKey;
 import dev.baton.streams.state.DeadlineIndex.Due;
@@ -14,6 +15,10 @@ import dev.baton.streams.state.DeadlineKind;
  * Deadline records, the at-least-once mode's way to fire a deadline: the punctuator writes one for a
  * due deadline to the task's own worker-events partition, and the deadline fires when the task reads
  * it back. Its header holds the deadline: kind (1 byte), due time (8 bytes), then the site key.
+ *
+ * <p>A schedule-to-start record also carries the census its firing reports (another header: records
+ * written before it existed still parse). The census is not part of the input, so a firing read again
+ * after a crash would count anew, and could name another cause than the outcome already delivered.
  *
  * <p>One instance per processor keeps the records on their way, so a deadline is requested once and
  * again only if its record did not come back within {@link #RESEND_AFTER_MS} (lost in a crash, say);
@@ -41,6 +46,19 @@ final class DeadlineRecords {
     static byte[] header(Due due) {
         byte[] site = due.site().toBytes();
         return ByteBuffer.allocate(1 + Long.BYTES + site.length).put((byte) due.kind().ordinal()).putLong(due.atMillis()).put(site).array();
+    }
+
+    static byte[] census(int liveWorkers) {
+        return ByteBuffer.allocate(Integer.BYTES).putInt(liveWorkers).array();
+    }
+
+    /** The census a record carries; empty for none, or for a value no task wrote. */
+    static OptionalInt parseCensus(byte[] header) {
+        if (header == null || header.length != Integer.BYTES) {
+            return OptionalInt.empty();
+        }
+        int live = ByteBuffer.wrap(header).getInt();
+        return live < 0 ? OptionalInt.empty() : OptionalInt.of(live);
     }
 
     /** The deadline a header names; empty for a header no task wrote (too short, unknown kind, bad site key). */

@@ -1,6 +1,7 @@
 package dev.baton.streams.processor;
 
 import java.util.Optional;
+import java.util.OptionalInt;
 
 import dev.baton.events.HistoryKind;
 import dev.baton.events.OutcomeStatus;
@@ -34,6 +35,15 @@ final class DeadlineRules {
     }
 
     void fire(Due due) {
+        fire(due, OptionalInt.empty());
+    }
+
+    /**
+     * Fires a deadline; {@code censusAtRequest} is the count of live workers its deadline record
+     * carries (at-least-once), which a schedule-to-start expiry reports instead of counting now: read
+     * again after a crash, the record then gives the outcome it gave the first time.
+     */
+    void fire(Due due, OptionalInt censusAtRequest) {
         deadlines.remove(due);
         Optional<SiteState> current = sites.get(due.site());
         if (current.isEmpty()) {
@@ -60,7 +70,7 @@ final class DeadlineRules {
                 lifecycle.stopHolder(site, state, reason);
                 lifecycle.fail(site, state, reason, HistoryKind.TIMED_OUT, state.getGeneration());
             }
-            case SCHEDULE_TO_START -> unavailable(site, state);
+            case SCHEDULE_TO_START -> unavailable(site, state, censusAtRequest);
             case SCHEDULE_TO_CLOSE -> {
                 String reason = Reasons.TERMINAL + " schedule-to-close timeout after " + state.getTimeouts().getScheduleToCloseMillis() + " ms";
                 lifecycle.stopHolder(site, state, reason);
@@ -72,6 +82,22 @@ final class DeadlineRules {
                 }
             }
             default -> sites.put(site, state);
+        }
+    }
+
+    /**
+     * What a deadline record for {@code due} should carry: the live workers for the site's queue (and
+     * node) now, for a schedule-to-start expiry; empty for other kinds, or a row gone or unreadable
+     * (its firing then counts, or finds nothing to fire).
+     */
+    OptionalInt censusFor(Due due) {
+        if (due.kind() != DeadlineKind.SCHEDULE_TO_START) {
+            return OptionalInt.empty();
+        }
+        try {
+            return sites.get(due.site()).map(s -> OptionalInt.of(census.liveWorkers(s.getQueue(), s.getNode()))).orElse(OptionalInt.empty());
+        } catch (RuntimeException e) {
+            return OptionalInt.empty(); // an undecodable row: its firing drops the deadline and says so
         }
     }
 
@@ -100,14 +126,14 @@ final class DeadlineRules {
         }
     }
 
-    private void unavailable(SiteKey site, SiteState state) {
+    private void unavailable(SiteKey site, SiteState state, OptionalInt censusAtRequest) {
         if (state.getState() != SiteStatus.PENDING && state.getState() != SiteStatus.UNSERVED) {
             sites.put(site, state);
             return;
         }
         String queue = state.getQueue();
         String node = state.getNode();
-        int live = census.liveWorkers(queue, node);
+        int live = censusAtRequest.orElseGet(() -> census.liveWorkers(queue, node));
         String serving = node == null ? "serve queue '" + queue + "'" : "with node '" + node + "' on queue '" + queue + "'";
         String why = live == 0 ? "unserved: no live worker " + (node == null ? "serves queue '" + queue + "'" : serving)
                 : "saturated: " + live + " live worker(s) " + serving + ", none took the task";

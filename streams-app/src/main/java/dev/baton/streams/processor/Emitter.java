@@ -4,6 +4,7 @@ import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.OptionalInt;
 
 import dev.baton.events.ActivityTask;
 import dev.baton.events.HistoryEvent;
@@ -87,9 +88,12 @@ final class Emitter {
     }
 
     /** A deadline record (see {@link DeadlineRecords}) for this task's own worker-events partition. */
-    void deadlineRecord(int partition, byte[] header) {
+    void deadlineRecord(int partition, byte[] header, OptionalInt census) {
         RecordHeaders headers = new RecordHeaders();
         headers.add(TopologyNames.DEADLINE_HEADER, header);
+        if (census.isPresent()) {
+            headers.add(TopologyNames.DEADLINE_CENSUS_HEADER, DeadlineRecords.census(census.getAsInt()));
+        }
         staged.add(new Staged(new Record<>(ByteBuffer.allocate(Integer.BYTES).putInt(partition).array(), null, now(), headers),
                 TopologyNames.CLOCK_SINK));
     }

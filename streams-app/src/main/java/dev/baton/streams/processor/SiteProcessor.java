@@ -111,7 +111,8 @@ public final class SiteProcessor implements Processor<byte[], byte[], byte[], by
         commitIfDrainedAfter(InputDrain.current());
         String topic = context.recordMetadata().map(RecordMetadata::topic).orElse("");
         if (BatonTopics.WORKER_EVENTS.equals(topic) && record.headers().lastHeader(TopologyNames.DEADLINE_HEADER) != null) {
-            deadlineRecordRead(record.headers().lastHeader(TopologyNames.DEADLINE_HEADER).value());
+            Header census = record.headers().lastHeader(TopologyNames.DEADLINE_CENSUS_HEADER);
+            deadlineRecordRead(record.headers().lastHeader(TopologyNames.DEADLINE_HEADER).value(), census == null ? null : census.value());
             return;
         }
         Header tick = record.headers().lastHeader(TopologyNames.CLOCK_HEADER);
@@ -254,9 +255,10 @@ public final class SiteProcessor implements Processor<byte[], byte[], byte[], by
      * A deadline record read back: every report written before it has been read, so the deadline
      * fires now if the row still has it armed. Read again after a restart whose state already holds
      * its firing, it re-emits the row's outputs instead. Anyone who may write worker events can
-     * write one; it fires nothing that is not due by this task's own clock.
+     * write one; it fires nothing that is not due by this task's own clock (a forged census changes only
+     * which cause an expiry that was due names).
      */
-    private void deadlineRecordRead(byte[] header) {
+    private void deadlineRecordRead(byte[] header, byte[] census) {
         Optional<DeadlineIndex.Due> parsed = DeadlineRecords.parse(header);
         long now = context.currentSystemTimeMs();
         if (parsed.isEmpty() || parsed.get().atMillis() > now) {
@@ -270,7 +272,7 @@ public final class SiteProcessor implements Processor<byte[], byte[], byte[], by
             if (alreadyApplied(due.site())) {
                 reassert(due.site());
             } else {
-                deadlineRules.fire(due);
+                deadlineRules.fire(due, DeadlineRecords.parseCensus(census));
             }
             commitStep();
         } catch (RuntimeException e) {
@@ -396,7 +398,7 @@ public final class SiteProcessor implements Processor<byte[], byte[], byte[], by
     private void requestDue(long now) {
         for (DeadlineIndex.Due d : deadlines.due(now, now, MAX_DUE_PER_PUNCTUATION)) {
             if (deadlineRecords.shouldRequest(d, now)) {
-                emit.deadlineRecord(context.taskId().partition(), DeadlineRecords.header(d));
+                emit.deadlineRecord(context.taskId().partition(), DeadlineRecords.header(d), deadlineRules.censusFor(d));
                 deadlineRecords.requested(d, now);
             }
         }

@@ -11,8 +11,10 @@ import dev.baton.events.DispatchCommand;
 import dev.baton.events.DispatchKind;
 import dev.baton.events.Outcome;
 import dev.baton.events.OutcomeStatus;
+import dev.baton.events.Timeouts;
 import dev.baton.events.WorkerEvent;
 import dev.baton.events.WorkerEventKind;
+import dev.baton.events.WorkerStatus;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -119,6 +121,56 @@ class AtLeastOnceAnswersTest {
         commit();
         assertThat(answersTo(fresh)).as("the request that started a new run after the expiry, read again after a crash lost the "
                 + "expiry").isEmpty();
+    }
+
+    /**
+     * The model check's seed 65698017807173049 (shrunk): a schedule-to-start expiry reported
+     * {@code saturated} (a worker was live), a crash delivered that outcome but lost the row's
+     * resolution, and the expiry read again after the worker's registration went stale reported
+     * {@code unserved}. The deadline record carries the census it was requested with.
+     */
+    @Test
+    void anExpiryReadAgainNamesTheCauseItNamedBefore() {
+        commit();
+        registerGoingStaleIn(300);
+        DispatchCommand waiting = DispatchCommand.newBuilder(request("s0", 1, "idem")).setTimeouts(new Timeouts(200L, null, null, null)).build();
+        send(waiting);
+        commit(); // the site is pending, its schedule-to-start deadline armed
+        for (int i = 0; i < 2; i++) {
+            answers.addAll(driver.advance().outcomes()); // the deadline fires while w1 is live: saturated, not committed
+        }
+        while (driver.wallClock() < startedAt + 400) {
+            answers.addAll(driver.advance().outcomes()); // w1's registration goes stale
+        }
+        crashDeliveringAllRestoringTheCommit();
+        commit();
+        assertThat(answersTo(waiting)).as("answers to the request whose schedule-to-start passed").isNotEmpty()
+                .allSatisfy(a -> assertThat(a.getReason()).startsWith("unavailable: saturated"));
+    }
+
+    private long startedAt;
+
+    /** Registers w1 on the request's queue with a registration that goes stale {@code inMillis} from now. */
+    private void registerGoingStaleIn(long inMillis) {
+        startedAt = driver.wallClock();
+        long lastSeen = startedAt + inMillis - SiteMachineDriver.WORKER_STALE_MS;
+        driver.register("w1", WorkerStatus.newBuilder().setWorkerId("w1").setQueues(List.of("payments")).setNodeLabels(List.of()).setCapacity(4)
+                .setInFlight(0).setDraining(false).setStartedAtMillis(lastSeen).setLastSeenMillis(lastSeen).build());
+    }
+
+    /** Every output since the last commit was delivered, and no row write since it reached the changelog. */
+    private void crashDeliveringAllRestoringTheCommit() {
+        answers.addAll(driver.crash(new Random() {
+            @Override
+            public boolean nextBoolean() {
+                return true;
+            }
+
+            @Override
+            public int nextInt(int bound) {
+                return 0;
+            }
+        }).outcomes());
     }
 
     private DispatchCommand request(String site, int attempt, String key) {
