@@ -106,8 +106,22 @@ final class SiteLifecycle {
                 state.setPreviousRun(previous.getPreviousRun());
             }
         }
-        beginAttempt(site, state);
+        beginAttempt(site, state, stepTime());
         return state;
+    }
+
+    /**
+     * The time a step's timers count from: its input's time ({@link StepInput#timeMs()}: a dispatch
+     * record's timestamp, a deadline's due time), no later than now; now for a worker's report or a
+     * timer step. Read again after an at-least-once restart, a step then arms the deadlines it armed
+     * the first time, so the deadline records already in the log still match them: a schedule-to-start
+     * or a backoff re-armed by the wall clock of the second reading would make the first record stale
+     * and decide again, later, what was already answered.
+     */
+    private long stepTime() {
+        long now = emit.now();
+        long input = sites.stepInput().timeMs();
+        return input >= 0 ? Math.min(now, input) : now;
     }
 
     /**
@@ -165,14 +179,13 @@ final class SiteLifecycle {
         state.setTransportLosses(0);
         state.setWorkerId(null);
         state.setCreatedAtMillis(emit.now());
-        beginAttempt(site, state);
+        beginAttempt(site, state, stepTime());
     }
 
-    private void beginAttempt(SiteKey site, SiteState state) {
-        long now = emit.now();
+    private void beginAttempt(SiteKey site, SiteState state, long startedAtMillis) {
         Timeouts t = state.getTimeouts();
         if (t != null && t.getScheduleToStartMillis() != null) {
-            arm(site, state, DeadlineKind.SCHEDULE_TO_START, now + t.getScheduleToStartMillis());
+            arm(site, state, DeadlineKind.SCHEDULE_TO_START, startedAtMillis + t.getScheduleToStartMillis());
         }
         if (t != null && t.getScheduleToCloseMillis() != null) {
             arm(site, state, DeadlineKind.SCHEDULE_TO_CLOSE, state.getFirstRequestedAtMillis() + t.getScheduleToCloseMillis());
@@ -255,7 +268,7 @@ final class SiteLifecycle {
         disarm(site, state, DeadlineKind.SCHEDULE_TO_START);
         state.setState(SiteStatus.BACKOFF);
         state.setWorkerId(null);
-        arm(site, state, DeadlineKind.RETRY, emit.now() + backoff.getAsLong());
+        arm(site, state, DeadlineKind.RETRY, stepTime() + backoff.getAsLong());
         sites.put(site, state);
         emit.history(site, Answers.history(site.toRef(), state, kind, reason, emit.now()).setFailure(failure).setWorkerId(worker)
                 .setGeneration(reportedGeneration).build());

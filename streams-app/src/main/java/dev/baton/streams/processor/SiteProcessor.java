@@ -125,7 +125,7 @@ public final class SiteProcessor implements Processor<byte[], byte[], byte[], by
         }
         current = record;
         try {
-            sites.beginStep(stepInput(topic));
+            sites.beginStep(stepInput(topic, BatonTopics.DISPATCH.equals(topic) ? record.timestamp() : -1L));
             decide(topic, record);
             commitStep();
         } catch (UndecodableRecordException e) {
@@ -242,13 +242,13 @@ public final class SiteProcessor implements Processor<byte[], byte[], byte[], by
         sites.get(site).ifPresent(row -> lifecycle.reassert(site, row));
     }
 
-    private StepInput stepInput(String topic) {
+    private StepInput stepInput(String topic, long timeMs) {
         RecordMetadata meta = context.recordMetadata().orElse(null);
         if (meta == null) {
             return StepInput.NONE;
         }
         StepInput.Source source = BatonTopics.DISPATCH.equals(topic) ? StepInput.Source.DISPATCH : StepInput.Source.WORKER_EVENTS;
-        return new StepInput(source, meta.partition(), meta.offset());
+        return new StepInput(source, meta.partition(), meta.offset(), timeMs);
     }
 
     /**
@@ -268,7 +268,7 @@ public final class SiteProcessor implements Processor<byte[], byte[], byte[], by
         deadlineRecords.read(due);
         reportClock.tickRead(due.atMillis());
         try {
-            sites.beginStep(stepInput(BatonTopics.WORKER_EVENTS));
+            sites.beginStep(stepInput(BatonTopics.WORKER_EVENTS, due.atMillis()));
             if (alreadyApplied(due.site())) {
                 reassert(due.site());
             } else {

@@ -148,6 +148,35 @@ class AtLeastOnceAnswersTest {
                 .allSatisfy(a -> assertThat(a.getReason()).startsWith("unavailable: saturated"));
     }
 
+    /**
+     * As above, but the crash also lost the start of the attempt (the dispatch was read after the last
+     * commit): read again, the dispatch arms the schedule-to-start from its record's timestamp, as the
+     * first time, so the deadline record already in the log still matches it and names the same cause.
+     * Armed by the wall clock of the second reading, the first record was stale and a later one counted
+     * the census again.
+     */
+    @Test
+    void anExpiryOfAnAttemptStartedAfterTheCommitIsDecidedOnceWhenReadAgain() {
+        commit();
+        registerGoingStaleIn(300);
+        DispatchCommand waiting = DispatchCommand.newBuilder(request("s0", 1, "idem")).setTimeouts(new Timeouts(200L, null, null, null)).build();
+        send(waiting);
+        for (int i = 0; i < 2; i++) {
+            answers.addAll(driver.advance().outcomes());
+        }
+        while (driver.wallClock() < startedAt + 400) {
+            answers.addAll(driver.advance().outcomes());
+        }
+        crashDeliveringAllRestoringTheCommit();
+        commit();
+        for (int i = 0; i < 4; i++) {
+            answers.addAll(driver.advance().outcomes());
+        }
+        commit();
+        assertThat(answersTo(waiting)).as("answers to the request whose schedule-to-start passed").isNotEmpty()
+                .allSatisfy(a -> assertThat(a.getReason()).startsWith("unavailable: saturated"));
+    }
+
     private long startedAt;
 
     /** Registers w1 on the request's queue with a registration that goes stale {@code inMillis} from now. */

@@ -108,7 +108,8 @@ final class SiteMachineDriver implements AutoCloseable {
         }
     }
 
-    private record Input(String topic, byte[] key, byte[] value, Headers headers, boolean failsStep) {
+    /** An input record; read again after a crash it keeps its timestamp, as a record in a topic does. */
+    private record Input(String topic, byte[] key, byte[] value, Headers headers, boolean failsStep, long timestamp) {
     }
 
     /** The token key of the at-least-once driver (a fixed test key: the tests are not about its secrecy). */
@@ -168,13 +169,13 @@ final class SiteMachineDriver implements AutoCloseable {
 
     void send(DispatchCommand cmd) {
         pipe(new Input(BatonTopics.DISPATCH, SiteKey.of(cmd.getSite()).toBytes(), serdes.dispatch().encode(BatonTopics.DISPATCH, cmd), null,
-                false));
+                false, wallClock));
     }
 
     /** A worker's report; with {@code failsStep} deciding it throws (the first metric it counts fails, as a bug would). */
     void report(WorkerEvent event, boolean failsStep) {
         pipe(new Input(BatonTopics.WORKER_EVENTS, SiteKey.of(event.getSite()).toBytes(),
-                serdes.workerEvent().encode(BatonTopics.WORKER_EVENTS, event), null, failsStep));
+                serdes.workerEvent().encode(BatonTopics.WORKER_EVENTS, event), null, failsStep, wallClock));
     }
 
     /** A worker's registration (or, with null, its clean-exit tombstone). Outside the streams app's transactions: commit first. */
@@ -354,7 +355,7 @@ final class SiteMachineDriver implements AutoCloseable {
         TestInputTopic<byte[], byte[]> topic = in.topic().equals(BatonTopics.DISPATCH) ? dispatch : workerEvents;
         meters.failNextCount(in.failsStep());
         try {
-            topic.pipeInput(new TestRecord<>(in.key(), in.value(), in.headers(), wallClock));
+            topic.pipeInput(new TestRecord<>(in.key(), in.value(), in.headers(), in.timestamp()));
         } finally {
             meters.failNextCount(false);
         }
@@ -377,7 +378,7 @@ final class SiteMachineDriver implements AutoCloseable {
         // read already: under at-least-once it is input to read again after a crash.
         for (TestRecord<byte[], byte[]> own : ownWorkerEvents.readRecordsToList()) {
             if (atLeastOnce) {
-                uncommitted.add(new Input(BatonTopics.WORKER_EVENTS, own.key(), own.value(), own.headers(), false));
+                uncommitted.add(new Input(BatonTopics.WORKER_EVENTS, own.key(), own.value(), own.headers(), false, own.timestamp()));
             }
         }
     }
