@@ -25,8 +25,9 @@ import org.apache.kafka.common.TopicPartition;
  * that starts where it stopped goes on without a seek too; any other morsel (one stolen from a
  * peer, say) assigns and seeks.
  *
- * <p>A worker's partitions are assigned together and fetched together ({@link #prepare}); records
- * that arrive for a partition other than the one being scanned are kept for its turn.
+ * <p>A worker's partitions are assigned together ({@link #prepare}), but only the one being scanned
+ * and the next in the worker's order fetch; records that arrive for the next one are kept for its
+ * turn, and when its turn comes the one after it starts fetching.
  *
  * <p>Reads are {@code read_committed}: aborted records and transaction markers take offsets but
  * yield no records, so a range may hand out fewer records than it has offsets.
@@ -43,8 +44,12 @@ final class PartitionCursor implements AutoCloseable {
      * so a deeper stash is copied again and again by the collector.
      */
     static final int STASH_RECORDS = 2 * ScanConsumers.MAX_POLL_RECORDS;
+    /** Partitions fetching at once: the one being scanned and the next. */
+    static final int FETCHING = 2;
 
     private final KafkaConsumer<byte[], byte[]> consumer;
+    /** The prepared partitions in the order this worker scans them: the one after the current one fetches ahead. */
+    private final List<TopicPartition> order = new ArrayList<>();
     /** Partitions assigned and positioned ahead of time ({@link #prepare}), paused, keyed to the offset they stand at. */
     private final Map<TopicPartition, Long> readyAt = new HashMap<>();
     /** What fetches brought for ready partitions while another was scanned, in offset order. */
@@ -122,10 +127,12 @@ final class PartitionCursor implements AutoCloseable {
     /**
      * Assigns every partition of the ranges this worker was dealt, each positioned at its first
      * range: one round of offset validation for all of them, where assigning them one by one costs a
-     * round trip each. All of them fetch at once, as a plain consumer's would: what arrives for a
-     * partition other than the one being scanned is kept for it (up to {@value #STASH_RECORDS}
-     * records, then that partition pauses), so the next partition's first records are already here
-     * when its turn comes.
+     * round trip each. Only the first of them (in the worker's order) and the one after it fetch:
+     * what arrives for the one ahead is kept for it (up to {@value #STASH_RECORDS} records, then it
+     * pauses), so its first records are already here when its turn comes. The rest wait paused:
+     * fetched records are live at every young collection until read, and a dozen partitions
+     * fetching at once kept tens of MB of them live, which the collector copied again and again
+     * (docs/decisions.md, "fetch window").
      */
     void prepare(List<OffsetRange> mine) {
         leave();
@@ -144,8 +151,23 @@ final class PartitionCursor implements AutoCloseable {
                 stash.remove(tp);
             }
         });
-        consumer.resume(first.keySet());
+        order.clear();
+        order.addAll(first.keySet());
+        consumer.pause(first.keySet());
+        consumer.resume(order.subList(0, Math.min(FETCHING, order.size())));
         readyAt.putAll(first);
+    }
+
+    /** Starts fetching the partition after {@code tp} in this worker's order, if it is prepared and not yet read. */
+    private void fetchAhead(TopicPartition tp) {
+        int i = order.indexOf(tp);
+        if (i >= 0 && i + 1 < order.size()) {
+            TopicPartition next = order.get(i + 1);
+            List<ConsumerRecord<byte[], byte[]>> kept = stash.get(next);
+            if (readyAt.containsKey(next) && (kept == null || kept.size() < STASH_RECORDS)) {
+                consumer.resume(List.of(next));
+            }
+        }
     }
 
     /**
@@ -200,6 +222,7 @@ final class PartitionCursor implements AutoCloseable {
             kept = null;
         }
         consumer.resume(List.of(tp));
+        fetchAhead(tp);
         assigned = tp;
         next = range.from();
         pending = kept == null ? List.of() : kept;
