@@ -1,5 +1,6 @@
 package dev.baton.morsel.kafka;
 
+import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -47,24 +48,24 @@ final class PartitionCursor implements AutoCloseable {
     /** Partitions fetching at once: the one being scanned and the next. */
     static final int FETCHING = 2;
 
-    private final KafkaConsumer<byte[], byte[]> consumer;
+    private final KafkaConsumer<ByteBuffer, ByteBuffer> consumer;
     /** The prepared partitions in the order this worker scans them: the one after the current one fetches ahead. */
     private final List<TopicPartition> order = new ArrayList<>();
     /** Partitions assigned and positioned ahead of time ({@link #prepare}), paused, keyed to the offset they stand at. */
     private final Map<TopicPartition, Long> readyAt = new HashMap<>();
     /** What fetches brought for ready partitions while another was scanned, in offset order. */
-    private final Map<TopicPartition, List<ConsumerRecord<byte[], byte[]>>> stash = new HashMap<>();
+    private final Map<TopicPartition, List<ConsumerRecord<ByteBuffer, ByteBuffer>>> stash = new HashMap<>();
     private TopicPartition assigned;
     /** The next offset to hand out on {@link #assigned}. */
     private long next = -1;
-    private List<ConsumerRecord<byte[], byte[]>> pending = List.of();
+    private List<ConsumerRecord<ByteBuffer, ByteBuffer>> pending = List.of();
     private int pendingIndex;
 
-    PartitionCursor(KafkaConsumer<byte[], byte[]> consumer) {
+    PartitionCursor(KafkaConsumer<ByteBuffer, ByteBuffer> consumer) {
         this.consumer = consumer;
     }
 
-    KafkaConsumer<byte[], byte[]> consumer() {
+    KafkaConsumer<ByteBuffer, ByteBuffer> consumer() {
         return consumer;
     }
 
@@ -76,7 +77,7 @@ final class PartitionCursor implements AutoCloseable {
      * @throws CancellationException if {@code cancelled} turned true; the cursor stands where it stopped
      * @throws IllegalStateException if no record arrives for 30 s before the range's end
      */
-    long scan(OffsetRange range, Consumer<ConsumerRecord<byte[], byte[]>> visitor, BooleanSupplier cancelled) {
+    long scan(OffsetRange range, Consumer<ConsumerRecord<ByteBuffer, ByteBuffer>> visitor, BooleanSupplier cancelled) {
         position(range);
         long seen = 0;
         long lastProgress = System.nanoTime();
@@ -96,7 +97,7 @@ final class PartitionCursor implements AutoCloseable {
                 }
                 continue;
             }
-            ConsumerRecord<byte[], byte[]> r = pending.get(pendingIndex);
+            ConsumerRecord<ByteBuffer, ByteBuffer> r = pending.get(pendingIndex);
             if (r.offset() >= range.to()) {
                 next = range.to(); // left pending for the morsel that starts here
                 break;
@@ -115,7 +116,7 @@ final class PartitionCursor implements AutoCloseable {
      * moves on, and a later {@link #prepare} keeps them if this worker's first range there starts
      * at {@code range}'s start.
      */
-    List<ConsumerRecord<byte[], byte[]>> peek(OffsetRange range) {
+    List<ConsumerRecord<ByteBuffer, ByteBuffer>> peek(OffsetRange range) {
         position(range);
         long deadline = System.nanoTime() + STALL_NANOS;
         while (pendingIndex >= pending.size() && consumer.position(assigned) < range.to() && System.nanoTime() < deadline) {
@@ -130,9 +131,9 @@ final class PartitionCursor implements AutoCloseable {
      * round trip each. Only the first of them (in the worker's order) and the one after it fetch:
      * what arrives for the one ahead is kept for it (up to {@value #STASH_RECORDS} records, then it
      * pauses), so its first records are already here when its turn comes. The rest wait paused:
-     * fetched records are live at every young collection until read, and a dozen partitions
-     * fetching at once kept tens of MB of them live, which the collector copied again and again
-     * (docs/decisions.md, "fetch window").
+     * fetched records are live at every young collection until read, and all of a worker's
+     * partitions fetching at once kept many of them live, which the collector copied again and again
+     * (docs/decisions.md, "A cold replay, third pass").
      */
     void prepare(List<OffsetRange> mine) {
         leave();
@@ -163,7 +164,7 @@ final class PartitionCursor implements AutoCloseable {
         int i = order.indexOf(tp);
         if (i >= 0 && i + 1 < order.size()) {
             TopicPartition next = order.get(i + 1);
-            List<ConsumerRecord<byte[], byte[]>> kept = stash.get(next);
+            List<ConsumerRecord<ByteBuffer, ByteBuffer>> kept = stash.get(next);
             if (readyAt.containsKey(next) && (kept == null || kept.size() < STASH_RECORDS)) {
                 consumer.resume(List.of(next));
             }
@@ -187,14 +188,14 @@ final class PartitionCursor implements AutoCloseable {
     }
 
     private void poll() {
-        ConsumerRecords<byte[], byte[]> polled = consumer.poll(POLL);
+        ConsumerRecords<ByteBuffer, ByteBuffer> polled = consumer.poll(POLL);
         pending = List.of();
         pendingIndex = 0;
         for (TopicPartition p : polled.partitions()) {
             if (p.equals(assigned)) {
                 pending = polled.records(p);
             } else if (readyAt.containsKey(p)) {
-                List<ConsumerRecord<byte[], byte[]>> kept = stash.computeIfAbsent(p, k -> new ArrayList<>());
+                List<ConsumerRecord<ByteBuffer, ByteBuffer>> kept = stash.computeIfAbsent(p, k -> new ArrayList<>());
                 kept.addAll(polled.records(p));
                 if (kept.size() >= STASH_RECORDS) {
                     consumer.pause(List.of(p));
@@ -211,7 +212,7 @@ final class PartitionCursor implements AutoCloseable {
         }
         leave();
         Long ready = readyAt.remove(tp);
-        List<ConsumerRecord<byte[], byte[]>> kept = stash.remove(tp);
+        List<ConsumerRecord<ByteBuffer, ByteBuffer>> kept = stash.remove(tp);
         if (ready == null || ready != range.from()) {
             if (!consumer.assignment().contains(tp)) {
                 Set<TopicPartition> more = new HashSet<>(consumer.assignment());
