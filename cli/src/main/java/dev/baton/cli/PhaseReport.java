@@ -27,9 +27,7 @@ final class PhaseReport {
 
     static void print(ScanTimings timings, String cpuBeforeClose, PrintStream out) {
         long nowNanos = System.nanoTime();
-        Instant now = Instant.now();
-        // The process's start from the OS (10 ms resolution on Linux): before the JVM's own clock starts.
-        long sinceStartMillis = ProcessHandle.current().info().startInstant().map(s -> Duration.between(s, now).toMillis()).orElse(-1L);
+        long sinceStartMillis = millisSinceProcessStart();
         long originMillis = sinceStartMillis - (nowNanos - timings.originNanos()) / 1_000_000;
         out.printf("timings   process start -> command: %d ms (JVM start, class loading, option parsing)%n", originMillis);
         for (ScanTimings.Phase p : timings.phases()) {
@@ -44,6 +42,26 @@ final class PhaseReport {
                 jit == null ? -1 : jit.getTotalCompilationTime(), gcMillis, ManagementFactory.getClassLoadingMXBean().getTotalLoadedClassCount(),
                 sinceStartMillis);
         out.printf("timings   CPU by thread before close (threads that ended are not counted): %s%n", cpuBeforeClose);
+    }
+
+    /**
+     * Milliseconds since this process started, from the OS: before the JVM's own clock starts (the
+     * launcher, a wrapper script that exec'd java). On Linux both ends are read relative to the boot
+     * ({@code /proc/self/stat}'s start in clock ticks, {@code /proc/uptime}), 10 ms resolution;
+     * {@link ProcessHandle.Info#startInstant()} adds the boot time, which the kernel gives in whole
+     * seconds, so it was off by up to a second. Elsewhere that is the fallback; -1 if neither is known.
+     */
+    static long millisSinceProcessStart() {
+        try {
+            String stat = Files.readString(Path.of("/proc/self/stat"));
+            String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+            long startTicks = Long.parseLong(f[19]); // field 22, starttime, in USER_HZ (100 per second on Linux)
+            double uptimeSeconds = Double.parseDouble(Files.readString(Path.of("/proc/uptime")).split(" ")[0]);
+            return Math.round(uptimeSeconds * 1000) - startTicks * 10;
+        } catch (IOException | RuntimeException notLinux) {
+            Instant now = Instant.now();
+            return ProcessHandle.current().info().startInstant().map(s -> Duration.between(s, now).toMillis()).orElse(-1L);
+        }
     }
 
     /**

@@ -169,8 +169,8 @@ class DistributedGroupByIT {
         }
         Map<Long, long[]>[] partials = new Map[] {new HashMap<>(), new HashMap<>()};
         try (TopicPageSource pages = new TopicPageSource(cluster.clientConfig(), ranges, 2, List.of("key", "value"), (r, row) -> {
-                 row[0] = ByteBuffer.wrap(r.key()).getLong();
-                 row[1] = ByteBuffer.wrap(r.value()).getLong();
+                 row[0] = r.key().getLong(r.key().position());
+                 row[1] = r.value().getLong(r.value().position());
                  return true;
              });
              MorselScheduler scheduler = new MorselScheduler(2, 1, MorselMetrics.noop())) {

@@ -1,5 +1,6 @@
 package dev.baton.bench.replay;
 
+import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -12,26 +13,27 @@ import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.common.PartitionInfo;
 import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.ByteBufferDeserializer;
 
 /**
  * The limit: consumers that poll a topic from its beginning to its end offsets and drop every
  * record, one per thread, created once and reused run after run, with the scan's fetch settings
- * ({@link ScanConsumers#readerConfig}). A thread is dealt whole partitions, largest first to the least loaded.
+ * ({@link ScanConsumers#readerConfig}) and, like the scan's, keys and values left in the fetched batch (no copies).
+ * A thread is dealt whole partitions, largest first to the least loaded.
  */
 final class RawScan implements AutoCloseable {
 
-    private final List<KafkaConsumer<byte[], byte[]>> consumers = new ArrayList<>();
+    private final List<KafkaConsumer<ByteBuffer, ByteBuffer>> consumers = new ArrayList<>();
 
     RawScan(Map<String, Object> clientConfig, int threads) {
         for (int t = 0; t < threads; t++) {
-            consumers.add(new KafkaConsumer<>(ScanConsumers.readerConfig(clientConfig), new ByteArrayDeserializer(), new ByteArrayDeserializer()));
+            consumers.add(new KafkaConsumer<>(ScanConsumers.readerConfig(clientConfig), new ByteBufferDeserializer(), new ByteBufferDeserializer()));
         }
     }
 
     /** @return {records, bytes of keys and values} */
     long[] run(String topic) throws InterruptedException {
-        KafkaConsumer<byte[], byte[]> first = consumers.get(0);
+        KafkaConsumer<ByteBuffer, ByteBuffer> first = consumers.get(0);
         List<TopicPartition> partitions = first.partitionsFor(topic, Duration.ofSeconds(30)).stream()
                 .map((PartitionInfo p) -> new TopicPartition(topic, p.partition())).toList();
         Map<TopicPartition, Long> begin = first.beginningOffsets(partitions);
@@ -51,7 +53,7 @@ final class RawScan implements AutoCloseable {
         AtomicLong bytes = new AtomicLong();
         List<Thread> threads = new ArrayList<>();
         for (int t = 0; t < consumers.size(); t++) {
-            KafkaConsumer<byte[], byte[]> c = consumers.get(t);
+            KafkaConsumer<ByteBuffer, ByteBuffer> c = consumers.get(t);
             List<TopicPartition> mine = dealt.get(t);
             Thread thread = new Thread(() -> {
                 long n = 0;
@@ -59,7 +61,7 @@ final class RawScan implements AutoCloseable {
                 c.assign(mine);
                 c.seekToBeginning(mine);
                 while (mine.stream().anyMatch(tp -> c.position(tp) < end.get(tp))) {
-                    for (ConsumerRecord<byte[], byte[]> r : c.poll(Duration.ofMillis(200))) {
+                    for (ConsumerRecord<ByteBuffer, ByteBuffer> r : c.poll(Duration.ofMillis(200))) {
                         n++;
                         b += Math.max(0, r.serializedKeySize()) + Math.max(0, r.serializedValueSize());
                     }

@@ -60,7 +60,8 @@ public final class ReplayBench implements Callable<Integer> {
     Path holdFile;
 
     @Option(names = "--command-java-opts", defaultValue = "-XX:MaxRAMPercentage=50 -Xms1g -XX:MetaspaceSize=128m -XX:+UseSerialGC -XX:TieredStopAtLevel=1",
-            description = "JVM options of the command runs; the default is what ./baton gives replay, but for the class archive and, where the kernel offers them, "
+            description = "JVM options of the cold runs and the command runs (cold runs add -Xmx from --child-heap); the default is what ./baton gives replay, "
+                    + "but for the class archive and, where the kernel offers them, "
                     + "-XX:+UseTransparentHugePages (default ${DEFAULT-VALUE})")
     String commandJavaOpts;
 
@@ -103,6 +104,7 @@ public final class ReplayBench implements Callable<Integer> {
     private void scanTable(Map<String, Object> config, String bootstrap) throws Exception {
         Map<ScanKind, Map<Integer, ScanProbe.Run>> cold = new EnumMap<>(ScanKind.class);
         Map<ScanKind, Map<Integer, ScanProbe.Run>> warm = new EnumMap<>(ScanKind.class);
+        out.printf("cold      runs in fresh JVMs with -Xmx%s %s%n", childHeap, commandJavaOpts);
         for (int t : threads) {
             for (ScanKind kind : ScanKind.values()) {
                 ColdRun c = coldRun(kind.name(), t, bootstrap);
@@ -172,8 +174,10 @@ public final class ReplayBench implements Callable<Integer> {
 
     private ColdRun coldRun(String kind, int t, String bootstrap) throws IOException, InterruptedException {
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-        List<String> command = List.of(java, "-Xmx" + childHeap, "-cp", System.getProperty("java.class.path"), ScanProbe.class.getName(),
-                kind, Integer.toString(t), bootstrap);
+        // The cold runs start as the command runs do (./baton's scan flags): a cold scan is what a user's fresh `baton replay` pays.
+        List<String> command = new ArrayList<>(List.of(java, "-Xmx" + childHeap));
+        command.addAll(List.of(commandJavaOpts.trim().split("\\s+")));
+        command.addAll(List.of("-cp", System.getProperty("java.class.path"), ScanProbe.class.getName(), kind, Integer.toString(t), bootstrap));
         long start = System.nanoTime();
         Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
         String output = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);

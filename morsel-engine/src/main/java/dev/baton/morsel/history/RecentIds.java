@@ -1,5 +1,6 @@
 package dev.baton.morsel.history;
 
+import java.nio.ByteBuffer;
 import java.util.Arrays;
 
 import org.apache.avro.util.Utf8;
@@ -29,23 +30,36 @@ final class RecentIds {
 
     /** The id of {@code s} (a reused buffer, not kept), remembered as column {@code column}'s last. */
     long id(int column, Utf8 s) {
-        return s == null ? StringIds.NULL : id(column, s.getBytes(), s.getByteLength(), s);
+        return s == null ? StringIds.NULL : id(column, s.getBytes(), 0, s.getByteLength());
     }
 
     /** The id of the string these UTF-8 bytes spell (a record key; the array is not kept). */
     long id(int column, byte[] utf8) {
-        return utf8 == null ? StringIds.NULL : id(column, utf8, utf8.length, null);
+        return utf8 == null ? StringIds.NULL : id(column, utf8, 0, utf8.length);
     }
 
-    private long id(int column, byte[] bytes, int length, Utf8 s) {
-        if (lastId[column] >= 0 && Arrays.equals(last[column], 0, lastLength[column], bytes, 0, length)) {
+    /** The id of the string the remaining bytes of {@code utf8} spell (a record key read in place; neither it nor its position is kept or moved). */
+    long id(int column, ByteBuffer utf8) {
+        if (utf8 == null) {
+            return StringIds.NULL;
+        }
+        if (!utf8.hasArray()) {
+            byte[] copy = new byte[utf8.remaining()];
+            utf8.duplicate().get(copy);
+            return id(column, copy, 0, copy.length);
+        }
+        return id(column, utf8.array(), utf8.arrayOffset() + utf8.position(), utf8.remaining());
+    }
+
+    private long id(int column, byte[] bytes, int offset, int length) {
+        if (lastId[column] >= 0 && Arrays.equals(last[column], 0, lastLength[column], bytes, offset, offset + length)) {
             return lastId[column];
         }
-        long id = s != null ? ids.id(s) : ids.id(bytes); // without a buffer, bytes is the whole key
+        long id = ids.id(bytes, offset, length);
         if (last[column].length < length) {
             last[column] = new byte[Math.max(length, 2 * last[column].length)];
         }
-        System.arraycopy(bytes, 0, last[column], 0, length);
+        System.arraycopy(bytes, offset, last[column], 0, length);
         lastLength[column] = length;
         lastId[column] = id;
         return id;

@@ -14,6 +14,7 @@ import static dev.baton.morsel.history.LogProjections.O_REQUEST;
 import static dev.baton.morsel.history.LogProjections.O_STATUS;
 import static dev.baton.morsel.history.LogProjections.O_UNMATCHED;
 
+import java.nio.ByteBuffer;
 import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
@@ -390,7 +391,7 @@ final class SiteQueries {
         return ids.id(b, length);
     }
 
-    private ProjectedRow decode(ProjectedReader reader, String topic, ConsumerRecord<byte[], byte[]> rec, ProjectedRow row) {
+    private ProjectedRow decode(ProjectedReader reader, String topic, ConsumerRecord<ByteBuffer, ByteBuffer> rec, ProjectedRow row) {
         if (rec.value() == null) {
             return null;
         }

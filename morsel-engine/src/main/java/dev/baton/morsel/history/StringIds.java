@@ -55,9 +55,14 @@ final class StringIds {
 
     /** The id of the string the first {@code length} bytes spell; the array is not kept. */
     long id(byte[] bytes, int length) {
-        int hash = hash(bytes, length);
+        return id(bytes, 0, length);
+    }
+
+    /** The id of the string {@code length} bytes from {@code offset} spell (a key inside a fetched batch); the array is not kept. */
+    long id(byte[] bytes, int offset, int length) {
+        int hash = hash(bytes, offset, length);
         int segment = hash & (SEGMENTS - 1);
-        long local = segments[segment].intern(bytes, length, hash);
+        long local = segments[segment].intern(bytes, offset, length, hash);
         return local * SEGMENTS + segment + 1;
     }
 
@@ -78,13 +83,18 @@ final class StringIds {
      * into the low bits, which choose the segment and the slot.
      */
     static int hash(byte[] bytes, int length) {
+        return hash(bytes, 0, length);
+    }
+
+    static int hash(byte[] bytes, int offset, int length) {
         long h = length;
-        int i = 0;
-        for (; i + Long.BYTES <= length; i += Long.BYTES) {
+        int i = offset;
+        int end = offset + length;
+        for (; i + Long.BYTES <= end; i += Long.BYTES) {
             h = (Long.rotateLeft(h, 5) ^ (long) LONG.get(bytes, i)) * 0x9E3779B97F4A7C15L;
         }
         long tail = 0;
-        for (; i < length; i++) {
+        for (; i < end; i++) {
             tail = tail << 8 | (bytes[i] & 0xff);
         }
         h = (Long.rotateLeft(h, 5) ^ tail) * 0x9E3779B97F4A7C15L;
@@ -116,15 +126,15 @@ final class StringIds {
         /** {@code hash << 32 | entry start + 1} of the string in each slot, 0 when empty; at most half full. */
         private long[] slots = new long[1 << 7];
 
-        synchronized long intern(byte[] s, int length, int hash) {
+        synchronized long intern(byte[] s, int offset, int length, int hash) {
             int mask = slots.length - 1;
             for (int slot = (hash >>> 6) & mask; ; slot = (slot + 1) & mask) {
                 long entry = slots[slot];
                 if (entry == 0) {
-                    return add(s, length, hash, slot);
+                    return add(s, offset, length, hash, slot);
                 }
                 int start = (int) entry - 1;
-                if ((int) (entry >>> 32) == hash && equals(start, s, length)) {
+                if ((int) (entry >>> 32) == hash && equals(start, s, offset, length)) {
                     return (int) INT.get(bytes, start);
                 }
             }
@@ -138,12 +148,12 @@ final class StringIds {
             return new String(bytes, start + HEADER, (int) INT.get(bytes, start + Integer.BYTES), StandardCharsets.UTF_8);
         }
 
-        private boolean equals(int start, byte[] s, int length) {
+        private boolean equals(int start, byte[] s, int offset, int length) {
             int from = start + HEADER;
-            return (int) INT.get(bytes, start + Integer.BYTES) == length && Arrays.equals(bytes, from, from + length, s, 0, length);
+            return (int) INT.get(bytes, start + Integer.BYTES) == length && Arrays.equals(bytes, from, from + length, s, offset, offset + length);
         }
 
-        private int add(byte[] s, int length, int hash, int slot) {
+        private int add(byte[] s, int offset, int length, int hash, int slot) {
             if (used + HEADER + length > bytes.length) {
                 bytes = Arrays.copyOf(bytes, Math.max(used + HEADER + length, 2 * bytes.length));
             }
@@ -154,7 +164,7 @@ final class StringIds {
             int start = used;
             INT.set(bytes, start, index);
             INT.set(bytes, start + Integer.BYTES, length);
-            System.arraycopy(s, 0, bytes, start + HEADER, length);
+            System.arraycopy(s, offset, bytes, start + HEADER, length);
             used += HEADER + length;
             starts[index] = start;
             slots[slot] = (long) hash << 32 | (start + 1);

@@ -1,5 +1,6 @@
 package dev.baton.morsel.kafka;
 
+import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -25,8 +26,9 @@ import org.apache.kafka.common.TopicPartition;
  * that starts where it stopped goes on without a seek too; any other morsel (one stolen from a
  * peer, say) assigns and seeks.
  *
- * <p>A worker's partitions are assigned together and fetched together ({@link #prepare}); records
- * that arrive for a partition other than the one being scanned are kept for its turn.
+ * <p>A worker's partitions are assigned together ({@link #prepare}), but only the one being scanned
+ * and the next in the worker's order fetch; records that arrive for the next one are kept for its
+ * turn, and when its turn comes the one after it starts fetching.
  *
  * <p>Reads are {@code read_committed}: aborted records and transaction markers take offsets but
  * yield no records, so a range may hand out fewer records than it has offsets.
@@ -43,23 +45,27 @@ final class PartitionCursor implements AutoCloseable {
      * so a deeper stash is copied again and again by the collector.
      */
     static final int STASH_RECORDS = 2 * ScanConsumers.MAX_POLL_RECORDS;
+    /** Partitions fetching at once: the one being scanned and the next. */
+    static final int FETCHING = 2;
 
-    private final KafkaConsumer<byte[], byte[]> consumer;
+    private final KafkaConsumer<ByteBuffer, ByteBuffer> consumer;
+    /** The prepared partitions in the order this worker scans them: the one after the current one fetches ahead. */
+    private final List<TopicPartition> order = new ArrayList<>();
     /** Partitions assigned and positioned ahead of time ({@link #prepare}), paused, keyed to the offset they stand at. */
     private final Map<TopicPartition, Long> readyAt = new HashMap<>();
     /** What fetches brought for ready partitions while another was scanned, in offset order. */
-    private final Map<TopicPartition, List<ConsumerRecord<byte[], byte[]>>> stash = new HashMap<>();
+    private final Map<TopicPartition, List<ConsumerRecord<ByteBuffer, ByteBuffer>>> stash = new HashMap<>();
     private TopicPartition assigned;
     /** The next offset to hand out on {@link #assigned}. */
     private long next = -1;
-    private List<ConsumerRecord<byte[], byte[]>> pending = List.of();
+    private List<ConsumerRecord<ByteBuffer, ByteBuffer>> pending = List.of();
     private int pendingIndex;
 
-    PartitionCursor(KafkaConsumer<byte[], byte[]> consumer) {
+    PartitionCursor(KafkaConsumer<ByteBuffer, ByteBuffer> consumer) {
         this.consumer = consumer;
     }
 
-    KafkaConsumer<byte[], byte[]> consumer() {
+    KafkaConsumer<ByteBuffer, ByteBuffer> consumer() {
         return consumer;
     }
 
@@ -71,7 +77,7 @@ final class PartitionCursor implements AutoCloseable {
      * @throws CancellationException if {@code cancelled} turned true; the cursor stands where it stopped
      * @throws IllegalStateException if no record arrives for 30 s before the range's end
      */
-    long scan(OffsetRange range, Consumer<ConsumerRecord<byte[], byte[]>> visitor, BooleanSupplier cancelled) {
+    long scan(OffsetRange range, Consumer<ConsumerRecord<ByteBuffer, ByteBuffer>> visitor, BooleanSupplier cancelled) {
         position(range);
         long seen = 0;
         long lastProgress = System.nanoTime();
@@ -91,7 +97,7 @@ final class PartitionCursor implements AutoCloseable {
                 }
                 continue;
             }
-            ConsumerRecord<byte[], byte[]> r = pending.get(pendingIndex);
+            ConsumerRecord<ByteBuffer, ByteBuffer> r = pending.get(pendingIndex);
             if (r.offset() >= range.to()) {
                 next = range.to(); // left pending for the morsel that starts here
                 break;
@@ -110,7 +116,7 @@ final class PartitionCursor implements AutoCloseable {
      * moves on, and a later {@link #prepare} keeps them if this worker's first range there starts
      * at {@code range}'s start.
      */
-    List<ConsumerRecord<byte[], byte[]>> peek(OffsetRange range) {
+    List<ConsumerRecord<ByteBuffer, ByteBuffer>> peek(OffsetRange range) {
         position(range);
         long deadline = System.nanoTime() + STALL_NANOS;
         while (pendingIndex >= pending.size() && consumer.position(assigned) < range.to() && System.nanoTime() < deadline) {
@@ -122,10 +128,12 @@ final class PartitionCursor implements AutoCloseable {
     /**
      * Assigns every partition of the ranges this worker was dealt, each positioned at its first
      * range: one round of offset validation for all of them, where assigning them one by one costs a
-     * round trip each. All of them fetch at once, as a plain consumer's would: what arrives for a
-     * partition other than the one being scanned is kept for it (up to {@value #STASH_RECORDS}
-     * records, then that partition pauses), so the next partition's first records are already here
-     * when its turn comes.
+     * round trip each. Only the first of them (in the worker's order) and the one after it fetch:
+     * what arrives for the one ahead is kept for it (up to {@value #STASH_RECORDS} records, then it
+     * pauses), so its first records are already here when its turn comes. The rest wait paused:
+     * fetched records are live at every young collection until read, and all of a worker's
+     * partitions fetching at once kept many of them live, which the collector copied again and again
+     * (docs/decisions.md, "A cold replay, third pass").
      */
     void prepare(List<OffsetRange> mine) {
         leave();
@@ -144,8 +152,23 @@ final class PartitionCursor implements AutoCloseable {
                 stash.remove(tp);
             }
         });
-        consumer.resume(first.keySet());
+        order.clear();
+        order.addAll(first.keySet());
+        consumer.pause(first.keySet());
+        consumer.resume(order.subList(0, Math.min(FETCHING, order.size())));
         readyAt.putAll(first);
+    }
+
+    /** Starts fetching the partition after {@code tp} in this worker's order, if it is prepared and not yet read. */
+    private void fetchAhead(TopicPartition tp) {
+        int i = order.indexOf(tp);
+        if (i >= 0 && i + 1 < order.size()) {
+            TopicPartition next = order.get(i + 1);
+            List<ConsumerRecord<ByteBuffer, ByteBuffer>> kept = stash.get(next);
+            if (readyAt.containsKey(next) && (kept == null || kept.size() < STASH_RECORDS)) {
+                consumer.resume(List.of(next));
+            }
+        }
     }
 
     /**
@@ -165,14 +188,14 @@ final class PartitionCursor implements AutoCloseable {
     }
 
     private void poll() {
-        ConsumerRecords<byte[], byte[]> polled = consumer.poll(POLL);
+        ConsumerRecords<ByteBuffer, ByteBuffer> polled = consumer.poll(POLL);
         pending = List.of();
         pendingIndex = 0;
         for (TopicPartition p : polled.partitions()) {
             if (p.equals(assigned)) {
                 pending = polled.records(p);
             } else if (readyAt.containsKey(p)) {
-                List<ConsumerRecord<byte[], byte[]>> kept = stash.computeIfAbsent(p, k -> new ArrayList<>());
+                List<ConsumerRecord<ByteBuffer, ByteBuffer>> kept = stash.computeIfAbsent(p, k -> new ArrayList<>());
                 kept.addAll(polled.records(p));
                 if (kept.size() >= STASH_RECORDS) {
                     consumer.pause(List.of(p));
@@ -189,7 +212,7 @@ final class PartitionCursor implements AutoCloseable {
         }
         leave();
         Long ready = readyAt.remove(tp);
-        List<ConsumerRecord<byte[], byte[]>> kept = stash.remove(tp);
+        List<ConsumerRecord<ByteBuffer, ByteBuffer>> kept = stash.remove(tp);
         if (ready == null || ready != range.from()) {
             if (!consumer.assignment().contains(tp)) {
                 Set<TopicPartition> more = new HashSet<>(consumer.assignment());
@@ -200,6 +223,7 @@ final class PartitionCursor implements AutoCloseable {
             kept = null;
         }
         consumer.resume(List.of(tp));
+        fetchAhead(tp);
         assigned = tp;
         next = range.from();
         pending = kept == null ? List.of() : kept;

@@ -2,6 +2,7 @@ package dev.baton.morsel.kafka;
 
 import java.io.EOFException;
 import java.io.IOException;
+import java.nio.ByteBuffer;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Supplier;
@@ -69,21 +70,39 @@ public final class ProjectedReader {
      * @throws UndecodableRecordException naming the reason; the row's content is then undefined
      */
     public void decode(String topic, byte[] value, ProjectedRow row) {
-        if (value.length == 0) {
+        decode(topic, value, 0, value.length, row);
+    }
+
+    /**
+     * Decodes the remaining bytes of {@code value} (not null) in place, as {@link #decode(String, byte[], ProjectedRow)}
+     * does: a value still inside its fetched batch is read without a copy. Neither the buffer nor its position is kept or moved.
+     */
+    public void decode(String topic, ByteBuffer value, ProjectedRow row) {
+        if (value.hasArray()) {
+            decode(topic, value.array(), value.arrayOffset() + value.position(), value.remaining(), row);
+        } else {
+            byte[] copy = new byte[value.remaining()];
+            value.duplicate().get(copy);
+            decode(topic, copy, row);
+        }
+    }
+
+    private void decode(String topic, byte[] value, int offset, int length, ProjectedRow row) {
+        if (length == 0) {
             throw undecodable(Reason.EMPTY, "the value has no bytes", topic, null);
         }
-        if (value[0] != EventSerde.MAGIC_BYTE) {
-            throw undecodable(Reason.WRONG_MAGIC_BYTE, "first byte is " + value[0] + ", the Confluent wire format starts with 0", topic, null);
+        if (value[offset] != EventSerde.MAGIC_BYTE) {
+            throw undecodable(Reason.WRONG_MAGIC_BYTE, "first byte is " + value[offset] + ", the Confluent wire format starts with 0", topic, null);
         }
-        if (value.length < EventSerde.HEADER_BYTES) {
-            throw undecodable(Reason.TRUNCATED, value.length + " bytes cannot hold the 5-byte header", topic, null);
+        if (length < EventSerde.HEADER_BYTES) {
+            throw undecodable(Reason.TRUNCATED, length + " bytes cannot hold the 5-byte header", topic, null);
         }
-        int id = (value[1] & 0xff) << 24 | (value[2] & 0xff) << 16 | (value[3] & 0xff) << 8 | (value[4] & 0xff);
+        int id = (value[offset + 1] & 0xff) << 24 | (value[offset + 2] & 0xff) << 16 | (value[offset + 3] & 0xff) << 8 | (value[offset + 4] & 0xff);
         ProjectionPlan plan = row.lastSchemaId == id && row.lastPlan != null ? row.lastPlan : planFor(id, topic);
         row.lastSchemaId = id;
         row.lastPlan = plan;
         WireReader in = row.reader;
-        in.reset(value, EventSerde.HEADER_BYTES, value.length - EventSerde.HEADER_BYTES);
+        in.reset(value, offset + EventSerde.HEADER_BYTES, length - EventSerde.HEADER_BYTES);
         try {
             plan.decode(in, row);
             if (!in.isEnd()) {

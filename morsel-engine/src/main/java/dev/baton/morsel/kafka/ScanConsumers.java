@@ -1,17 +1,22 @@
 package dev.baton.morsel.kafka;
 
+import java.nio.ByteBuffer;
 import java.util.Map;
 
 import dev.baton.topics.ClientConfigs;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
-import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.ByteBufferDeserializer;
 
 /**
  * One consumer per scanning worker, created once and reused for every morsel and every scan the
  * owner runs: a consumer costs a connection and a metadata round trip, which dominate small scans.
  * {@link #readerConfig} is the one place scan consumers get their fetch settings (the benchmark's
  * raw consumer uses it too, so both are tuned alike).
+ *
+ * <p>Keys and values are handed out as {@link ByteBuffer}s over the fetched batch, not copied into arrays:
+ * Kafka's {@code byte[]} deserializer copies every key and value, which a scan pays in CPU and in what the
+ * collector must clear (docs/decisions.md, "A cold replay, third pass"). Whoever keeps one beyond the visit copies it.
  *
  * <p>Worker {@code w} uses {@link #cursor(int) cursor(w)} only; the instance is not thread-safe otherwise.
  */
@@ -42,7 +47,7 @@ public final class ScanConsumers implements AutoCloseable {
         Map<String, Object> c = readerConfig(clientConfig);
         cursors = new PartitionCursor[workers];
         for (int w = 0; w < workers; w++) {
-            cursors[w] = new PartitionCursor(new KafkaConsumer<>(c, new ByteArrayDeserializer(), new ByteArrayDeserializer()));
+            cursors[w] = new PartitionCursor(new KafkaConsumer<>(c, new ByteBufferDeserializer(), new ByteBufferDeserializer()));
         }
     }
 
@@ -73,7 +78,7 @@ public final class ScanConsumers implements AutoCloseable {
     }
 
     /** Worker {@code w}'s consumer, for callers that read outside morsels (splitting a topic). */
-    public KafkaConsumer<byte[], byte[]> consumer(int worker) {
+    public KafkaConsumer<ByteBuffer, ByteBuffer> consumer(int worker) {
         return cursors[worker].consumer();
     }
 

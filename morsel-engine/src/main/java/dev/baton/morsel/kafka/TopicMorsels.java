@@ -42,7 +42,7 @@ public final class TopicMorsels {
     }
 
     /** The mean size of these records in a batch, or {@value #DEFAULT_RECORD_BYTES} if there are none. */
-    static double recordBytes(List<? extends org.apache.kafka.clients.consumer.ConsumerRecord<byte[], byte[]>> sample) {
+    static double recordBytes(List<? extends org.apache.kafka.clients.consumer.ConsumerRecord<?, ?>> sample) {
         if (sample.isEmpty()) {
             return DEFAULT_RECORD_BYTES;
         }

@@ -13,6 +13,7 @@ import java.util.function.Consumer;
 import dev.baton.morsel.data.ColumnPage;
 import dev.baton.morsel.data.PageSource;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.common.utils.Utils;
 
 /**
  * A topic read as pages: page {@code i} is the offset range {@code ranges.get(i)} of one partition,
@@ -33,10 +34,14 @@ import org.apache.kafka.clients.consumer.ConsumerRecord;
  */
 public final class TopicPageSource implements PageSource, AutoCloseable {
 
-    /** Decodes one record into {@code columns().size()} values; returns false to skip it. */
+    /**
+     * Decodes one record into {@code columns().size()} values; returns false to skip it. Its key and
+     * value are views of the fetched batch, valid during the call only: read them in place (their
+     * position and limit frame the bytes), copy what must outlive it.
+     */
     @FunctionalInterface
     public interface RowDecoder {
-        boolean decode(ConsumerRecord<byte[], byte[]> record, long[] row);
+        boolean decode(ConsumerRecord<ByteBuffer, ByteBuffer> record, long[] row);
     }
 
     private final List<OffsetRange> ranges;
@@ -133,7 +138,18 @@ public final class TopicPageSource implements PageSource, AutoCloseable {
      * @throws java.util.concurrent.CancellationException once {@code cancelled} is true
      */
     public long scan(int worker, int page, Consumer<ConsumerRecord<byte[], byte[]>> visitor, BooleanSupplier cancelled) {
+        return scanInPlace(worker, page, r -> visitor.accept(copied(r)), cancelled);
+    }
+
+    /** As {@link #scan(int, int, Consumer, BooleanSupplier)}, handing out each record's key and value as views of the fetched batch. */
+    long scanInPlace(int worker, int page, Consumer<ConsumerRecord<ByteBuffer, ByteBuffer>> visitor, BooleanSupplier cancelled) {
         return consumers.cursor(worker).scan(ranges.get(page), visitor, cancelled);
+    }
+
+    /** The record with its key and value copied out of the fetched batch, for visitors that may keep them. */
+    private static ConsumerRecord<byte[], byte[]> copied(ConsumerRecord<ByteBuffer, ByteBuffer> r) {
+        return new ConsumerRecord<>(r.topic(), r.partition(), r.offset(), r.timestamp(), r.timestampType(), r.serializedKeySize(),
+                r.serializedValueSize(), Utils.toNullableArray(r.key()), Utils.toNullableArray(r.value()), r.headers(), r.leaderEpoch());
     }
 
     /** Positions worker {@code worker}'s consumer for the pages it was dealt, in the order it will scan them. */
@@ -142,7 +158,7 @@ public final class TopicPageSource implements PageSource, AutoCloseable {
     }
 
     /** The records of the first fetch of page {@code page} by worker {@code worker}, kept for its scan (no extra fetch). */
-    public List<ConsumerRecord<byte[], byte[]>> peek(int worker, int page) {
+    public List<ConsumerRecord<ByteBuffer, ByteBuffer>> peek(int worker, int page) {
         return consumers.cursor(worker).peek(ranges.get(page));
     }
 
@@ -206,7 +222,7 @@ public final class TopicPageSource implements PageSource, AutoCloseable {
         long[] bytes = new long[1];
         int[] rows = new int[1];
         d.page = -1; // until this page is whole: a failed decode must not pass for it
-        long records = scan(worker, page, r -> {
+        long records = scanInPlace(worker, page, r -> {
             bytes[0] += Math.max(0, r.serializedKeySize()) + Math.max(0, r.serializedValueSize());
             if (decoder.decode(r, row)) {
                 int at = rows[0]++ * Long.BYTES;
@@ -214,7 +230,7 @@ public final class TopicPageSource implements PageSource, AutoCloseable {
                     cols[c].putLong(at, row[c]);
                 }
             }
-        });
+        }, () -> false);
         recordsRead.addAndGet(records);
         bytesRead.addAndGet(bytes[0]);
         d.rows = rows[0];

@@ -3,6 +3,7 @@ package dev.baton.morsel.history;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -31,6 +32,18 @@ class StringIdsTest {
         assertThat(ids.id("site-é-2")).isNotEqualTo(id);
         assertThat(ids.id("")).isNotEqualTo(StringIds.NULL);
         assertThat(ids.string(ids.id(""))).isEmpty();
+    }
+
+    @Test
+    void shouldReadAKeyInPlaceInsideItsBatch() {
+        long id = ids.id("ns/wf-1/3");
+        byte[] batch = "..ns/wf-1/3:ns/wf-1/4..".getBytes(StandardCharsets.UTF_8);
+        RecentIds recent = new RecentIds(ids, 1);
+
+        assertThat(ids.id(batch, 2, 9)).isEqualTo(id);
+        assertThat(recent.id(0, ByteBuffer.wrap(batch, 2, 9).slice())).isEqualTo(id);
+        assertThat(recent.id(0, ByteBuffer.wrap(batch, 12, 9).slice())).isEqualTo(ids.id("ns/wf-1/4"));
+        assertThat(recent.id(0, ByteBuffer.wrap(batch, 2, 9).slice().asReadOnlyBuffer())).isEqualTo(id);
     }
 
     @Test

@@ -89,6 +89,20 @@ class ProjectedReaderProperties {
         } catch (UndecodableRecordException expected) {
             assertThat(expected.reason()).isNotNull();
         }
+        // read in place inside its batch, a damaged value must not run on into its neighbours' bytes
+        try {
+            projected.decode(TOPIC, inBatch(input), projected.newRow());
+        } catch (UndecodableRecordException expected) {
+            assertThat(expected.reason()).isNotNull();
+        }
+    }
+
+    /** {@code value} as a scan sees it: a view of a batch whose bytes before and after it belong to other records. */
+    private static ByteBuffer inBatch(byte[] value) {
+        byte[] batch = new byte[value.length + 16];
+        java.util.Arrays.fill(batch, (byte) 0x02);
+        System.arraycopy(value, 0, batch, 8, value.length);
+        return ByteBuffer.wrap(batch, 8, value.length).slice();
     }
 
     /** CI's seed -4531390326872512626 found it: a damaged string length Avro refuses as over its limit. */
@@ -118,6 +132,11 @@ class ProjectedReaderProperties {
         projected.decode(TOPIC, bytes, row);
         for (int slot = 0; slot < paths.size(); slot++) {
             assertThat(projectedValue(paths.get(slot), row, slot)).as(paths.get(slot)).isEqualTo(fullValue(paths.get(slot), full));
+        }
+        ProjectedRow inPlace = projected.newRow();
+        projected.decode(TOPIC, inBatch(bytes), inPlace);
+        for (int slot = 0; slot < paths.size(); slot++) {
+            assertThat(projectedValue(paths.get(slot), inPlace, slot)).as("in place: " + paths.get(slot)).isEqualTo(fullValue(paths.get(slot), full));
         }
     }
 

@@ -92,8 +92,8 @@ class QueryTogetherIT {
 
     private static TopicFold.TopicQuery<AggregateResult> countAndSum(TopicFold fold, String topic) {
         return new TopicFold.TopicQuery<>(fold.partitions(topic), COLUMNS, (r, row) -> {
-            row[0] = ByteBuffer.wrap(r.key()).getLong();
-            row[1] = ByteBuffer.wrap(r.value()).getLong();
+            row[0] = r.key().getLong(r.key().position());
+            row[1] = r.value().getLong(r.value().position());
             return true;
         }, scan -> {
             HashAggregate agg = HashAggregate.groupBy(scan.col("key"), 64).count().sum(scan.col("value"));

@@ -79,8 +79,8 @@ class OperatorsOnKafkaIT {
                 new OffsetRange("it-scan", 1, 1_000, 2_000));
         try (MorselScheduler s = new MorselScheduler(2, 1, MorselMetrics.noop());
              TopicPageSource topic = new TopicPageSource(config(), ranges, 2, List.of("key", "value"), (r, row) -> {
-                 row[0] = ByteBuffer.wrap(r.key()).getLong();
-                 row[1] = ByteBuffer.wrap(r.value()).getLong();
+                 row[0] = r.key().getLong(r.key().position());
+                 row[1] = r.value().getLong(r.value().position());
                  return true;
              })) {
             ScanPipeline scan = ScanPipeline.over(topic);
