@@ -187,6 +187,19 @@ public final class LongAggTable {
         return mergeRuns(starts);
     }
 
+    /**
+     * As {@link #sorted()}, but a table filled in one ascending run of keys (a worker's morsels of
+     * clustered input, in order) is its own run: its arrays, not a copy. Read it only while the table
+     * takes no more rows.
+     */
+    SortedRunMerge.Run sortedRun() {
+        int[] starts = runStarts();
+        if (starts != null && starts.length == 1) {
+            return new SortedRunMerge.Run(keys, values, size);
+        }
+        return SortedRunMerge.Run.of(sorted());
+    }
+
     /** Where each ascending run of keys starts, or {@code null} when there are more than {@link #MAX_MERGED_RUNS}. */
     private int[] runStarts() {
         int[] starts = new int[MAX_MERGED_RUNS];
