@@ -27,23 +27,29 @@ final class SortedRunMerge {
     private SortedRunMerge() {
     }
 
-    /** A sorted run: distinct keys ascending in {@code keys[0 .. rows)}, their slots at {@code values[row * slots ..]}. */
-    record Run(long[] keys, long[] values, int rows) {
+    /** A sorted run: distinct keys ascending in {@code keys[start .. end)}, their slots at {@code values[row * slots ..]}. */
+    record Run(long[] keys, long[] values, int start, int end) {
         static Run of(AggregateResult r) {
-            return new Run(r.keys(), r.values(), r.rows());
+            return new Run(r.keys(), r.values(), 0, r.rows());
+        }
+
+        int rows() {
+            return end - start;
         }
     }
 
     /*
-     * No run, range or answer is copied more than once: a partial filled in key order is its own run,
+     * No run, range or answer is copied more than once: each ascending stretch of a partial (a worker's
+     * morsels of clustered input, in order; a stolen morsel starts another) is a run as it lies,
      * and each range is written straight into the answer, whose size the counting wave gives. Copying
      * every run, then every range, then concatenating the ranges on the calling thread (serial, tens
      * of MB for GROUP BY l_orderkey) cost that query's two-worker merge more than its parallel part.
      */
     static AggregateResult merge(MorselScheduler scheduler, LongAggTable[] partials, int slots, Combine[] combine) {
-        Run[] runs = new Run[partials.length];
+        Run[][] perPartial = new Run[partials.length][];
         scheduler.run(Pipeline.of("aggregate-sort-runs", PipelineKind.MERGE, tasks(partials.length), 0,
-                (w, m, ctx) -> runs[m.id()] = partials[m.id()].sortedRun()));
+                (w, m, ctx) -> perPartial[m.id()] = partials[m.id()].sortedRuns()));
+        Run[] runs = Arrays.stream(perPartial).flatMap(Arrays::stream).toArray(Run[]::new);
         long[] cuts = cuts(runs, 2 * scheduler.workers());
         int ranges = cuts.length + 1;
         int[] counts = new int[ranges];
@@ -79,7 +85,7 @@ final class SortedRunMerge {
         long[] cuts = new long[parts - 1];
         int n = 0;
         for (int p = 1; p < parts; p++) {
-            long k = largest.rows() == 0 ? 0 : largest.keys()[(int) ((long) p * largest.rows() / parts)];
+            long k = largest.rows() == 0 ? 0 : largest.keys()[largest.start() + (int) ((long) p * largest.rows() / parts)];
             if (largest.rows() > 0 && (n == 0 || k > cuts[n - 1])) {
                 cuts[n++] = k;
             }
@@ -119,7 +125,7 @@ final class SortedRunMerge {
         int[] end = new int[runs.length];
         for (int r = 0; r < runs.length; r++) {
             head[r] = lowerBound(runs[r], from);
-            end[r] = last ? runs[r].rows() : lowerBound(runs[r], to);
+            end[r] = last ? runs[r].end() : lowerBound(runs[r], to);
         }
         boolean write = keys != null;
         int n = 0;
@@ -173,7 +179,7 @@ final class SortedRunMerge {
     }
 
     private static int lowerBound(Run run, long v) {
-        int i = Arrays.binarySearch(run.keys(), 0, run.rows(), v); // a run's keys are distinct: a hit is the only one
+        int i = Arrays.binarySearch(run.keys(), run.start(), run.end(), v); // a run's keys are distinct: a hit is the only one
         return i >= 0 ? i : -i - 1;
     }
 }
