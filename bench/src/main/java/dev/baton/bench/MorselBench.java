@@ -63,6 +63,10 @@ public final class MorselBench implements Callable<Integer> {
     @Option(names = "--scheduler", defaultValue = "DEQUES", description = "DEQUES (Baton's work-stealing deques) or FORK_JOIN")
     MorselScheduler.Mode mode;
 
+    @Option(names = "--trace", description = "Run only the engine, many times per worker count, and print each query's phases:"
+            + " the caller's serial time, each pipeline's busiest worker CPU, the critical path")
+    boolean trace;
+
     @Option(names = "--data-dir", defaultValue = ".baton/tpch", description = "Where converted data is cached (default ${DEFAULT-VALUE})")
     Path dataDir;
 
@@ -86,6 +90,10 @@ public final class MorselBench implements Callable<Integer> {
                 * li.columns().size() / 1024, li.rowCount() * 8 * li.columns().size() / 1024, encodings(li));
         out.printf("machine   %d cores, L2 %d KiB -> %d pages per morsel, scheduler %s%n", Runtime.getRuntime().availableProcessors(),
                 Morsels.l2Bytes() / 1024, Morsels.autoTunedPagesPerMorsel(Morsels.l2Bytes(), li.pageBytes()), mode);
+        if (trace) {
+            traceQueries(li, part);
+            return 0;
+        }
         int failures = 0;
         try (DuckDbPeer duckdb = new DuckDbPeer(li, scaleFactor, dataDir)) {
             List<Query> queries = List.of(
@@ -118,6 +126,19 @@ public final class MorselBench implements Callable<Integer> {
         }
         out.printf("%n%s%n", failures == 0 ? "all engine answers equal DuckDB's" : failures + " answers differ from DuckDB's");
         return failures == 0 ? 0 : 1;
+    }
+
+    private void traceQueries(PageFile li, PageFile part) {
+        List<Query> queries = List.of(
+                new Query("Q1", "", q -> Answer.of(q.q1(li)), null),
+                new Query("Q6", "", q -> Answer.of(q.q6(li)), null),
+                new Query("Q14", "", q -> Answer.of(q.q14(li, part)), null),
+                new Query("GROUP BY l_orderkey", "", q -> q.groupByOrderKeyAnswer(li), null));
+        for (Query q : queries.stream().filter(x -> only.contains(x.name())).toList()) {
+            for (int n : threads) {
+                MorselTrace.trace(out, q.name(), q.engine(), n, li, runs, warmups, mode);
+            }
+        }
     }
 
     private List<List<Object>> lastEngine;

@@ -139,9 +139,22 @@ public final class HashAggregate implements Sink {
             groupOfBase[g * slots()] = g;
         }
         for (int w = 0; w < workers; w++) {
-            partials[w] = new LongAggTable(slots(), Math.max(1, expectedGroups / workers), combine());
             slots[w] = new int[0];
         }
+    }
+
+    /*
+     * A worker's table is made by the worker itself, on its first batch: a table sized for GROUP BY
+     * l_orderkey's share of 1.5M groups is tens of MB whose zeroing, made on the calling thread for
+     * every worker, was a serial step before each run; a worker that gets no batch makes none (an
+     * empty one is put in its place after the barrier).
+     */
+    private LongAggTable partial(int worker) {
+        LongAggTable t = partials[worker];
+        if (t == null) {
+            t = partials[worker] = new LongAggTable(slots(), Math.max(1, expectedGroups / partials.length), combine());
+        }
+        return t;
     }
 
     @Override
@@ -150,7 +163,7 @@ public final class HashAggregate implements Sink {
         if (n == 0) {
             return;
         }
-        LongAggTable table = partials[worker];
+        LongAggTable table = partial(worker);
         if (key == null) {
             consumeGlobal(table, b, n);
             return;
@@ -413,6 +426,11 @@ public final class HashAggregate implements Sink {
     private void checkRan() {
         if (partials == null) {
             throw new IllegalStateException("the aggregate has not been run: use it as a pipeline's sink first");
+        }
+        for (int w = 0; w < partials.length; w++) {
+            if (partials[w] == null) {
+                partials[w] = new LongAggTable(slots(), 1, combine());
+            }
         }
     }
 

@@ -187,6 +187,24 @@ public final class LongAggTable {
         return mergeRuns(starts);
     }
 
+    /**
+     * The groups as sorted runs for {@link SortedRunMerge}: a table filled in at most
+     * {@link #MAX_MERGED_RUNS} ascending runs of keys (a worker's morsels of clustered input, in order,
+     * then stolen ones) gives those runs as they lie in its arrays, not copies; scattered keys are
+     * {@link #sorted()} into one. Read them only while the table takes no more rows.
+     */
+    SortedRunMerge.Run[] sortedRuns() {
+        int[] starts = runStarts();
+        if (starts == null) {
+            return new SortedRunMerge.Run[] {SortedRunMerge.Run.of(sorted())};
+        }
+        SortedRunMerge.Run[] runs = new SortedRunMerge.Run[starts.length];
+        for (int r = 0; r < starts.length; r++) {
+            runs[r] = new SortedRunMerge.Run(keys, values, starts[r], r + 1 < starts.length ? starts[r + 1] : size);
+        }
+        return runs;
+    }
+
     /** Where each ascending run of keys starts, or {@code null} when there are more than {@link #MAX_MERGED_RUNS}. */
     private int[] runStarts() {
         int[] starts = new int[MAX_MERGED_RUNS];

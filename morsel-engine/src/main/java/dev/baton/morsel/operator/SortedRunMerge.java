@@ -10,11 +10,12 @@ import dev.baton.morsel.scheduler.Pipeline;
 import dev.baton.morsel.scheduler.PipelineKind;
 
 /**
- * Merges an aggregate's per-worker partials in two parallel {@link PipelineKind#MERGE} waves: each
- * partial becomes a run sorted by key (one task per partial; a copy when the partial was filled in
- * key order, as clustered input fills it), then the key space is cut into ranges at keys of the
- * largest run and one task per range merges that range of every run, adding up equal keys. Ranges
- * are disjoint and in key order, so the answer is their concatenation.
+ * Merges an aggregate's per-worker partials in parallel {@link PipelineKind#MERGE} waves: each
+ * partial becomes a run sorted by key (one task per partial; the table's own arrays when it was
+ * filled in key order, as clustered input fills it), then the key space is cut into ranges at keys
+ * of the largest run; one task per range counts the range's distinct keys, and after the caller
+ * allocated the answer, one task per range merges that range of every run into its place in the
+ * answer, adding up equal keys. Ranges are disjoint and in key order, so their places follow each other.
  *
  * <p>Why not the hash exchange ({@link AggregateExchange}): it re-inserts every partial group into
  * a new table per partition and sorts each partition, about three times the CPU of the scan for
@@ -26,19 +27,45 @@ final class SortedRunMerge {
     private SortedRunMerge() {
     }
 
+    /** A sorted run: distinct keys ascending in {@code keys[start .. end)}, their slots at {@code values[row * slots ..]}. */
+    record Run(long[] keys, long[] values, int start, int end) {
+        static Run of(AggregateResult r) {
+            return new Run(r.keys(), r.values(), 0, r.rows());
+        }
+
+        int rows() {
+            return end - start;
+        }
+    }
+
+    /*
+     * No run, range or answer is copied more than once: each ascending stretch of a partial (a worker's
+     * morsels of clustered input, in order; a stolen morsel starts another) is a run as it lies,
+     * and each range is written straight into the answer, whose size the counting wave gives. Copying
+     * every run, then every range, then concatenating the ranges on the calling thread (serial, tens
+     * of MB for GROUP BY l_orderkey) cost that query's two-worker merge more than its parallel part.
+     */
     static AggregateResult merge(MorselScheduler scheduler, LongAggTable[] partials, int slots, Combine[] combine) {
-        AggregateResult[] runs = new AggregateResult[partials.length];
+        Run[][] perPartial = new Run[partials.length][];
         scheduler.run(Pipeline.of("aggregate-sort-runs", PipelineKind.MERGE, tasks(partials.length), 0,
-                (w, m, ctx) -> runs[m.id()] = partials[m.id()].sorted()));
+                (w, m, ctx) -> perPartial[m.id()] = partials[m.id()].sortedRuns()));
+        Run[] runs = Arrays.stream(perPartial).flatMap(Arrays::stream).toArray(Run[]::new);
         long[] cuts = cuts(runs, 2 * scheduler.workers());
-        AggregateResult[] ranges = new AggregateResult[cuts.length + 1];
-        scheduler.run(Pipeline.of("aggregate-merge-ranges", PipelineKind.MERGE, tasks(ranges.length), 0, (w, m, ctx) -> {
-            int r = m.id();
-            long from = r == 0 ? Long.MIN_VALUE : cuts[r - 1];
-            long to = r == cuts.length ? Long.MAX_VALUE : cuts[r];
-            ranges[r] = mergeRange(runs, from, to, r == cuts.length, slots, combine);
-        }));
-        return concat(ranges, slots);
+        int ranges = cuts.length + 1;
+        int[] counts = new int[ranges];
+        scheduler.run(Pipeline.of("aggregate-count-ranges", PipelineKind.MERGE, tasks(ranges), 0,
+                (w, m, ctx) -> counts[m.id()] = mergeRange(runs, cuts, m.id(), slots, combine, null, null, 0)));
+        int[] at = new int[ranges];
+        int total = 0;
+        for (int r = 0; r < ranges; r++) {
+            at[r] = total;
+            total += counts[r];
+        }
+        long[] keys = new long[total];
+        long[] values = new long[total * slots];
+        scheduler.run(Pipeline.of("aggregate-merge-ranges", PipelineKind.MERGE, tasks(ranges), 0,
+                (w, m, ctx) -> mergeRange(runs, cuts, m.id(), slots, combine, keys, values, at[m.id()])));
+        return new AggregateResult(keys, values, slots);
     }
 
     private static List<Morsel> tasks(int n) {
@@ -50,15 +77,15 @@ final class SortedRunMerge {
     }
 
     /** Up to {@code parts - 1} ascending distinct keys of the largest run, evenly spaced. */
-    static long[] cuts(AggregateResult[] runs, int parts) {
-        AggregateResult largest = runs[0];
-        for (AggregateResult r : runs) {
+    static long[] cuts(Run[] runs, int parts) {
+        Run largest = runs[0];
+        for (Run r : runs) {
             largest = r.rows() > largest.rows() ? r : largest;
         }
         long[] cuts = new long[parts - 1];
         int n = 0;
         for (int p = 1; p < parts; p++) {
-            long k = largest.rows() == 0 ? 0 : largest.key((int) ((long) p * largest.rows() / parts));
+            long k = largest.rows() == 0 ? 0 : largest.keys()[largest.start() + (int) ((long) p * largest.rows() / parts)];
             if (largest.rows() > 0 && (n == 0 || k > cuts[n - 1])) {
                 cuts[n++] = k;
             }
@@ -66,19 +93,43 @@ final class SortedRunMerge {
         return Arrays.copyOf(cuts, n);
     }
 
-    /** Keys in {@code [from, to)} ({@code to} included when {@code last}) of every run, equal keys combined. */
-    static AggregateResult mergeRange(AggregateResult[] runs, long from, long to, boolean last, int slots, Combine[] combine) {
-        int[] head = new int[runs.length];
-        int[] end = new int[runs.length];
+    /** Range {@code r} of the cuts merged into {@code keys}/{@code values} from row {@code at} (or only counted when they are null). */
+    private static int mergeRange(Run[] runs, long[] cuts, int r, int slots, Combine[] combine, long[] keys, long[] values, int at) {
+        long from = r == 0 ? Long.MIN_VALUE : cuts[r - 1];
+        long to = r == cuts.length ? Long.MAX_VALUE : cuts[r];
+        return mergeRange(runs, from, to, r == cuts.length, slots, combine, keys, values, at);
+    }
+
+    /** Keys in {@code [from, to)} ({@code to} included when {@code last}) of every run, equal keys combined, as one run. */
+    static AggregateResult mergeRange(AggregateResult[] results, long from, long to, boolean last, int slots, Combine[] combine) {
+        Run[] runs = new Run[results.length];
         int total = 0;
         for (int r = 0; r < runs.length; r++) {
-            head[r] = lowerBound(runs[r].keys(), from);
-            end[r] = last ? runs[r].rows() : lowerBound(runs[r].keys(), to);
-            total += end[r] - head[r];
+            runs[r] = Run.of(results[r]);
+            total += runs[r].rows();
         }
         long[] keys = new long[total];
         long[] values = new long[total * slots];
+        int n = mergeRange(runs, from, to, last, slots, combine, keys, values, 0);
+        return new AggregateResult(Arrays.copyOf(keys, n), Arrays.copyOf(values, n * slots), slots);
+    }
+
+    /**
+     * Keys in {@code [from, to)} ({@code to} included when {@code last}) of every run, equal keys combined, written from
+     * row {@code at} of {@code keys}/{@code values}; returns how many distinct keys the range holds. With {@code keys}
+     * null it only counts them.
+     */
+    private static int mergeRange(Run[] runs, long from, long to, boolean last, int slots, Combine[] combine,
+            long[] keys, long[] values, int at) {
+        int[] head = new int[runs.length];
+        int[] end = new int[runs.length];
+        for (int r = 0; r < runs.length; r++) {
+            head[r] = lowerBound(runs[r], from);
+            end[r] = last ? runs[r].end() : lowerBound(runs[r], to);
+        }
+        boolean write = keys != null;
         int n = 0;
+        long previous = 0;
         while (true) {
             int best = -1;
             long next = Long.MAX_VALUE; // the smallest head of the other runs
@@ -86,10 +137,10 @@ final class SortedRunMerge {
                 if (head[r] >= end[r]) {
                     continue;
                 }
-                long k = runs[r].key(head[r]);
-                if (best < 0 || k < runs[best].key(head[best])) {
+                long k = runs[r].keys()[head[r]];
+                if (best < 0 || k < runs[best].keys()[head[best]]) {
                     if (best >= 0) {
-                        next = Math.min(next, runs[best].key(head[best]));
+                        next = Math.min(next, runs[best].keys()[head[best]]);
                     }
                     best = r;
                 } else {
@@ -99,47 +150,36 @@ final class SortedRunMerge {
             if (best < 0) {
                 break;
             }
-            AggregateResult run = runs[best];
-            long k = run.key(head[best]);
-            if (n > 0 && keys[n - 1] == k) {
-                Combine.combine(combine, slots, values, (n - 1) * slots, run.values(), head[best] * slots);
+            Run run = runs[best];
+            long[] runKeys = run.keys();
+            long k = runKeys[head[best]];
+            if (n > 0 && previous == k) {
+                if (write) {
+                    Combine.combine(combine, slots, values, (at + n - 1) * slots, run.values(), head[best] * slots);
+                }
                 head[best]++;
                 continue;
             }
-            // Clustered input leaves runs that interleave in long blocks: copy the block below every other head at once.
+            // Clustered input leaves runs that interleave in long blocks: take the block below every other head at once.
             int start = head[best];
             int stop = start + 1;
-            long[] runKeys = run.keys();
             while (stop < end[best] && runKeys[stop] < next) {
                 stop++;
             }
             int len = stop - start;
-            System.arraycopy(runKeys, start, keys, n, len);
-            System.arraycopy(run.values(), start * slots, values, n * slots, len * slots);
+            if (write) {
+                System.arraycopy(runKeys, start, keys, at + n, len);
+                System.arraycopy(run.values(), start * slots, values, (at + n) * slots, len * slots);
+            }
             n += len;
+            previous = runKeys[stop - 1];
             head[best] = stop;
         }
-        return new AggregateResult(Arrays.copyOf(keys, n), Arrays.copyOf(values, n * slots), slots);
+        return n;
     }
 
-    private static int lowerBound(long[] sorted, long v) {
-        int i = Arrays.binarySearch(sorted, v); // a run's keys are distinct: a hit is the only one
+    private static int lowerBound(Run run, long v) {
+        int i = Arrays.binarySearch(run.keys(), run.start(), run.end(), v); // a run's keys are distinct: a hit is the only one
         return i >= 0 ? i : -i - 1;
-    }
-
-    private static AggregateResult concat(AggregateResult[] ranges, int slots) {
-        int total = 0;
-        for (AggregateResult r : ranges) {
-            total += r.rows();
-        }
-        long[] keys = new long[total];
-        long[] values = new long[total * slots];
-        int at = 0;
-        for (AggregateResult r : ranges) {
-            System.arraycopy(r.keys(), 0, keys, at, r.rows());
-            System.arraycopy(r.values(), 0, values, at * slots, r.rows() * slots);
-            at += r.rows();
-        }
-        return new AggregateResult(keys, values, slots);
     }
 }

@@ -1,5 +1,7 @@
 package dev.baton.morsel.scheduler;
 
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadMXBean;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashSet;
@@ -17,6 +19,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicIntegerArray;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Consumer;
 
 import dev.baton.morsel.MorselMetrics;
 import dev.baton.morsel.morsel.Morsel;
@@ -47,6 +50,8 @@ public final class MorselScheduler implements AutoCloseable {
     private final int numaNodes;
     private final ExecutorService threads;
     private final MorselMetrics metrics;
+    private static final ThreadMXBean CPU = ManagementFactory.getThreadMXBean();
+    private volatile Consumer<PipelineReport> listener = r -> { };
 
     public MorselScheduler(int workers, int numaNodes, MorselMetrics metrics) {
         this(workers, numaNodes, metrics, Mode.DEQUES);
@@ -76,6 +81,14 @@ public final class MorselScheduler implements AutoCloseable {
 
     public int workers() {
         return workers;
+    }
+
+    /**
+     * Hands every pipeline's report to {@code listener} on the calling thread as the pipeline ends (a bench's trace of
+     * the phases of a query); replaces the previous listener.
+     */
+    public void onPipeline(Consumer<PipelineReport> listener) {
+        this.listener = listener == null ? r -> { } : listener;
     }
 
     /** The NUMA node of each worker: workers are spread round-robin over the nodes. */
@@ -125,6 +138,9 @@ public final class MorselScheduler implements AutoCloseable {
         List<ConcurrentLinkedDeque<Morsel>> deques = MorselDeal.deal(pipeline.kind(), pipeline.morsels(), workers, numaNodes);
         AtomicReference<PipelineFailedException> failure = new AtomicReference<>();
         int[] perWorker = new int[workers];
+        long[] cpu = new long[workers];
+        long[] began = new long[workers];
+        long[] ended = new long[workers];
         AtomicInteger stolen = new AtomicInteger();
         CountDownLatch done = new CountDownLatch(workers);
         TaskContext context = () -> failure.get() != null;
@@ -134,6 +150,8 @@ public final class MorselScheduler implements AutoCloseable {
             threads.execute(() -> {
                 running.add(Thread.currentThread());
                 metrics.workerStarted();
+                long cpuAtStart = CPU.getCurrentThreadCpuTime();
+                began[worker] = System.nanoTime() - start;
                 try {
                     Morsel m;
                     while (failure.get() == null && (m = take(deques, worker, stolen)) != null) {
@@ -148,6 +166,8 @@ public final class MorselScheduler implements AutoCloseable {
                         }
                     }
                 } finally {
+                    cpu[worker] = CPU.getCurrentThreadCpuTime() - cpuAtStart;
+                    ended[worker] = System.nanoTime() - start;
                     metrics.workerStopped();
                     running.remove(Thread.currentThread());
                     Thread.interrupted();
@@ -170,7 +190,10 @@ public final class MorselScheduler implements AutoCloseable {
             metrics.rowsScanned(pipeline.rows());
             metrics.queryDone(pipeline.rows(), nanos);
         }
-        return new PipelineReport(pipeline.name(), total, counts, stolen.get(), nanos);
+        PipelineReport report = new PipelineReport(pipeline.name(), total, counts, stolen.get(), nanos, boxed(cpu), boxed(began),
+                boxed(ended));
+        listener.accept(report);
+        return report;
     }
 
     /** The same contract on a ForkJoinPool: one task per morsel, first failure cancels the rest. */
@@ -221,7 +244,10 @@ public final class MorselScheduler implements AutoCloseable {
             metrics.rowsScanned(pipeline.rows());
             metrics.queryDone(pipeline.rows(), nanos);
         }
-        return new PipelineReport(pipeline.name(), total, counts, (int) (forkJoin.getStealCount() - steals), nanos);
+        PipelineReport report = new PipelineReport(pipeline.name(), total, counts, (int) (forkJoin.getStealCount() - steals), nanos,
+                List.of(), List.of(), List.of());
+        listener.accept(report);
+        return report;
     }
 
     /** Which worker's deque each morsel of a pipeline of {@code kind} is dealt to before any stealing (for tests and reports; quadratic). */
@@ -249,6 +275,14 @@ public final class MorselScheduler implements AutoCloseable {
             }
         }
         return null;
+    }
+
+    private static List<Long> boxed(long[] v) {
+        List<Long> out = new ArrayList<>(v.length);
+        for (long x : v) {
+            out.add(x);
+        }
+        return out;
     }
 
     private static void interruptOthers(List<Thread> running) {

@@ -128,6 +128,27 @@ class HashAggregateTest {
     }
 
     @Test
+    void shouldMergePartialsOfSeveralAscendingRunsThatShareKeys() {
+        // clustered within a page, pages out of key order and two pages per key block: each worker's partial holds a few
+        // ascending runs (merged as they lie in its table), and partials share keys
+        int rowsPerPage = 16_384;
+        long[][] rows = new long[16 * rowsPerPage][];
+        for (int i = 0; i < rows.length; i++) {
+            int page = i / rowsPerPage;
+            rows[i] = new long[] {(page * 7L % 8) * 8_192 + (i % rowsPerPage) / 2, i % 5};
+        }
+        PageFile f = Tables.write(dir, "runs", List.of("k", "v"), rows, rowsPerPage * Long.BYTES);
+        for (int workers : new int[] {2, 3}) {
+            try (MorselScheduler s = new MorselScheduler(workers, 1, MorselMetrics.noop())) {
+                ScanPipeline scan = ScanPipeline.over(f);
+                HashAggregate agg = HashAggregate.groupBy(scan.col("k"), 1_000).count().sum(scan.col("v"));
+                s.run(scan.into(agg).pipeline("runs", PipelineKind.SCAN, Morsels.partition(0, f.pageCount(), 1, 1), workers));
+                assertEqualsReference(agg.result(s), reference(rows));
+            }
+        }
+    }
+
+    @Test
     void shouldSpillAHotPartitionAndStillAnswerEachKeyOnce() {
         // every key hashes to exchange partition 0: without spill one merge task would get them all
         long[] hot = new long[HashAggregate.SERIAL_MERGE_GROUPS + 5_000];
