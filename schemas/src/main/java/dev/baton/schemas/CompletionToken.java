@@ -84,6 +84,24 @@ public record CompletionToken(String value) {
         return new CompletionToken(ENCODER.encodeToString(Arrays.copyOf(full, BYTES)));
     }
 
+    /**
+     * A proof that the holder of {@code siteSecret} (the streams app) said {@code message} about the
+     * site: its first 128 bits of HMAC-SHA256. Messages must not be 8 bytes long, the length of what
+     * {@link #derive} signs, so no proof is ever a token.
+     */
+    public static byte[] siteProof(byte[] siteSecret, byte[] message) {
+        if (message.length == 8) {
+            throw new IllegalArgumentException("an 8-byte message would sign what a token signs");
+        }
+        Mac mac = MACS.get();
+        try {
+            mac.init(new SecretKeySpec(siteSecret, HMAC));
+        } catch (GeneralSecurityException e) {
+            throw new IllegalStateException("HMAC key rejected", e);
+        }
+        return Arrays.copyOf(mac.doFinal(message), BYTES);
+    }
+
     /** The fingerprint of {@code token}: the first 128 bits of its SHA-256, URL-safe base64. */
     public static String fingerprint(String token) {
         byte[] digest = SHA256.get().digest(token.getBytes(StandardCharsets.US_ASCII));

@@ -35,6 +35,8 @@ public final class TopologyNames {
      * site's queue (and node) when the record was written (4 bytes), which its firing reports.
      */
     public static final String DEADLINE_CENSUS_HEADER = "baton.deadline.census";
+    /** A deadline record's arming input and the streams app's proof of it (see DeadlineArm). */
+    public static final String DEADLINE_ARMED_BY_HEADER = "baton.deadline.armed-by";
 
     /** Registry subjects of the store values (the changelogs hold the same bytes). */
     public static final String SITES_SUBJECT_TOPIC = "baton.store.sites";

@@ -7,7 +7,11 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalInt;
 
+import org.apache.kafka.common.header.Header;
+import org.apache.kafka.common.header.Headers;
+
 import dev.baton.schemas.SiteKey;
+import dev.baton.streams.names.TopologyNames;
 import dev.baton.streams.state.DeadlineIndex.Due;
 import dev.baton.streams.state.DeadlineKind;
 
@@ -19,6 +23,7 @@ import dev.baton.streams.state.DeadlineKind;
  * <p>A schedule-to-start record also carries the census its firing reports (another header: records
  * written before it existed still parse). The census is not part of the input, so a firing read again
  * after a crash would count anew, and could name another cause than the outcome already delivered.
+ * A record also names the input that armed its deadline ({@link DeadlineArm}, a third header).
  *
  * <p>One instance per processor keeps the records on their way, so a deadline is requested once and
  * again only if its record did not come back within {@link #RESEND_AFTER_MS} (lost in a crash, say);
@@ -50,6 +55,14 @@ final class DeadlineRecords {
 
     static byte[] census(int liveWorkers) {
         return ByteBuffer.allocate(Integer.BYTES).putInt(liveWorkers).array();
+    }
+
+    /** What a record asks besides its deadline (its census and arming input), read from its headers. */
+    static DeadlineRules.Request request(Headers headers) {
+        Header census = headers.lastHeader(TopologyNames.DEADLINE_CENSUS_HEADER);
+        Header armedBy = headers.lastHeader(TopologyNames.DEADLINE_ARMED_BY_HEADER);
+        return new DeadlineRules.Request(parseCensus(census == null ? null : census.value()),
+                armedBy == null ? Optional.empty() : DeadlineArm.parse(armedBy.value()));
     }
 
     /** The census a record carries; empty for none, or for a value no task wrote. */

@@ -35,15 +35,16 @@ final class DeadlineRules {
     }
 
     void fire(Due due) {
-        fire(due, OptionalInt.empty());
+        fire(due, new Request(OptionalInt.empty(), Optional.empty()));
     }
 
     /**
-     * Fires a deadline; {@code censusAtRequest} is the count of live workers its deadline record
-     * carries (at-least-once), which a schedule-to-start expiry reports instead of counting now: read
-     * again after a crash, the record then gives the outcome it gave the first time.
+     * Fires a deadline as its deadline record asks (at-least-once). The record's census is the count
+     * of live workers a schedule-to-start expiry reports instead of counting now; its arming input
+     * matches the deadline that input armed again, at another time, when the record is read again after
+     * a crash (see {@link DeadlineArm}). Either way the record then gives the outcome it gave the first time.
      */
-    void fire(Due due, OptionalInt censusAtRequest) {
+    void fire(Due due, Request asked) {
         deadlines.remove(due);
         Optional<SiteState> current = sites.get(due.site());
         if (current.isEmpty()) {
@@ -51,10 +52,14 @@ final class DeadlineRules {
         }
         SiteState state = current.get();
         Long armed = state.getDeadlines().get(due.kind().name());
-        if (armed == null || armed != due.atMillis()) {
+        if (armed == null || armed != due.atMillis() && !asked.armedBy().map(arm -> arm.armed(state, due.kind())).orElse(false)) {
             return; // moved or cancelled since; its index entry was stale
         }
+        if (armed != due.atMillis()) {
+            deadlines.disarm(due.site(), due.kind(), armed); // armed again, later, by the input read again
+        }
         state.getDeadlines().remove(due.kind().name());
+        state.getDeadlineInputs().remove(due.kind().name());
         SiteKey site = due.site();
         switch (due.kind()) {
             case EXPIRE -> expire(site, state);
@@ -70,7 +75,7 @@ final class DeadlineRules {
                 lifecycle.stopHolder(site, state, reason);
                 lifecycle.fail(site, state, reason, HistoryKind.TIMED_OUT, state.getGeneration());
             }
-            case SCHEDULE_TO_START -> unavailable(site, state, censusAtRequest);
+            case SCHEDULE_TO_START -> unavailable(site, state, asked.census());
             case SCHEDULE_TO_CLOSE -> {
                 String reason = Reasons.TERMINAL + " schedule-to-close timeout after " + state.getTimeouts().getScheduleToCloseMillis() + " ms";
                 lifecycle.stopHolder(site, state, reason);
@@ -85,19 +90,29 @@ final class DeadlineRules {
         }
     }
 
+    /** What a deadline record carries besides its deadline: the census it reports, the input that armed it. */
+    record Request(OptionalInt census, Optional<DeadlineArm> armedBy) {
+    }
+
     /**
-     * What a deadline record for {@code due} should carry: the live workers for the site's queue (and
-     * node) now, for a schedule-to-start expiry; empty for other kinds, or a row gone or unreadable
-     * (its firing then counts, or finds nothing to fire).
+     * What a deadline record for {@code due} should carry: for a schedule-to-start expiry, the live
+     * workers for the site's queue (and node) now; for a deadline an input armed at {@code due}'s time,
+     * that input. Empty parts for a row gone or unreadable (its firing then counts, or finds nothing to fire).
      */
-    OptionalInt censusFor(Due due) {
-        if (due.kind() != DeadlineKind.SCHEDULE_TO_START) {
-            return OptionalInt.empty();
-        }
+    Request requestFor(Due due) {
         try {
-            return sites.get(due.site()).map(s -> OptionalInt.of(census.liveWorkers(s.getQueue(), s.getNode()))).orElse(OptionalInt.empty());
+            Optional<SiteState> row = sites.get(due.site());
+            if (row.isEmpty()) {
+                return new Request(OptionalInt.empty(), Optional.empty());
+            }
+            SiteState s = row.get();
+            OptionalInt live = due.kind() == DeadlineKind.SCHEDULE_TO_START ? OptionalInt.of(census.liveWorkers(s.getQueue(), s.getNode()))
+                    : OptionalInt.empty();
+            Long armed = s.getDeadlines().get(due.kind().name());
+            Optional<DeadlineArm> arm = armed != null && armed == due.atMillis() ? DeadlineArm.of(s, due.kind()) : Optional.empty();
+            return new Request(live, arm);
         } catch (RuntimeException e) {
-            return OptionalInt.empty(); // an undecodable row: its firing drops the deadline and says so
+            return new Request(OptionalInt.empty(), Optional.empty()); // an undecodable row: its firing drops the deadline and says so
         }
     }
 

@@ -88,12 +88,13 @@ final class Emitter {
     }
 
     /** A deadline record (see {@link DeadlineRecords}) for this task's own worker-events partition. */
-    void deadlineRecord(int partition, byte[] header, OptionalInt census) {
+    void deadlineRecord(int partition, byte[] header, DeadlineRules.Request request) {
         RecordHeaders headers = new RecordHeaders();
         headers.add(TopologyNames.DEADLINE_HEADER, header);
-        if (census.isPresent()) {
-            headers.add(TopologyNames.DEADLINE_CENSUS_HEADER, DeadlineRecords.census(census.getAsInt()));
+        if (request.census().isPresent()) {
+            headers.add(TopologyNames.DEADLINE_CENSUS_HEADER, DeadlineRecords.census(request.census().getAsInt()));
         }
+        request.armedBy().ifPresent(arm -> headers.add(TopologyNames.DEADLINE_ARMED_BY_HEADER, arm.toHeader()));
         staged.add(new Staged(new Record<>(ByteBuffer.allocate(Integer.BYTES).putInt(partition).array(), null, now(), headers),
                 TopologyNames.CLOCK_SINK));
     }

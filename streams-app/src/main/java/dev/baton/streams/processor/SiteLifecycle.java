@@ -151,6 +151,7 @@ final class SiteLifecycle {
         row.setCreatedAtMillis(now);
         row.setFirstRequestedAtMillis(firstRequestedAtMillis);
         row.setDeadlines(new HashMap<>());
+        row.setDeadlineInputs(new HashMap<>());
         row.setWaiters(new ArrayList<>());
         row.setTransportLosses(0);
         row.setDispatchOffset(-1L);
@@ -403,10 +404,15 @@ final class SiteLifecycle {
     void arm(SiteKey site, SiteState state, DeadlineKind kind, long atMillis) {
         disarm(site, state, kind);
         state.getDeadlines().put(kind.name(), atMillis);
+        long stamp = sites.stepInput().armStamp();
+        if (stamp >= 0) {
+            state.getDeadlineInputs().put(kind.name(), stamp);
+        }
         deadlines.arm(site, kind, atMillis);
     }
 
     void disarm(SiteKey site, SiteState state, DeadlineKind kind) {
+        state.getDeadlineInputs().remove(kind.name());
         Long at = state.getDeadlines().remove(kind.name());
         if (at != null) {
             deadlines.disarm(site, kind, at);

@@ -26,6 +26,7 @@ import dev.baton.streams.state.StepInput;
 import dev.baton.streams.names.TopologyNames;
 import dev.baton.topics.BatonTopics;
 import org.apache.kafka.common.header.Header;
+import org.apache.kafka.common.header.Headers;
 import org.apache.kafka.common.utils.Bytes;
 import org.apache.kafka.streams.processor.PunctuationType;
 import org.apache.kafka.streams.processor.api.Processor;
@@ -111,8 +112,7 @@ public final class SiteProcessor implements Processor<byte[], byte[], byte[], by
         commitIfDrainedAfter(InputDrain.current());
         String topic = context.recordMetadata().map(RecordMetadata::topic).orElse("");
         if (BatonTopics.WORKER_EVENTS.equals(topic) && record.headers().lastHeader(TopologyNames.DEADLINE_HEADER) != null) {
-            Header census = record.headers().lastHeader(TopologyNames.DEADLINE_CENSUS_HEADER);
-            deadlineRecordRead(record.headers().lastHeader(TopologyNames.DEADLINE_HEADER).value(), census == null ? null : census.value());
+            deadlineRecordRead(record.headers());
             return;
         }
         Header tick = record.headers().lastHeader(TopologyNames.CLOCK_HEADER);
@@ -258,8 +258,8 @@ public final class SiteProcessor implements Processor<byte[], byte[], byte[], by
      * write one; it fires nothing that is not due by this task's own clock (a forged census changes only
      * which cause an expiry that was due names).
      */
-    private void deadlineRecordRead(byte[] header, byte[] census) {
-        Optional<DeadlineIndex.Due> parsed = DeadlineRecords.parse(header);
+    private void deadlineRecordRead(Headers headers) {
+        Optional<DeadlineIndex.Due> parsed = DeadlineRecords.parse(headers.lastHeader(TopologyNames.DEADLINE_HEADER).value());
         long now = context.currentSystemTimeMs();
         if (parsed.isEmpty() || parsed.get().atMillis() > now) {
             return;
@@ -272,7 +272,7 @@ public final class SiteProcessor implements Processor<byte[], byte[], byte[], by
             if (alreadyApplied(due.site())) {
                 reassert(due.site());
             } else {
-                deadlineRules.fire(due, DeadlineRecords.parseCensus(census));
+                deadlineRules.fire(due, DeadlineRecords.request(headers));
             }
             commitStep();
         } catch (RuntimeException e) {
@@ -398,7 +398,7 @@ public final class SiteProcessor implements Processor<byte[], byte[], byte[], by
     private void requestDue(long now) {
         for (DeadlineIndex.Due d : deadlines.due(now, now, MAX_DUE_PER_PUNCTUATION)) {
             if (deadlineRecords.shouldRequest(d, now)) {
-                emit.deadlineRecord(context.taskId().partition(), DeadlineRecords.header(d), deadlineRules.censusFor(d));
+                emit.deadlineRecord(context.taskId().partition(), DeadlineRecords.header(d), deadlineRules.requestFor(d));
                 deadlineRecords.requested(d, now);
             }
         }

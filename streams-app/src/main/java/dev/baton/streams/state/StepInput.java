@@ -14,4 +14,16 @@ public record StepInput(Source source, int partition, long offset, long timeMs) 
     public enum Source { DISPATCH, WORKER_EVENTS, NONE }
 
     public static final StepInput NONE = new StepInput(Source.NONE, -1, -1L, -1L);
+
+    /**
+     * This input as one number, unique among a task's inputs of both topics (its offset and its
+     * topic); -1 for a timer step. A deadline remembers the stamp of the input that armed it.
+     */
+    public long armStamp() {
+        return switch (source) {
+            case DISPATCH -> offset << 1;
+            case WORKER_EVENTS -> (offset << 1) | 1;
+            case NONE -> -1L;
+        };
+    }
 }

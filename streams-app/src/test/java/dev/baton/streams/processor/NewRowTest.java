@@ -20,11 +20,11 @@ class NewRowTest {
     /** The fields a new run decides itself; every other field must hold its schema default. */
     private static final Set<String> DECIDED = Set.of("state", "attempt", "generation", "requestId", "replyKey", "runId", "idempotencyKey",
             "queue", "activityType", "node", "input", "retryPolicy", "timeouts", "createdAtMillis", "firstRequestedAtMillis",
-            "deadlines", "waiters", "callerAttempt");
+            "deadlines", "deadlineInputs", "waiters", "callerAttempt");
     /** Every field of the row when newRow was last checked: a field added since needs a look at newRow, then a line here. */
     private static final List<String> KNOWN = List.of("state", "attempt", "generation", "requestId", "replyKey", "runId", "idempotencyKey",
             "queue", "activityType", "node", "input", "retryPolicy", "timeouts", "workerId", "transportLosses", "createdAtMillis",
-            "firstRequestedAtMillis", "deadlines", "outcomeStatus", "outcomeOutput", "outcomeReason", "resolvedToken", "waiters", "token",
+            "firstRequestedAtMillis", "deadlines", "deadlineInputs", "outcomeStatus", "outcomeOutput", "outcomeReason", "resolvedToken", "waiters", "token",
             "tokenSecret", "callerAttempt", "superseded", "dispatchOffset", "eventsOffset", "previousRun", "outcomeFailure",
             "heartbeatDetails", "earlierRuns", "refusals");
 

@@ -177,6 +177,78 @@ class AtLeastOnceAnswersTest {
                 .allSatisfy(a -> assertThat(a.getReason()).startsWith("unavailable: saturated"));
     }
 
+    /**
+     * A deadline armed by a worker's report: the lease arms the start-to-close timeout, which fails the
+     * only attempt and answers the caller; the worker's completion, read after it, is late. A crash
+     * delivers that answer but restores the row from before the lease. Read again, later by the wall
+     * clock, the lease arms the timeout anew: the deadline record already in the log must still fire
+     * it, or the completion read next would be a second, different outcome.
+     */
+    @Test
+    void aTimeoutArmedByAWorkersReportIsDecidedOnceWhenReadAgain() {
+        DispatchCommand run = DispatchCommand.newBuilder(request("s0", 1, "idem")).setTimeouts(new Timeouts(null, 300L, null, null))
+                .setRetryPolicy(new dev.baton.events.RetryPolicy(100L, 2.0, 1_000L, 1, List.of())).build();
+        send(run);
+        ActivityTask task = commit().tasks().get(0);
+        driver.report(report(task, WorkerEventKind.LEASED).build(), false);
+        for (int i = 0; i < 5; i++) {
+            answers.addAll(driver.advance().outcomes()); // the timeout fires and fails the run, not committed yet
+        }
+        driver.report(report(task, WorkerEventKind.COMPLETED).setOutput(SiteMachineWorld.payload("done")).build(), false);
+        crashDeliveringAllRestoringTheCommit();
+        commit();
+        for (int i = 0; i < 10; i++) {
+            answers.addAll(driver.advance().outcomes());
+        }
+        commit();
+        // The completion read after the timeout is relayed as unmatched (a late result, never lost): not the caller's answer.
+        assertThat(answersTo(run)).as("answers to the run whose only attempt timed out").filteredOn(a -> !a.getUnmatched()).isNotEmpty()
+                .allSatisfy(a -> assertThat(a.getStatus()).isEqualTo(OutcomeStatus.FAILED));
+    }
+
+    /**
+     * A worker forges deadline records for a site it does not hold, as the app writes them, naming
+     * every input that could have armed its start-to-close timeout, with a made-up proof and with none,
+     * and a due time long past: the timeout fires only when it is due.
+     */
+    @Test
+    void aForgedDeadlineRecordNamingTheArmingInputFiresNothingEarly() {
+        DispatchCommand run = DispatchCommand.newBuilder(request("s0", 1, "idem")).setTimeouts(new Timeouts(null, 1_500L, null, null))
+                .setRetryPolicy(new dev.baton.events.RetryPolicy(100L, 2.0, 1_000L, 1, List.of())).build();
+        send(run);
+        ActivityTask task = commit().tasks().get(0);
+        driver.report(report(task, WorkerEventKind.LEASED).build(), false); // within the default heartbeat window throughout
+        commit();
+        byte[] site = SiteMachineWorld.siteKey("s0").toBytes();
+        for (long stamp = 0; stamp < 64; stamp++) {
+            for (byte[] proof : new byte[][] {new byte[16], null}) {
+                org.apache.kafka.common.header.internals.RecordHeaders headers = new org.apache.kafka.common.header.internals.RecordHeaders();
+                headers.add("baton.deadline", java.nio.ByteBuffer.allocate(1 + Long.BYTES + site.length)
+                        .put((byte) dev.baton.streams.state.DeadlineKind.START_TO_CLOSE.ordinal()).putLong(0L).put(site).array());
+                if (proof != null) {
+                    headers.add("baton.deadline.armed-by", java.nio.ByteBuffer.allocate(Long.BYTES + proof.length).putLong(stamp).put(proof).array());
+                }
+                driver.forge(0, headers);
+            }
+        }
+        for (int i = 0; i < 10; i++) {
+            answers.addAll(driver.advance().outcomes());
+        }
+        commit();
+        assertThat(answersTo(run)).as("answers before the start-to-close timeout is due").isEmpty();
+        for (int i = 0; i < 8; i++) {
+            answers.addAll(driver.advance().outcomes());
+        }
+        commit();
+        assertThat(answersTo(run)).as("answers once it is due").isNotEmpty()
+                .allSatisfy(a -> assertThat(a.getReason()).startsWith("retryable: start-to-close timeout"));
+    }
+
+    private WorkerEvent.Builder report(ActivityTask task, WorkerEventKind kind) {
+        return WorkerEvent.newBuilder().setKind(kind).setSite(task.getSite()).setAttempt(task.getAttempt()).setGeneration(task.getGeneration())
+                .setToken(task.getToken()).setWorkerId("w1").setAtMillis(driver.wallClock());
+    }
+
     private long startedAt;
 
     /** Registers w1 on the request's queue with a registration that goes stale {@code inMillis} from now. */

@@ -178,6 +178,12 @@ final class SiteMachineDriver implements AutoCloseable {
                 serdes.workerEvent().encode(BatonTopics.WORKER_EVENTS, event), null, failsStep, wallClock));
     }
 
+    /** A value-less record with these headers on worker-events, keyed as the app keys its own (a partition number): a forger's. */
+    void forge(int partition, org.apache.kafka.common.header.Headers headers) {
+        pipe(new Input(BatonTopics.WORKER_EVENTS, java.nio.ByteBuffer.allocate(Integer.BYTES).putInt(partition).array(), null, headers,
+                false, wallClock));
+    }
+
     /** A worker's registration (or, with null, its clean-exit tombstone). Outside the streams app's transactions: commit first. */
     void register(String workerId, WorkerStatus status) {
         requireCommitted("a registration");

@@ -239,7 +239,7 @@ class SiteMachineProperties {
 
     private static Arbitrary<Timeouts> timeouts() {
         Arbitrary<Long> s2s = Arbitraries.of(1_000L, 300L).injectNull(0.75);
-        Arbitrary<Long> s2c = Arbitraries.just(1_500L).injectNull(0.75);
+        Arbitrary<Long> s2c = Arbitraries.of(1_500L, 300L).injectNull(0.75);
         Arbitrary<Long> sctc = Arbitraries.just(4_000L).injectNull(0.8);
         Arbitrary<Long> heartbeat = Arbitraries.just(700L).injectNull(0.66);
         return Combinators.combine(s2s, s2c, sctc, heartbeat).as((a, b, c, d) -> a == null && b == null && c == null && d == null ? null
