@@ -47,8 +47,15 @@ final class SortedRunMerge {
      */
     static AggregateResult merge(MorselScheduler scheduler, LongAggTable[] partials, int slots, Combine[] combine) {
         Run[][] perPartial = new Run[partials.length][];
-        scheduler.run(Pipeline.of("aggregate-sort-runs", PipelineKind.MERGE, tasks(partials.length), 0,
-                (w, m, ctx) -> perPartial[m.id()] = partials[m.id()].sortedRuns()));
+        if (Arrays.stream(partials).allMatch(LongAggTable::inFewRuns)) {
+            // Each table knows its runs from its inserts: no wave (and no barrier) for what costs nothing.
+            for (int p = 0; p < partials.length; p++) {
+                perPartial[p] = partials[p].sortedRuns();
+            }
+        } else {
+            scheduler.run(Pipeline.of("aggregate-sort-runs", PipelineKind.MERGE, tasks(partials.length), 0,
+                    (w, m, ctx) -> perPartial[m.id()] = partials[m.id()].sortedRuns()));
+        }
         Run[] runs = Arrays.stream(perPartial).flatMap(Arrays::stream).toArray(Run[]::new);
         long[] cuts = cuts(runs, 2 * scheduler.workers());
         int ranges = cuts.length + 1;
