@@ -257,10 +257,7 @@ public final class LongAggTable {
             }
             // A stolen morsel's groups form one block: copy the run up to the next other head at once.
             int from = head[best];
-            int stop = from + 1;
-            while (stop < end[best] && keys[stop] < next) {
-                stop++;
-            }
+            int stop = SortedRunMerge.blockEnd(keys, from, end[best], next);
             int len = stop - from;
             System.arraycopy(keys, from, k, out, len);
             System.arraycopy(values, from * slots, v, out * slots, len * slots);
