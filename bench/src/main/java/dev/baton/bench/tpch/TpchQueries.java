@@ -125,8 +125,9 @@ public final class TpchQueries {
     /**
      * A build pipeline over {@code part}, the merge of its partitions, then a probe pipeline over
      * lineitem that the scheduler runs after them. The build is partitioned by key (two partitions
-     * per worker), so its partials merge in parallel, partition by partition, where the broadcast
-     * build merged them on one thread while the others waited.
+     * per worker): each worker appends its rows to buffers by partition, and the merge makes each
+     * partition's table from them in parallel, where the broadcast build merged on one thread while
+     * the others waited.
      */
     public List<List<Object>> q14(PageSource li, PageSource part) {
         ScanPipeline partScan = ScanPipeline.over(part);
