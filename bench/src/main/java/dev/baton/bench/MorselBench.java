@@ -70,8 +70,11 @@ public final class MorselBench implements Callable<Integer> {
     @Option(names = "--data-dir", defaultValue = ".baton/tpch", description = "Where converted data is cached (default ${DEFAULT-VALUE})")
     Path dataDir;
 
-    /** Steps of the control's compute loop per morsel: ~0.5-0.7 ms here, so the control lasts about as long as Q6 or Q14. */
-    static final long CONTROL_STEPS_PER_MORSEL = 400_000;
+    /**
+     * Steps of the control's compute loop per page of a morsel (the same work in all whatever the morsels' size):
+     * lineitem's 733 pages at SF 1 last about as long as Q6 or Q14.
+     */
+    static final long CONTROL_STEPS_PER_PAGE = 6_000;
 
     private final PrintStream out = System.out;
 
@@ -150,7 +153,7 @@ public final class MorselBench implements Callable<Integer> {
         double[][] ms = new double[5][runs];
         try (MorselScheduler scheduler = new MorselScheduler(workers, 1, MorselMetrics.noop(), mode)) {
             TpchQueries engine = TpchQueries.autoTuned(scheduler, li.pageBytes());
-            Pipeline control = control(Morsels.partition(0, li.pageCount(), Morsels.autoTunedPagesPerMorsel(Morsels.l2Bytes(), li.pageBytes()), 1));
+            Pipeline control = control(engine.morsels(li));
             for (int i = -warmups; i < runs; i++) {
                 long cpu = engineCpuNanos();
                 long a = System.nanoTime();
@@ -185,7 +188,7 @@ public final class MorselBench implements Callable<Integer> {
     static Pipeline control(List<Morsel> morsels) {
         return new Pipeline("control", morsels, (worker, m, ctx) -> {
             long x = m.id();
-            for (long i = 0; i < CONTROL_STEPS_PER_MORSEL; i++) {
+            for (long i = 0, steps = CONTROL_STEPS_PER_PAGE * m.pages(); i < steps; i++) {
                 x = x * 6364136223846793005L + 1442695040888963407L;
             }
             controlSink = x;

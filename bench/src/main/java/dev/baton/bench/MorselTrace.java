@@ -17,7 +17,9 @@ import dev.baton.morsel.scheduler.PipelineReport;
  * {@code bench morsel --trace}: a query's engine runs alone, each split into its phases as the scheduler reports them.
  * The serial part is the caller's time outside every pipeline (set-up, the merges it does itself); each pipeline's
  * critical path is its busiest worker's thread CPU. Their sum is what the query would take on idle cores, which a
- * shared machine's wall clock cannot show; a worker's start after the pipeline's shows the machine's own delay.
+ * shared machine's wall clock cannot show; a worker's start after the pipeline's shows the machine's own delay. The
+ * evenly split path puts each phase's mean worker CPU in place of its busiest: the gap between the two is imbalance (a
+ * coarse last morsel, a worker the machine started late), the rest of it is serial or work.
  */
 final class MorselTrace {
 
@@ -34,9 +36,18 @@ final class MorselTrace {
             return wallNanos - pipelinesNanos() + phases.stream().mapToLong(PipelineReport::busiestWorkerCpuNanos).sum();
         }
 
+        /** The critical path had every phase's CPU been split evenly: what is left is the serial part and the work itself. */
+        long balancedNanos() {
+            return wallNanos - pipelinesNanos() + phases.stream().mapToLong(p -> meanCpu(p)).sum();
+        }
+
         long cpuNanos() {
             return phases.stream().flatMap(p -> p.workerCpuNanos().stream()).mapToLong(Long::longValue).sum();
         }
+    }
+
+    private static long meanCpu(PipelineReport p) {
+        return p.workerCpuNanos().stream().mapToLong(Long::longValue).sum() / Math.max(1, p.workerCpuNanos().size());
     }
 
     static void trace(PrintStream out, String query, Function<TpchQueries, Answer> engine, int workers, PageFile li, int runs,
@@ -55,9 +66,10 @@ final class MorselTrace {
                 }
             }
         }
-        out.printf("trace %-20s %d workers, medians of %d runs: wall %.2f ms = serial %.2f + pipelines %.2f; critical path %.2f ms;"
-                + " worker cpu %.2f ms%n", query, workers, runs, median(measured, Run::wallNanos), median(measured, r -> r.wallNanos() - r.pipelinesNanos()),
-                median(measured, Run::pipelinesNanos), median(measured, Run::criticalNanos), median(measured, Run::cpuNanos));
+        out.printf("trace %-20s %d workers, medians of %d runs: wall %.2f ms = serial %.2f + pipelines %.2f; critical path %.2f ms"
+                + " (evenly split %.2f); worker cpu %.2f ms%n", query, workers, runs, median(measured, Run::wallNanos),
+                median(measured, r -> r.wallNanos() - r.pipelinesNanos()), median(measured, Run::pipelinesNanos), median(measured, Run::criticalNanos),
+                median(measured, Run::balancedNanos), median(measured, Run::cpuNanos));
         int phases = measured.get(0).phases().size();
         for (int p = 0; p < phases; p++) {
             int at = p;
@@ -69,8 +81,9 @@ final class MorselTrace {
                         medianOf(reports, r -> r.workerCpuNanos().get(worker)), medianOf(reports, r -> r.workerStartNanos().get(worker)),
                         medianOf(reports, r -> r.workerEndNanos().get(worker)), medianOf(reports, r -> (long) r.perWorker().get(worker) * 1_000_000)));
             }
-            out.printf("trace   %-24s wall %.2f, busiest worker cpu %.2f;%s%n", reports.get(0).pipeline(), medianOf(reports, PipelineReport::nanos),
-                    medianOf(reports, PipelineReport::busiestWorkerCpuNanos), perWorker);
+            out.printf("trace   %-24s wall %.2f, busiest worker cpu %.2f, mean %.2f;%s%n", reports.get(0).pipeline(),
+                    medianOf(reports, PipelineReport::nanos), medianOf(reports, PipelineReport::busiestWorkerCpuNanos),
+                    medianOf(reports, MorselTrace::meanCpu), perWorker);
         }
     }
 

@@ -34,6 +34,26 @@ class MorselsProperties {
         assertThat(next).isEqualTo(start + length);
     }
 
+    @Property(tries = 300)
+    void shouldGiveEachWorkerSeveralMorselsWhereThePagesAllow(@ForAll @IntRange(min = 0, max = 5_000) int pages,
+                                                             @ForAll @IntRange(min = 1, max = 300) int pagesPerMorsel,
+                                                             @ForAll @IntRange(min = 1, max = 8) int workers) {
+        List<Morsel> morsels = Morsels.forWorkers(pages, pagesPerMorsel, workers, 1);
+        assertThat(morsels.stream().mapToInt(Morsel::pages).sum()).isEqualTo(pages);
+        assertThat(morsels).allSatisfy(m -> assertThat(m.pages()).isBetween(1, pagesPerMorsel));
+        if (pages >= Morsels.MIN_MORSELS_PER_WORKER * workers) {
+            assertThat(morsels.size()).isGreaterThanOrEqualTo(Math.min(Morsels.MIN_MORSELS_PER_WORKER * workers,
+                    (pages + pagesPerMorsel - 1) / pagesPerMorsel));
+        }
+    }
+
+    @Test
+    void shouldSplitLineitemAtScaleFactorOneEvenlyForTwoWorkers() {
+        assertThat(Morsels.partition(0, 733, 67, 1)).as("half of L2 alone").hasSize(11);
+        assertThat(Morsels.forWorkers(733, 67, 2, 1)).hasSize(34);
+        assertThat(Morsels.forWorkers(733, 67, 1, 1)).hasSize(17);
+    }
+
     @Test
     void shouldAutoTuneTo128PagesForA1MiBL2And4KiBPages() {
         assertThat(Morsels.autoTunedPagesPerMorsel(1 << 20, 4096)).isEqualTo(128);

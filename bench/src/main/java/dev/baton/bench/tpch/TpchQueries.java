@@ -69,13 +69,12 @@ public final class TpchQueries {
     }
 
     /**
-     * Morsels of {@code pagesPerMorsel} pages, but at least four per worker when the source is small:
-     * {@code part} is 25 pages at SF 1, one morsel of the L2-sized kind, which left Q14's whole build
-     * to one worker while the others waited at its barrier.
+     * Morsels of {@code pagesPerMorsel} pages, smaller where that gives a worker fewer than
+     * {@link Morsels#MIN_MORSELS_PER_WORKER}: {@code part} is 25 pages at SF 1 (one L2-sized morsel, which left Q14's whole
+     * build to one worker) and lineitem 733 (11 morsels, split no better than 6 to 5 between two workers).
      */
-    private List<Morsel> morsels(PageSource src) {
-        int pages = Math.max(1, Math.min(pagesPerMorsel, src.pageCount() / (4 * workers())));
-        return Morsels.partition(0, src.pageCount(), pages, 1);
+    public List<Morsel> morsels(PageSource src) {
+        return Morsels.forWorkers(src.pageCount(), pagesPerMorsel, workers(), 1);
     }
 
     private int workers() {
@@ -126,8 +125,9 @@ public final class TpchQueries {
     /**
      * A build pipeline over {@code part}, the merge of its partitions, then a probe pipeline over
      * lineitem that the scheduler runs after them. The build is partitioned by key (two partitions
-     * per worker), so its partials merge in parallel, partition by partition, where the broadcast
-     * build merged them on one thread while the others waited.
+     * per worker): each worker appends its rows to buffers by partition, and the merge makes each
+     * partition's table from them in parallel, where the broadcast build merged on one thread while
+     * the others waited.
      */
     public List<List<Object>> q14(PageSource li, PageSource part) {
         ScanPipeline partScan = ScanPipeline.over(part);

@@ -51,6 +51,31 @@ public final class Morsels {
         return (int) Math.max(1, l2Bytes / 2 / pageBytes);
     }
 
+    /**
+     * Morsels over {@code [0, pageCount)} of at most {@code pagesPerMorsel} pages, smaller where that leaves fewer than
+     * {@link #MIN_MORSELS_PER_WORKER} per worker (never below one page).
+     */
+    public static List<Morsel> forWorkers(int pageCount, int pagesPerMorsel, int workers, int numaNodes) {
+        if (workers < 1) {
+            throw new IllegalArgumentException("workers must be >= 1, was " + workers);
+        }
+        if (pagesPerMorsel < 1) {
+            throw new IllegalArgumentException("pagesPerMorsel must be >= 1, was " + pagesPerMorsel);
+        }
+        int pages = Math.max(1, Math.min(pagesPerMorsel, pageCount / (MIN_MORSELS_PER_WORKER * workers)));
+        return partition(0, pageCount, pages, numaNodes);
+    }
+
+    /*
+     * Why a floor on the count and not only a size: the last morsels decide when a pipeline ends. Half of L2 is 67 pages
+     * of lineitem at SF 1, 11 morsels in all, and two workers can split 11 no better than 6 to 5: the busier one then
+     * carries 55% of the work, a 1.83x ceiling before any other cost, and a worker that starts late cannot be caught up
+     * by less than a whole morsel. A morsel is a loop over pages (each page one batch), so a smaller one costs only its
+     * take from the deque; the batch is the unit that must fit the cache, not the morsel.
+     */
+    /** The fewest morsels per worker {@link #forWorkers} aims for: a pipeline ends at most one small morsel apart. */
+    public static final int MIN_MORSELS_PER_WORKER = 16;
+
     public static List<Morsel> autoTuned(int startPage, int endPage, int pageBytes, int numaNodes) {
         return partition(startPage, endPage, autoTunedPagesPerMorsel(l2Bytes(), pageBytes), numaNodes);
     }

@@ -27,6 +27,9 @@ public final class LongAggTable {
     private int size;
     /** Above this many ascending runs of first-seen keys, {@link #sorted()} sorts instead of merging the runs. */
     static final int MAX_MERGED_RUNS = 16;
+    /** Where each ascending run of first-seen keys starts, kept as groups are inserted; {@code runs < 0}: more than {@link #MAX_MERGED_RUNS}. */
+    private final int[] runStarts = new int[MAX_MERGED_RUNS];
+    private int runs = 1;
     /** Small non-negative keys skip hashing: their slot base is remembered here (-1 = not yet seen). */
     private final int[] dense = new int[DENSE_KEYS];
     private static final int DENSE_KEYS = 1 << 16;
@@ -112,6 +115,13 @@ public final class LongAggTable {
             values = Arrays.copyOf(values, g * 2 * slots);
         }
         keys[g] = key;
+        if (g > 0 && key < keys[g - 1] && runs > 0) {
+            if (runs == MAX_MERGED_RUNS) {
+                runs = -1;
+            } else {
+                runStarts[runs++] = g;
+            }
+        }
         if (combine != null) {
             for (int s = 0; s < slots; s++) {
                 values[g * slots + s] = combine[s].identity();
@@ -207,17 +217,15 @@ public final class LongAggTable {
 
     /** Where each ascending run of keys starts, or {@code null} when there are more than {@link #MAX_MERGED_RUNS}. */
     private int[] runStarts() {
-        int[] starts = new int[MAX_MERGED_RUNS];
-        int runs = 1;
-        for (int g = 1; g < size; g++) {
-            if (keys[g] < keys[g - 1]) {
-                if (runs == MAX_MERGED_RUNS) {
-                    return null;
-                }
-                starts[runs++] = g;
-            }
-        }
-        return Arrays.copyOf(starts, runs);
+        return runs < 0 ? null : Arrays.copyOf(runStarts, runs);
+    }
+
+    /**
+     * Whether {@link #sortedRuns()} is the groups as they lie (at most {@link #MAX_MERGED_RUNS} ascending runs, known as they
+     * were inserted), so it costs nothing; otherwise it sorts them.
+     */
+    boolean inFewRuns() {
+        return runs > 0;
     }
 
     private AggregateResult mergeRuns(int[] starts) {
@@ -249,10 +257,7 @@ public final class LongAggTable {
             }
             // A stolen morsel's groups form one block: copy the run up to the next other head at once.
             int from = head[best];
-            int stop = from + 1;
-            while (stop < end[best] && keys[stop] < next) {
-                stop++;
-            }
+            int stop = SortedRunMerge.blockEnd(keys, from, end[best], next);
             int len = stop - from;
             System.arraycopy(keys, from, k, out, len);
             System.arraycopy(values, from * slots, v, out * slots, len * slots);

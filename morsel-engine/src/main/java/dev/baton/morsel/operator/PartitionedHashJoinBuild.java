@@ -1,6 +1,7 @@
 package dev.baton.morsel.operator;
 
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 
 import dev.baton.morsel.morsel.Morsel;
@@ -8,11 +9,11 @@ import dev.baton.morsel.scheduler.Pipeline;
 import dev.baton.morsel.scheduler.PipelineKind;
 
 /**
- * The build side of a hash join split by hash: a build row with key {@code k} goes to partition
- * {@link #partitionOf}{@code (k)} of its worker's partial, a {@link PipelineKind#MERGE}
- * pipeline ({@link #mergePipeline}) merges each partition's partials in parallel (one task per
- * partition, so no single thread merges the whole build side, as {@link HashJoinBuild} does), and a
- * probe looks a key up in the table of the same partition. Unlike the broadcast build, the merged
+ * The build side of a hash join split by hash: a build row with key {@code k} is appended to partition
+ * {@link #partitionOf}{@code (k)} of its worker's buffers, a {@link PipelineKind#MERGE}
+ * pipeline ({@link #mergePipeline}) makes each partition's table from every worker's buffer of it in
+ * parallel (one task per partition, so no single thread builds the whole table, as {@link HashJoinBuild}
+ * merges it), and a probe looks a key up in the table of the same partition. Unlike the broadcast build, the merged
  * tables are {@code P} small ones; the answer is the same. Keys must be unique on the build side; a
  * repeated key keeps the payload merged last.
  *
@@ -25,8 +26,8 @@ public final class PartitionedHashJoinBuild implements JoinBuild {
     private final ColumnRef payload;
     private final int partitions;
     private final int expectedRows;
-    /** [worker][partition] while building. */
-    private final LongLongJoinTable[][] partials;
+    /** [worker]: the rows that worker read, by partition, while building. */
+    private final Buffers[] buffers;
     /** [partition], filled by the merge pipeline. */
     private final LongLongJoinTable[] merged;
 
@@ -38,30 +39,47 @@ public final class PartitionedHashJoinBuild implements JoinBuild {
         this.payload = payload;
         this.partitions = partitions;
         this.expectedRows = expectedRows;
-        this.partials = new LongLongJoinTable[workers][];
+        this.buffers = new Buffers[workers];
         this.merged = new LongLongJoinTable[partitions];
     }
 
     /*
-     * A worker's tables are made by the worker itself, on its first build batch: in parallel rather
-     * than serially on the thread that assembles the query (Q14's build tables are megabytes, whose
-     * allocation and first touch were a serial step before every run), and not at all for a worker
-     * that builds nothing. Worker 0's tables receive the merge, so they are sized for a partition's
-     * every row and merge without growing.
+     * Why buffers and not a hash table per worker and partition: each row is then inserted into a table once, in the
+     * merge, where tables per worker had every row of every worker but the first inserted twice (into its own table,
+     * then into the first worker's), the merge's whole cost at two workers. Appending a key and a payload is two
+     * sequential stores. A worker's buffers are made by the worker itself, on its first build batch (in parallel, and
+     * not at all for a worker that builds nothing).
      */
-    private LongLongJoinTable[] tablesOf(int worker) {
-        LongLongJoinTable[] mine = partials[worker];
-        if (mine == null) {
-            mine = partials[worker] = new LongLongJoinTable[partitions];
-            for (int p = 0; p < partitions; p++) {
-                mine[p] = new LongLongJoinTable(rowsPerTable(worker));
-            }
+    private static final class Buffers {
+        final long[][] keys;
+        final long[][] payloads;
+        final int[] counts;
+
+        Buffers(int partitions, int capacity) {
+            keys = new long[partitions][capacity];
+            payloads = new long[partitions][capacity];
+            counts = new int[partitions];
         }
-        return mine;
+
+        void add(int p, long k, long v) {
+            int n = counts[p];
+            if (n == keys[p].length) {
+                keys[p] = Arrays.copyOf(keys[p], n * 2);
+                payloads[p] = Arrays.copyOf(payloads[p], n * 2);
+            }
+            keys[p][n] = k;
+            payloads[p][n] = v;
+            counts[p] = n + 1;
+        }
     }
 
-    private int rowsPerTable(int worker) {
-        return (worker == 0 ? expectedRows / partitions : expectedRows / partials.length / partitions) + 16;
+    private Buffers buffersOf(int worker) {
+        Buffers mine = buffers[worker];
+        if (mine == null) {
+            int share = expectedRows / buffers.length / partitions;
+            mine = buffers[worker] = new Buffers(partitions, Math.max(16, share + share / 4));
+        }
+        return mine;
     }
 
     @Override
@@ -70,15 +88,15 @@ public final class PartitionedHashJoinBuild implements JoinBuild {
         long[] v = b.scratch(1);
         key.eval(b, k, 2);
         payload.eval(b, v, 2);
-        LongLongJoinTable[] mine = tablesOf(worker);
+        Buffers mine = buffersOf(worker);
         int[] sel = b.selection();
         for (int j = 0, n = b.selected(); j < n; j++) {
             int i = sel[j];
-            mine[partitionOf(k[i])].put(k[i], v[i]);
+            mine.add(partitionOf(k[i]), k[i], v[i]);
         }
     }
 
-    /** The merge of every partition's partials: one task per partition, after the build's barrier. */
+    /** Each partition's table from every worker's buffer of it: one task per partition, after the build's barrier. */
     public Pipeline mergePipeline(String name) {
         List<Morsel> tasks = new ArrayList<>();
         for (int p = 0; p < partitions; p++) {
@@ -86,13 +104,21 @@ public final class PartitionedHashJoinBuild implements JoinBuild {
         }
         return Pipeline.of(name, PipelineKind.MERGE, tasks, 0, (worker, m, ctx) -> {
             int p = m.id();
-            LongLongJoinTable all = partials[0] != null ? partials[0][p] : new LongLongJoinTable(rowsPerTable(0));
-            for (int w = 1; w < partials.length; w++) {
-                if (partials[w] != null) {
-                    all.mergeFrom(partials[w][p]);
+            int rows = 0;
+            for (Buffers w : buffers) {
+                rows += w == null ? 0 : w.counts[p];
+            }
+            LongLongJoinTable table = new LongLongJoinTable(rows);
+            for (Buffers w : buffers) { // in worker order: a repeated key keeps the payload put last
+                if (w != null) {
+                    long[] ks = w.keys[p];
+                    long[] vs = w.payloads[p];
+                    for (int i = 0, n = w.counts[p]; i < n; i++) {
+                        table.put(ks[i], vs[i]);
+                    }
                 }
             }
-            merged[p] = all;
+            merged[p] = table;
         });
     }
 

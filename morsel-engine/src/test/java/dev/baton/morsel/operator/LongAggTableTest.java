@@ -55,6 +55,24 @@ class LongAggTableTest {
     }
 
     @Test
+    void shouldKnowItsRunsFromItsInsertsAndSortWhenThereAreTooMany() {
+        for (int blocks : new int[] {LongAggTable.MAX_MERGED_RUNS, LongAggTable.MAX_MERGED_RUNS + 1}) {
+            LongAggTable t = new LongAggTable(1, 8);
+            for (int b = blocks - 1; b >= 0; b--) { // blocks of ascending keys, the blocks descending: one run each
+                for (long k = b * 100L; k < b * 100L + 100; k++) {
+                    t.add(t.slotBase(k), 0, k);
+                }
+            }
+            assertThat(t.inFewRuns()).as("%d runs", blocks).isEqualTo(blocks <= LongAggTable.MAX_MERGED_RUNS);
+            AggregateResult r = t.sorted();
+            assertThat(r.keys()).isSorted().hasSize(blocks * 100);
+            for (int i = 0; i < r.rows(); i++) {
+                assertThat(r.row(i)).containsExactly((long) i, (long) i);
+            }
+        }
+    }
+
+    @Test
     void shouldGiveEachSelectedRowItsGroupsSlotBase() {
         LongAggTable t = new LongAggTable(3, 4);
         long[] keys = {7, 7, 100_000, 5, 100_000, 100_001, 7};
