@@ -21,10 +21,10 @@ import java.util.Set;
  */
 public final class SiteModel {
 
-    /** The streams app's settings the model needs. */
+    /** The streams app's settings the model needs; {@code deadlineRecords}: at-least-once, deadlines fire from records read back. */
     public record Config(long heartbeatWindowMs, long dedupeWindowMs, long workerStaleMs, int transportLossBudget, Policy defaultPolicy,
                          Map<String, Timeouts> queueTimeouts, Set<String> declaredQueues, Set<String> declaredNodes, String explodingQueue,
-                         int maxWaiters) {
+                         int maxWaiters, boolean deadlineRecords) {
     }
 
     /** A retry policy: backoff {@code initial * coefficient^(attempt-1)}, at most {@code maxInterval}; {@code maxAttempts} 0 = no limit. */
@@ -402,6 +402,14 @@ public final class SiteModel {
      */
     public List<Effect> punctuate(long t) {
         now = t;
+        if (config.deadlineRecords()) {
+            // At-least-once: every due deadline fires when its deadline record is read back, and reading
+            // one proves every report before it was read (it is its own clock tick): all of them in
+            // one pass, in (time, kind) order, so a schedule-to-close due with a retry ends the run
+            // before the retry starts another attempt.
+            reportsRead = t;
+            return fireDue(t);
+        }
         List<Effect> effects = new ArrayList<>(fireDue(Math.min(t, reportsRead)));
         boolean awaitsReports = sites.values().stream().flatMap(s -> s.deadlines.entrySet().stream())
                 .anyMatch(e -> e.getKey().waitsForReports && e.getValue() <= t && e.getValue() > reportsRead);

@@ -144,7 +144,7 @@ class SiteMachineProperties {
                 .map(e -> e);
         return Combinators.combine(site(), queue, node, attempt, timeouts(), policy(), Arbitraries.integers().between(0, 9), thenCommit())
                 .as((site, q, n, a, t, p, keyDice, commit) -> Transformer.mutate("new run of " + site + " on " + q + (n == null ? "" : "/" + n)
-                        + " attempt " + a, w -> {
+                        + " attempt " + a + " t=" + t + " p=" + p + " key=" + keyDice + " commit=" + commit, w -> {
                     DispatchCommand.Builder r = w.request(site, a).setQueue(q).setNode(SiteMachineDriver.EXPLODING_QUEUE.equals(q) ? null : n)
                             .setTimeouts(t).setRetryPolicy(p);
                     if (keyDice == 0) {
@@ -160,7 +160,8 @@ class SiteMachineProperties {
         Arbitrary<Integer> shift = Arbitraries.frequency(Tuple.of(6, 0), Tuple.of(3, 1), Tuple.of(2, -1))
                 .map(e -> e);
         return Combinators.combine(site(), shift, Arbitraries.integers().between(0, 3), thenCommit())
-                .as((site, s, dice, commit) -> Transformer.mutate("request " + site + " attempt shift " + s + (dice == 0 ? ", other key" : ""),
+                .as((site, s, dice, commit) -> Transformer.mutate("request " + site + " attempt shift " + s + (dice == 0 ? ", other key" : "")
+                        + " dice=" + dice + " commit=" + commit,
                         w -> {
                             SiteView v = w.view(site);
                             int attempt = v == null ? 1 : s == 0 ? v.callerAttempt() + dice % Math.max(1, v.attempt() - v.callerAttempt() + 1)

@@ -53,10 +53,7 @@ final class SiteMachineWorld implements AutoCloseable {
 
     private final boolean atLeastOnce;
     private final SiteMachineDriver driver;
-    private final SiteModel model = new SiteModel(new SiteModel.Config(SiteMachineDriver.HEARTBEAT_WINDOW_MS,
-            SiteMachineDriver.DEDUPE_WINDOW_MS, SiteMachineDriver.WORKER_STALE_MS, SiteMachineDriver.TRANSPORT_LOSS_BUDGET,
-            policy(SiteMachineDriver.DEFAULT_RETRY), Map.of("mail", new SiteModel.Timeouts(1_500L, null, null, null)),
-            Set.of("payments", "mail"), Set.of("payments/n1", "payments/n2"), SiteMachineDriver.EXPLODING_QUEUE, 64));
+    private final SiteModel model;
 
     /** The model's effects since the last commit, to compare with what the commit makes visible. */
     private final List<Effect> expected = new ArrayList<>();
@@ -97,6 +94,10 @@ final class SiteMachineWorld implements AutoCloseable {
     SiteMachineWorld(boolean atLeastOnce) {
         this.atLeastOnce = atLeastOnce;
         this.driver = new SiteMachineDriver(atLeastOnce);
+        this.model = new SiteModel(new SiteModel.Config(SiteMachineDriver.HEARTBEAT_WINDOW_MS,
+                SiteMachineDriver.DEDUPE_WINDOW_MS, SiteMachineDriver.WORKER_STALE_MS, SiteMachineDriver.TRANSPORT_LOSS_BUDGET,
+                policy(SiteMachineDriver.DEFAULT_RETRY), Map.of("mail", new SiteModel.Timeouts(1_500L, null, null, null)),
+                Set.of("payments", "mail"), Set.of("payments/n1", "payments/n2"), SiteMachineDriver.EXPLODING_QUEUE, 64, atLeastOnce));
     }
 
     long steps() {
