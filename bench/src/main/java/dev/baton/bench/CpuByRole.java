@@ -26,8 +26,11 @@ final class CpuByRole {
         }
     }
 
-    /** CPU nanoseconds so far: the whole process, and its live Java threads by role; and the bytes those threads allocated. */
-    record Snapshot(long processNanos, Map<Role, Long> threadNanos, Map<Role, Long> threadBytes) {
+    /**
+     * CPU nanoseconds so far: the whole process, and its live Java threads by role; the bytes those threads allocated;
+     * and the JVM's and RocksDB's own threads by kind ({@link NativeThreads}).
+     */
+    record Snapshot(long processNanos, Map<Role, Long> threadNanos, Map<Role, Long> threadBytes, Map<String, Long> nativeNanos) {
     }
 
     private CpuByRole() {
@@ -45,7 +48,7 @@ final class CpuByRole {
             byRole.merge(role, Math.max(0, threads.getThreadCpuTime(info.getThreadId())), Long::sum);
             bytesByRole.merge(role, Math.max(0, threads.getThreadAllocatedBytes(info.getThreadId())), Long::sum);
         }
-        return new Snapshot(processNanos(), byRole, bytesByRole);
+        return new Snapshot(processNanos(), byRole, bytesByRole, NativeThreads.nanosByKind());
     }
 
     /** Calls {@code action} with the name and CPU nanoseconds so far of every live Java thread that has used any. */
@@ -97,7 +100,19 @@ final class CpuByRole {
             line.append(role.label).append(' ').append(micros(nanos, units)).append(", ");
         }
         long outside = Math.max(0, (to.processNanos() - from.processNanos()) - inThreads);
-        return line.append("outside Java threads (GC, JIT, RocksDB) ").append(micros(outside, units)).toString();
+        line.append("outside Java threads (GC, JIT, RocksDB) ").append(micros(outside, units));
+        if (!to.nativeNanos().isEmpty()) {
+            StringBuilder kinds = new StringBuilder();
+            long known = 0;
+            for (String kind : NativeThreads.KINDS) {
+                long nanos = Math.max(0, to.nativeNanos().getOrDefault(kind, 0L) - from.nativeNanos().getOrDefault(kind, 0L));
+                known += nanos;
+                kinds.append(kind).append(' ').append(String.format("%.1f", nanos / 1e3 / Math.max(1, units))).append(", ");
+            }
+            line.append(" (").append(kinds).append("rest ").append(String.format("%.1f", Math.max(0, outside - known) / 1e3 / Math.max(1, units)))
+                    .append(')');
+        }
+        return line.toString();
     }
 
     /**

@@ -285,6 +285,9 @@ public final class DispatchBench implements Callable<Integer> {
                 baton.requestsTo().perUnitSince(baton.requestsFrom(), baton.activities()));
         out.printf("gc          %s; in the bursts: raw %s; %s %s%n", GcTime.collector(), raw.gcTo().since(raw.gcFrom()), name,
                 baton.gcTo().since(baton.gcFrom()));
+        // What the young collections copied: unlike their pauses and CPU, it does not grow with the machine's load.
+        out.printf("gc kept     survivors and promotions of young collections in the bursts: raw %s; %s %s%n",
+                raw.gcTo().keptSince(raw.gcFrom(), raw.activities()), name, baton.gcTo().keptSince(baton.gcFrom(), baton.activities()));
     }
 
     /**

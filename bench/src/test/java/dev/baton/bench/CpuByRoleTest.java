@@ -25,8 +25,8 @@ class CpuByRoleTest {
 
     @Test
     void shouldChargeWhatNoThreadAccountsForToOutsideJavaThreads() {
-        CpuByRole.Snapshot from = new CpuByRole.Snapshot(1_000_000, Map.of(Role.BROKER, 100_000L), Map.of());
-        CpuByRole.Snapshot to = new CpuByRole.Snapshot(11_000_000, Map.of(Role.BROKER, 2_100_000L, Role.STREAMS_APP, 3_000_000L), Map.of());
+        CpuByRole.Snapshot from = new CpuByRole.Snapshot(1_000_000, Map.of(Role.BROKER, 100_000L), Map.of(), Map.of());
+        CpuByRole.Snapshot to = new CpuByRole.Snapshot(11_000_000, Map.of(Role.BROKER, 2_100_000L, Role.STREAMS_APP, 3_000_000L), Map.of(), Map.of());
 
         String line = CpuByRole.perUnit(from, to, 1_000);
 
@@ -34,9 +34,31 @@ class CpuByRoleTest {
     }
 
     @Test
+    void shouldSplitOutsideJavaThreadsByNativeThreadKind() {
+        CpuByRole.Snapshot from = new CpuByRole.Snapshot(0, Map.of(), Map.of(), Map.of("GC", 1_000_000L, "JIT", 0L, "RocksDB", 0L));
+        CpuByRole.Snapshot to = new CpuByRole.Snapshot(10_000_000, Map.of(Role.BROKER, 2_000_000L), Map.of(),
+                Map.of("GC", 4_000_000L, "JIT", 500_000L, "RocksDB", 1_500_000L));
+
+        String line = CpuByRole.perUnit(from, to, 1_000);
+
+        assertThat(line).isEqualTo("broker 2, streams app 0, worker 0, client 0, outside Java threads (GC, JIT, RocksDB) 8"
+                + " (GC 3.0, JIT 0.5, RocksDB 1.5, rest 3.0)");
+    }
+
+    @Test
+    void shouldKnowTheJvmsAndRocksDbsThreadsByTheirKernelNames() {
+        assertThat(NativeThreads.kindOf("GC Thread#1")).isEqualTo("GC");
+        assertThat(NativeThreads.kindOf("G1 Conc#0")).isEqualTo("GC");
+        assertThat(NativeThreads.kindOf("G1 Refine#0")).isEqualTo("GC");
+        assertThat(NativeThreads.kindOf("C2 CompilerThre")).isEqualTo("JIT");
+        assertThat(NativeThreads.kindOf("rocksdb:low")).isEqualTo("RocksDB");
+        assertThat(NativeThreads.kindOf("data-plane-kafk")).isNull();
+    }
+
+    @Test
     void shouldGiveKilobytesAllocatedPerUnitByRoleAndTheirSum() {
-        CpuByRole.Snapshot from = new CpuByRole.Snapshot(0, Map.of(), Map.of(Role.BROKER, 1_000_000L));
-        CpuByRole.Snapshot to = new CpuByRole.Snapshot(0, Map.of(), Map.of(Role.BROKER, 8_700_000L, Role.STREAMS_APP, 22_700_000L));
+        CpuByRole.Snapshot from = new CpuByRole.Snapshot(0, Map.of(), Map.of(Role.BROKER, 1_000_000L), Map.of());
+        CpuByRole.Snapshot to = new CpuByRole.Snapshot(0, Map.of(), Map.of(Role.BROKER, 8_700_000L, Role.STREAMS_APP, 22_700_000L), Map.of());
 
         String line = CpuByRole.allocatedPerUnit(from, to, 1_000);
 

@@ -51,6 +51,11 @@ class BenchDispatchIT {
         // CPU is attributed by role; the streams app must be found by its threads' names.
         assertThat(run.output()).containsPattern("cpu         in the bursts, per activity \\(us\\): raw [0-9]+; exactly-once [0-9]+ = broker [0-9]+, "
                 + "streams app [1-9][0-9]*, worker [1-9][0-9]*, client [1-9][0-9]*, outside Java threads");
+        // What no Java thread accounts for, split by the JVM's and RocksDB's own threads (from /proc).
+        assertThat(run.output()).containsPattern("outside Java threads \\(GC, JIT, RocksDB\\) [0-9]+ \\(GC [0-9.]+, JIT [0-9.]+, RocksDB [0-9.]+, rest [0-9.]+\\)");
+        // What the young collections kept in the bursts: the collector's work, whatever CPU it got.
+        assertThat(run.output()).containsPattern("gc kept     survivors and promotions of young collections in the bursts: raw kept [0-9.]+ MB per "
+                + "young collection, [0-9.]+ KB per activity; exactly-once kept [0-9.]+ MB per young collection");
         // The collector the run was on, and its pauses in the bursts of each side.
         assertThat(run.output()).containsPattern("gc          .+; max heap [0-9]+ MiB; in the bursts: raw [0-9]+ collections, [0-9]+ ms "
                 + "\\([0-9]+% of the time\\); exactly-once [0-9]+ collections");

@@ -21,11 +21,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The {@code sites} store: site → {@link SiteState}, with the rows this task wrote last kept in
- * memory. A site's row is read back milliseconds after it is written (dispatched, then leased, then
- * completed), and two of every activity's three reads came from RocksDB's memtable through JNI.
- * Every write goes through this class (one instance per task, created in the processor's
- * {@code init}, so a revived task starts empty), so the copy never disagrees with the store.
+ * The {@code sites} store: site → {@link SiteState}. Every write goes through this class (one instance
+ * per task, created in the processor's {@code init}, so a revived task starts empty), so what it keeps
+ * in memory never disagrees with the store.
  *
  * <p>Writes are staged: {@link #put} and {@link #delete} take effect for later reads at once but
  * reach the store only at {@link #commitStep()}, and {@link #abortStep()} forgets them. The
@@ -42,8 +40,6 @@ import org.slf4j.LoggerFactory;
 public final class SiteStore {
 
     private static final Logger log = LoggerFactory.getLogger(SiteStore.class);
-    /** Rows kept per task: more than a task writes while its sites are dispatched, leased and done. */
-    static final int RECENT_ROWS = 8192;
     /**
      * Decoded rows kept per task: more than the sites a task has waiting for their report at tens of
      * thousands of activities a second, few enough that they die young (resolved rows are not kept).
@@ -60,12 +56,6 @@ public final class SiteStore {
     private final List<byte[]> encoded = new ArrayList<>();
     private final EventSerde<SiteState> serde;
     private StepInput input = StepInput.NONE;
-    private final Map<Bytes, byte[]> recent = new LinkedHashMap<>(RECENT_ROWS * 4 / 3 + 1) {
-        @Override
-        protected boolean removeEldestEntry(Map.Entry<Bytes, byte[]> eldest) {
-            return size() > RECENT_ROWS;
-        }
-    };
     /** Committed rows not resolved, decoded, each equal to the bytes the store holds for it; see the class comment. */
     private final Map<Bytes, SiteState> live = new LinkedHashMap<>(LIVE_ROWS * 4 / 3 + 1) {
         @Override
@@ -93,10 +83,7 @@ public final class SiteStore {
         if (kept != null) {
             return Optional.of(kept);
         }
-        byte[] bytes = recent.get(key);
-        if (bytes == null) {
-            bytes = store.get(key);
-        }
+        byte[] bytes = store.get(key);
         return bytes == null ? Optional.empty() : Optional.of(decode(bytes));
     }
 
@@ -154,11 +141,9 @@ public final class SiteStore {
             Bytes key = write.getKey();
             if (bytes == null) {
                 store.delete(key);
-                recent.remove(key);
                 live.remove(key);
             } else {
                 store.put(key, bytes);
-                recent.put(key, bytes);
                 if (write.getValue().getState() == SiteStatus.RESOLVED) {
                     live.remove(key);
                 } else {

@@ -19,7 +19,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** The store on a real RocksDB: its in-memory copy of recent rows must never answer differently from RocksDB. */
+/** The store on a real RocksDB: the rows it keeps decoded must never answer differently from RocksDB. */
 class SiteStoreTest {
 
     @TempDir
@@ -84,8 +84,8 @@ class SiteStoreTest {
     }
 
     @Test
-    void shouldStillFindRowsOlderThanTheRecentOnes() {
-        int rows = SiteStore.RECENT_ROWS + 100;
+    void shouldStillFindRowsOlderThanTheKeptOnes() {
+        int rows = SiteStore.LIVE_ROWS + 100;
         for (int i = 0; i < rows; i++) {
             sites.put(site("s" + i), state(i + 1));
             sites.commitStep();
