@@ -38,7 +38,14 @@ import org.apache.kafka.common.TopicPartition;
 final class PartitionCursor implements AutoCloseable {
 
     private static final Duration POLL = Duration.ofMillis(200);
-    private static final long STALL_NANOS = Duration.ofSeconds(30).toNanos();
+    /**
+     * How long a range may yield nothing before its scan fails. Longer than a fetch the client gives
+     * up on and sends again (request.timeout.ms, 30 s by default): a limit of 30 s failed a scan in
+     * CI once, mid-range, with nothing else failing, which one fetch lost or answered late explains.
+     * Long enough too that a crashed producer's open transaction (aborted after its
+     * transaction.timeout.ms, 60 s by default) delays the scan rather than failing it.
+     */
+    private static final Duration STALL = Duration.ofSeconds(90);
     /**
      * Records kept per partition waiting its turn: two polls' worth, enough that a partition's turn
      * starts without a wait. Every kept record is live at each young collection until it is read,
@@ -75,7 +82,7 @@ final class PartitionCursor implements AutoCloseable {
      * @param cancelled checked after every poll
      * @return the records handed out
      * @throws CancellationException if {@code cancelled} turned true; the cursor stands where it stopped
-     * @throws IllegalStateException if no record arrives for 30 s before the range's end
+     * @throws IllegalStateException if no record arrives for {@link #STALL} before the range's end
      */
     long scan(OffsetRange range, Consumer<ConsumerRecord<ByteBuffer, ByteBuffer>> visitor, BooleanSupplier cancelled) {
         position(range);
@@ -91,9 +98,8 @@ final class PartitionCursor implements AutoCloseable {
                     lastProgress = System.nanoTime();
                 } else if (consumer.position(assigned) >= range.to()) {
                     next = range.to(); // the rest of the range was transaction markers or aborted records
-                } else if (System.nanoTime() - lastProgress > STALL_NANOS) {
-                    throw new IllegalStateException("no progress reading " + range + " for 30 s (at offset " + consumer.position(assigned)
-                            + "); is an open transaction holding the last stable offset?");
+                } else if (System.nanoTime() - lastProgress > STALL.toNanos()) {
+                    throw stalled(range);
                 }
                 continue;
             }
@@ -111,6 +117,19 @@ final class PartitionCursor implements AutoCloseable {
     }
 
     /**
+     * Names why a range yields nothing: its read_committed end (the last stable offset) at or before the
+     * position means an open transaction or a range past the log's end; beyond it, the fetches failed.
+     */
+    private IllegalStateException stalled(OffsetRange range) {
+        long at = consumer.position(assigned);
+        Long stable = consumer.endOffsets(List.of(assigned), Duration.ofSeconds(10)).get(assigned);
+        String why = stable != null && stable <= at
+                ? "the partition's last stable offset is " + stable + ": an open transaction holds it, or the range ends past the log's end"
+                : "the partition's last stable offset is " + stable + ", beyond it: fetches brought nothing; check the broker's health";
+        return new IllegalStateException("no progress reading " + range + " for " + STALL.toSeconds() + " s (at offset " + at + "); " + why);
+    }
+
+    /**
      * The records of the first fetch at {@code range}'s start, left pending for its scan: what a
      * morsel size is tuned on, at the cost of no extra fetch. They stay with the cursor when it
      * moves on, and a later {@link #prepare} keeps them if this worker's first range there starts
@@ -118,7 +137,7 @@ final class PartitionCursor implements AutoCloseable {
      */
     List<ConsumerRecord<ByteBuffer, ByteBuffer>> peek(OffsetRange range) {
         position(range);
-        long deadline = System.nanoTime() + STALL_NANOS;
+        long deadline = System.nanoTime() + STALL.toNanos();
         while (pendingIndex >= pending.size() && consumer.position(assigned) < range.to() && System.nanoTime() < deadline) {
             poll();
         }

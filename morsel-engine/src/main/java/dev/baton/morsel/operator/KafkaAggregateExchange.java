@@ -39,7 +39,8 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
 public final class KafkaAggregateExchange {
 
     private static final Duration POLL = Duration.ofMillis(200);
-    private static final int MAX_EMPTY_POLLS = 150;
+    /** 90 s of empty polls: past a fetch the client sends again after request.timeout.ms (30 s), as a topic scan waits. */
+    private static final int MAX_EMPTY_POLLS = 450;
 
     private final Map<String, Object> clientConfig;
     private final String topic;

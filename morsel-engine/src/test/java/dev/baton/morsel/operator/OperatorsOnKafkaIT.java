@@ -4,11 +4,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.nio.ByteBuffer;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 
 import dev.baton.embedded.EmbeddedKafkaExtension;
@@ -23,6 +25,7 @@ import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -61,19 +64,23 @@ class OperatorsOnKafkaIT {
     void shouldAggregateATopicRangeScannedThroughAFilterIntoAHashAggregate() throws Exception {
         createTopic("it-scan", 2);
         Map<Long, long[]> expected = new TreeMap<>();
+        List<Future<RecordMetadata>> sent = new ArrayList<>();
         try (KafkaProducer<byte[], byte[]> p = new KafkaProducer<>(Map.of("bootstrap.servers", KAFKA.bootstrapServers()),
                 new ByteArraySerializer(), new ByteArraySerializer())) {
             for (int i = 0; i < 4_000; i++) {
                 long key = i % 37;
                 long value = i % 100;
-                p.send(new ProducerRecord<>("it-scan", i % 2, ByteBuffer.allocate(8).putLong(key).array(),
-                        ByteBuffer.allocate(8).putLong(value).array()));
+                sent.add(p.send(new ProducerRecord<>("it-scan", i % 2, ByteBuffer.allocate(8).putLong(key).array(),
+                        ByteBuffer.allocate(8).putLong(value).array())));
                 if (value >= 10) {
                     long[] a = expected.computeIfAbsent(key, k -> new long[2]);
                     a[0]++;
                     a[1] += value;
                 }
             }
+        }
+        for (Future<RecordMetadata> f : sent) {
+            f.get(30, TimeUnit.SECONDS); // a lost write fails here with its cause, not as a scan waiting for it
         }
         List<OffsetRange> ranges = List.of(new OffsetRange("it-scan", 0, 0, 2_000), new OffsetRange("it-scan", 1, 0, 1_000),
                 new OffsetRange("it-scan", 1, 1_000, 2_000));
