@@ -196,7 +196,7 @@ final class SiteQueries {
 
         /** The answer row of {@code request}, or -1 when it was not answered. */
         int answerOf(long request) {
-            int row = Arrays.binarySearch(answers.keys(), request);
+            int row = Arrays.binarySearch(answers.keys(), 0, answers.rows(), request);
             return row < 0 ? -1 : row;
         }
 

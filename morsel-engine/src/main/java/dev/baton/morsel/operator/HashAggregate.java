@@ -3,6 +3,7 @@ package dev.baton.morsel.operator;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.stream.IntStream;
 
 import dev.baton.morsel.scheduler.MorselScheduler;
@@ -53,6 +54,10 @@ public final class HashAggregate implements Sink {
     private int[][] groupCounts;
     /** Group number by slot base, for bases of the first {@link #SMALL_GROUPS} groups. */
     private int[] groupOfBase;
+    /** Set by the worker that makes the answer's arrays ({@link #answerRoom}). */
+    private final AtomicBoolean answerRoomClaimed = new AtomicBoolean();
+    /** Arrays for the merged answer, made by a worker during the scan; {@code null} until then, or when none is made. */
+    private volatile SortedRunMerge.AnswerRoom answerRoom;
 
     /** Tables of at most this many groups add their sums group by group ({@link #addSumsByGroup}). */
     static final int SMALL_GROUPS = 8;
@@ -141,6 +146,8 @@ public final class HashAggregate implements Sink {
         for (int w = 0; w < workers; w++) {
             slots[w] = new int[0];
         }
+        answerRoomClaimed.set(false);
+        answerRoom = null;
     }
 
     /*
@@ -148,11 +155,19 @@ public final class HashAggregate implements Sink {
      * l_orderkey's share of 1.5M groups is tens of MB whose zeroing, made on the calling thread for
      * every worker, was a serial step before each run; a worker that gets no batch makes none (an
      * empty one is put in its place after the barrier).
+     *
+     * The merged answer's arrays are made the same way, by the first worker to make its table: the merge learns the
+     * answer's size only after the scan, and made on the calling thread then (GROUP BY l_orderkey: 36 MB, zeroed) they
+     * were a serial step between the scan's barrier and the merge's wave; made by a worker, the other worker reads the
+     * morsels it would have read meanwhile. Sized for the expected groups; a larger answer is made after the counts.
      */
     private LongAggTable partial(int worker) {
         LongAggTable t = partials[worker];
         if (t == null) {
             t = partials[worker] = new LongAggTable(slots(), share(), combine());
+            if (partials.length > 1 && expectedGroups >= SERIAL_MERGE_GROUPS && answerRoomClaimed.compareAndSet(false, true)) {
+                answerRoom = SortedRunMerge.AnswerRoom.of(expectedGroups, slots());
+            }
         }
         return t;
     }
@@ -422,7 +437,7 @@ public final class HashAggregate implements Sink {
         if (serialMerge()) {
             return mergeSerially();
         }
-        return SortedRunMerge.merge(scheduler, partials, slots(), partials[0].combine());
+        return SortedRunMerge.merge(scheduler, partials, slots(), partials[0].combine(), answerRoom);
     }
 
     /** The merged answer through {@code exchange} (partitions by key hash, hot ones spilling) when the partials are large. */

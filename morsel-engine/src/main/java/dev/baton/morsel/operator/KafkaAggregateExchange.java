@@ -82,7 +82,7 @@ public final class KafkaAggregateExchange {
     public AggregateExchange.Layout send(KafkaProducer<byte[], byte[]> producer, AggregateResult partial, int hotThreshold, Iterable<Header> headers)
             throws InterruptedException, ExecutionException {
         checkSlots(partial);
-        int[] target = HashExchange.assign(partial.keys(), partitions, hotThreshold);
+        int[] target = HashExchange.assign(partial.rowKeys(), partitions, hotThreshold);
         int[] counts = new int[partitions];
         int spilled = 0;
         List<Future<RecordMetadata>> sends = new ArrayList<>(partial.rows());

@@ -178,7 +178,8 @@ public final class LongAggTable {
     /**
      * Keys in ascending order with their accumulators, as flat arrays. Groups filled in a few
      * ascending runs of keys (a worker's morsels of clustered input: one run per stretch of
-     * consecutive morsels) are merged run by run; a single run is copied; scattered keys are sorted.
+     * consecutive morsels) are merged run by run; scattered keys are sorted; a single run is the
+     * table's own arrays, handed over: add no more rows to the table once its answer is taken.
      */
     public AggregateResult sorted() {
         int[] starts = runStarts();
@@ -192,7 +193,7 @@ public final class LongAggTable {
             return new AggregateResult(k, v, slots);
         }
         if (starts.length == 1) {
-            return new AggregateResult(Arrays.copyOf(keys, size), Arrays.copyOf(values, size * slots), slots);
+            return new AggregateResult(keys, values, slots, size); // GROUP BY l_orderkey on one worker: 36 MB not copied
         }
         return mergeRuns(starts);
     }

@@ -46,6 +46,14 @@ final class SortedRunMerge {
      * of MB for GROUP BY l_orderkey) cost that query's two-worker merge more than its parallel part.
      */
     static AggregateResult merge(MorselScheduler scheduler, LongAggTable[] partials, int slots, Combine[] combine) {
+        return merge(scheduler, partials, slots, combine, null);
+    }
+
+    /**
+     * As {@link #merge(MorselScheduler, LongAggTable[], int, Combine[])}, writing the answer into {@code room} (keys, then
+     * values) when it holds every distinct key: arrays made before the merge, off the calling thread.
+     */
+    static AggregateResult merge(MorselScheduler scheduler, LongAggTable[] partials, int slots, Combine[] combine, AnswerRoom room) {
         Run[][] perPartial = new Run[partials.length][];
         if (Arrays.stream(partials).allMatch(LongAggTable::inFewRuns)) {
             // Each table knows its runs from its inserts: no wave (and no barrier) for what costs nothing.
@@ -71,11 +79,23 @@ final class SortedRunMerge {
             at[r] = total;
             total += counts[r];
         }
-        long[] keys = new long[total];
-        long[] values = new long[total * slots];
+        boolean fits = room != null && room.holds(total, slots);
+        long[] keys = fits ? room.keys() : new long[total];
+        long[] values = fits ? room.values() : new long[total * slots];
         scheduler.run(Pipeline.of("aggregate-merge-ranges", PipelineKind.MERGE, tasks(ranges), 0,
                 (w, m, ctx) -> mergeRange(runs, cuts, m.id(), slots, combine, keys, values, at[m.id()], Integer.MAX_VALUE)));
-        return new AggregateResult(keys, values, slots);
+        return new AggregateResult(keys, values, slots, total);
+    }
+
+    /** Arrays for an answer of up to {@code keys.length} groups, made before the merge knows how many there are. */
+    record AnswerRoom(long[] keys, long[] values) {
+        static AnswerRoom of(int groups, int slots) {
+            return new AnswerRoom(new long[groups], new long[groups * slots]);
+        }
+
+        boolean holds(int groups, int slots) {
+            return groups <= keys.length && (long) groups * slots <= values.length;
+        }
     }
 
     /** Blocks and shared keys the calling thread may step through per range to count it, before a wave counts them instead. */

@@ -149,6 +149,28 @@ class HashAggregateTest {
     }
 
     @Test
+    void shouldAnswerEveryGroupWhetherTheExpectedCountHoldsThemOrNot() {
+        // clustered keys, 2 workers: the answer's arrays are made during the scan for the expected groups; when more groups
+        // come, the merge makes arrays of the exact size after counting them
+        long[][] rows = new long[HashAggregate.SERIAL_MERGE_GROUPS * 4][];
+        for (int i = 0; i < rows.length; i++) {
+            rows[i] = new long[] {i / 2 * 5L, i % 3};
+        }
+        PageFile f = Tables.write(dir, "expected", List.of("k", "v"), rows, 8192);
+        int groups = HashAggregate.SERIAL_MERGE_GROUPS * 2;
+        for (int expected : new int[] {groups + 1_000, groups, groups - 1, HashAggregate.SERIAL_MERGE_GROUPS}) {
+            try (MorselScheduler s = new MorselScheduler(2, 1, MorselMetrics.noop())) {
+                ScanPipeline scan = ScanPipeline.over(f);
+                HashAggregate agg = HashAggregate.groupBy(scan.col("k"), expected).count().sum(scan.col("v"));
+                s.run(scan.into(agg).pipeline("expected", PipelineKind.SCAN, Morsels.partition(0, f.pageCount(), 2, 1), 2));
+                AggregateResult r = agg.result(s);
+                assertEqualsReference(r, reference(rows));
+                assertThat(r.keys().length).as("answer arrays for %d expected groups", expected).isEqualTo(Math.max(expected, groups));
+            }
+        }
+    }
+
+    @Test
     void shouldSpillAHotPartitionAndStillAnswerEachKeyOnce() {
         // every key hashes to exchange partition 0: without spill one merge task would get them all
         long[] hot = new long[HashAggregate.SERIAL_MERGE_GROUPS + 5_000];

@@ -30,8 +30,8 @@ class LongAggTableTest {
         }
         AggregateResult a = ascending.sorted();
         AggregateResult d = descending.sorted();
-        assertThat(a.keys()).isEqualTo(d.keys()).isSorted().hasSize(70_000);
-        assertThat(a.values()).isEqualTo(d.values());
+        assertThat(a.rowKeys()).isEqualTo(d.rowKeys()).isSorted().hasSize(70_000);
+        assertThat(a.rowValues()).isEqualTo(d.rowValues());
         assertThat(a.row(69_999)).containsExactly(69_999 * 3L - 5, 69_999L);
     }
 
@@ -65,7 +65,7 @@ class LongAggTableTest {
             }
             assertThat(t.inFewRuns()).as("%d runs", blocks).isEqualTo(blocks <= LongAggTable.MAX_MERGED_RUNS);
             AggregateResult r = t.sorted();
-            assertThat(r.keys()).isSorted().hasSize(blocks * 100);
+            assertThat(r.rowKeys()).isSorted().hasSize(blocks * 100);
             for (int i = 0; i < r.rows(); i++) {
                 assertThat(r.row(i)).containsExactly((long) i, (long) i);
             }

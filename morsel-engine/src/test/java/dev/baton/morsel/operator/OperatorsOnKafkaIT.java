@@ -146,8 +146,8 @@ class OperatorsOnKafkaIT {
 
         for (int p = 0; p < 3; p++) {
             AggregateResult got = exchange.merge(p);
-            assertThat(got.keys()).containsExactly(7, 42, 99);
-            assertThat(got.values()).containsExactly(small.values());
+            assertThat(got.rowKeys()).containsExactly(7, 42, 99);
+            assertThat(got.rowValues()).containsExactly(small.rowValues());
         }
     }
 

@@ -66,8 +66,8 @@ class PartitionedHashJoinTest {
         for (int workers : new int[] {1, 2}) {
             for (int partitions : new int[] {1, 4, 7}) {
                 AggregateResult partitioned = join(d, f, workers, partitions);
-                assertThat(partitioned.keys()).as(workers + " workers, " + partitions + " partitions").containsExactly(broadcast.keys());
-                assertThat(partitioned.values()).as(workers + " workers, " + partitions + " partitions").containsExactly(broadcast.values());
+                assertThat(partitioned.rowKeys()).as(workers + " workers, " + partitions + " partitions").containsExactly(broadcast.rowKeys());
+                assertThat(partitioned.rowValues()).as(workers + " workers, " + partitions + " partitions").containsExactly(broadcast.rowValues());
             }
         }
     }
