@@ -8,9 +8,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
-import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
@@ -86,8 +84,7 @@ final class PlainLeases implements Leases {
     private final EventSender events;
     private final Consumer<byte[], byte[]> consumer;
     private final String owner;
-    private final Duration deferral;
-    private final ScheduledExecutorService timer;
+    private final LeaseDeferrals timer;
     private final List<Future<?>> sent = new ArrayList<>();
     private final ArrayDeque<Batch> unacknowledged = new ArrayDeque<>();
     /** Offsets acknowledged and not yet committed. */
@@ -103,12 +100,7 @@ final class PlainLeases implements Leases {
         this.events = events;
         this.consumer = consumer;
         this.owner = owner;
-        this.deferral = deferral;
-        this.timer = deferral.isZero() ? null : Executors.newSingleThreadScheduledExecutor(r -> {
-            Thread t = new Thread(r, "baton-lease-deferral " + owner);
-            t.setDaemon(true);
-            return t;
-        });
+        this.timer = deferral.isZero() ? null : new LeaseDeferrals(deferral, owner);
     }
 
     @Override
@@ -120,7 +112,7 @@ final class PlainLeases implements Leases {
             events.deferredLease(e);
             return;
         }
-        timer.schedule(() -> events.deferredLease(e), deferral.toMillis(), TimeUnit.MILLISECONDS);
+        timer.defer(() -> events.deferredLease(e));
     }
 
     /**
@@ -278,7 +270,7 @@ final class PlainLeases implements Leases {
     @Override
     public void close() {
         if (timer != null) {
-            timer.shutdownNow();
+            timer.close();
         }
     }
 }
