@@ -9,7 +9,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Runs each deferred action once its deferral has passed, no sooner, and at most {@link #SWEEP} later,
+ * Runs each deferred action once its deferral has passed, no sooner, and about {@link #SWEEP} later at most,
  * on one thread of its own. Thread-safe: any thread may {@link #defer}.
  *
  * <p>Why not a {@code ScheduledExecutorService}: every deferral has the same length, so the order they
@@ -23,7 +23,7 @@ final class LeaseDeferrals implements AutoCloseable {
 
     private static final Logger log = LoggerFactory.getLogger(LeaseDeferrals.class);
     /** How late past its deferral an action may run, so that one wake-up runs many. */
-    static final Duration SWEEP = Duration.ofMillis(1);
+    static final Duration SWEEP = Duration.ofMillis(5);
 
     private record Deferred(long dueNanos, Runnable action) {
     }

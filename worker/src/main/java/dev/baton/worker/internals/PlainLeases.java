@@ -47,7 +47,8 @@ final class PlainLeases implements Leases {
     /**
      * How long a run may go without a report before its {@code LEASED} is sent. Most activities that
      * finish within it are short ones whose records matter most; the rest pay at most this much later
-     * start of their heartbeat deadline, and their batch's offsets are committed this much later.
+     * start of their heartbeat deadline, and their batch's offsets are committed this much later
+     * ({@link LeaseDeferrals#SWEEP} more at most: the timer wakes for many leases at once).
      */
     static final Duration DEFERRAL = Duration.ofMillis(20);
     /** How often acknowledged offsets are committed. */
