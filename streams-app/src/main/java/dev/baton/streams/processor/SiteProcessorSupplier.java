@@ -71,9 +71,11 @@ public final class SiteProcessorSupplier implements ProcessorSupplier<byte[], by
         // rows (each row carries its armed deadlines) and rebuilt when a task starts, so no
         // changelog. It is in RocksDB rather than memory: it holds an EXPIRE entry for every site
         // resolved within the dedupe window.
-        // sites is changelogged, and the change-logging layer copies the store's position on every write for a
-        // header it does not write (see PositionSkippingStore); the deadlines store has no changelog.
-        StoreBuilder<?> sites = Stores.keyValueStoreBuilder(PositionSkippingStore.supplier(storeKind.apply(TopologyNames.SITES_STORE)),
+        // At-least-once: the change-logging layer copies the store's position on every write for a header it does
+        // not write (see PositionSkippingStore). Exactly-once keeps Kafka's store as it is: its record cache merges
+        // that position into the one an IQv2 query answered from the cache is checked against.
+        KeyValueBytesStoreSupplier sitesKind = storeKind.apply(TopologyNames.SITES_STORE);
+        StoreBuilder<?> sites = Stores.keyValueStoreBuilder(settings.atLeastOnce() ? PositionSkippingStore.supplier(sitesKind) : sitesKind,
                 new BytesSerde(), new ByteArraySerde());
         // At-least-once: outputs are visible as soon as they are sent, so a row write held in the cache
         // until the next commit could be lost in a crash after its answer went out, and the input read

@@ -29,9 +29,11 @@ import org.apache.kafka.streams.state.ReadOnlyKeyValueStore;
  * put and delete, and RocksDB's store answers with a deep copy (maps of maps) merged with its
  * uncommitted deltas; the layer writes that position into the changelog record's headers only when
  * consistency vectors are on ({@code __iq.consistency.offset.vector.enabled__}, off by default, never set
- * by Baton). Nothing else in Kafka Streams asks a store under the metered layer for its position:
- * interactive queries are answered by the RocksDB store's own {@code query}, which reads its own
- * position, so they are unchanged. With vectors on, the position is the wrapped store's.
+ * by Baton). Without a record cache (the at-least-once sites store) nothing else in Kafka Streams 4.4
+ * asks a store under the metered layer for its position: interactive queries are answered by the
+ * RocksDB store's own {@code query}, which reads its own position, so they are unchanged. A record
+ * cache above this store would merge this position into the one its own IQv2 answers are checked
+ * against, so a cached store is left unwrapped. With vectors on, the position is the wrapped store's.
  *
  * <p>Every method of {@link KeyValueStore} and {@link StateStore}, default methods included, is passed
  * through ({@code PositionSkippingStoreTest} fails when Kafka adds one this class does not override):
