@@ -6,6 +6,7 @@ import java.util.function.Function;
 import dev.baton.events.RetryPolicy;
 import dev.baton.streams.config.QueueTimeouts;
 import dev.baton.streams.names.TopologyNames;
+import dev.baton.streams.state.PositionSkippingStore;
 import org.apache.kafka.common.serialization.Serdes.ByteArraySerde;
 import org.apache.kafka.common.serialization.Serdes.BytesSerde;
 import org.apache.kafka.common.utils.Bytes;
@@ -70,7 +71,12 @@ public final class SiteProcessorSupplier implements ProcessorSupplier<byte[], by
         // rows (each row carries its armed deadlines) and rebuilt when a task starts, so no
         // changelog. It is in RocksDB rather than memory: it holds an EXPIRE entry for every site
         // resolved within the dedupe window.
-        StoreBuilder<?> sites = Stores.keyValueStoreBuilder(storeKind.apply(TopologyNames.SITES_STORE), new BytesSerde(), new ByteArraySerde());
+        // At-least-once: the change-logging layer copies the store's position on every write for a header it does
+        // not write (see PositionSkippingStore). Exactly-once keeps Kafka's store as it is: its record cache merges
+        // that position into the one an IQv2 query answered from the cache is checked against.
+        KeyValueBytesStoreSupplier sitesKind = storeKind.apply(TopologyNames.SITES_STORE);
+        StoreBuilder<?> sites = Stores.keyValueStoreBuilder(settings.atLeastOnce() ? PositionSkippingStore.supplier(sitesKind) : sitesKind,
+                new BytesSerde(), new ByteArraySerde());
         // At-least-once: outputs are visible as soon as they are sent, so a row write held in the cache
         // until the next commit could be lost in a crash after its answer went out, and the input read
         // again decided differently (the model check found it: AttemptRefused, then SiteCollision).

@@ -8,9 +8,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
-import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
@@ -49,7 +47,8 @@ final class PlainLeases implements Leases {
     /**
      * How long a run may go without a report before its {@code LEASED} is sent. Most activities that
      * finish within it are short ones whose records matter most; the rest pay at most this much later
-     * start of their heartbeat deadline, and their batch's offsets are committed this much later.
+     * start of their heartbeat deadline, and their batch's offsets are committed this much later
+     * ({@link LeaseDeferrals#SWEEP} more at most: the timer wakes for many leases at once).
      */
     static final Duration DEFERRAL = Duration.ofMillis(20);
     /** How often acknowledged offsets are committed. */
@@ -86,8 +85,7 @@ final class PlainLeases implements Leases {
     private final EventSender events;
     private final Consumer<byte[], byte[]> consumer;
     private final String owner;
-    private final Duration deferral;
-    private final ScheduledExecutorService timer;
+    private final LeaseDeferrals timer;
     private final List<Future<?>> sent = new ArrayList<>();
     private final ArrayDeque<Batch> unacknowledged = new ArrayDeque<>();
     /** Offsets acknowledged and not yet committed. */
@@ -103,12 +101,7 @@ final class PlainLeases implements Leases {
         this.events = events;
         this.consumer = consumer;
         this.owner = owner;
-        this.deferral = deferral;
-        this.timer = deferral.isZero() ? null : Executors.newSingleThreadScheduledExecutor(r -> {
-            Thread t = new Thread(r, "baton-lease-deferral " + owner);
-            t.setDaemon(true);
-            return t;
-        });
+        this.timer = deferral.isZero() ? null : new LeaseDeferrals(deferral, owner);
     }
 
     @Override
@@ -120,7 +113,7 @@ final class PlainLeases implements Leases {
             events.deferredLease(e);
             return;
         }
-        timer.schedule(() -> events.deferredLease(e), deferral.toMillis(), TimeUnit.MILLISECONDS);
+        timer.defer(() -> events.deferredLease(e));
     }
 
     /**
@@ -278,7 +271,7 @@ final class PlainLeases implements Leases {
     @Override
     public void close() {
         if (timer != null) {
-            timer.shutdownNow();
+            timer.close();
         }
     }
 }
