@@ -50,8 +50,13 @@ public final class MorselBench implements Callable<Integer> {
     @Option(names = "--runs", defaultValue = "5", description = "Measured runs per system (median reported; default ${DEFAULT-VALUE})")
     int runs;
 
-    @Option(names = "--warmups", defaultValue = "2", description = "Unmeasured runs first (default ${DEFAULT-VALUE})")
+    @Option(names = "--warmups", defaultValue = "2", description = "Fewest unmeasured runs first; more until the JIT compiler is"
+            + " quiet (default ${DEFAULT-VALUE})")
     int warmups;
+
+    @Option(names = "--warm-up-seconds", defaultValue = "30", description = "Most time spent warming up each query at each worker"
+            + " count while the JIT compiler is still busy (default ${DEFAULT-VALUE})")
+    double warmUpSeconds;
 
     @Option(names = "--page-bytes", defaultValue = "65536", description = "Page size of the converted files (default ${DEFAULT-VALUE})")
     int pageBytes;
@@ -127,6 +132,8 @@ public final class MorselBench implements Callable<Integer> {
                 }
             }
         }
+        out.println();
+        warmUps.forEach(w -> out.println("warm-up   " + w));
         out.printf("%n%s%n", failures == 0 ? "all engine answers equal DuckDB's" : failures + " answers differ from DuckDB's");
         return failures == 0 ? 0 : 1;
     }
@@ -139,13 +146,15 @@ public final class MorselBench implements Callable<Integer> {
                 new Query("GROUP BY l_orderkey", "", q -> q.groupByOrderKeyAnswer(li), null));
         for (Query q : queries.stream().filter(x -> only.contains(x.name())).toList()) {
             for (int n : threads) {
-                MorselTrace.trace(out, q.name(), q.engine(), n, li, runs, warmups, mode);
+                MorselTrace.trace(out, q.name(), q.engine(), n, li, runs, warmups, warmUpSeconds, mode);
             }
         }
     }
 
     private List<List<Object>> lastEngine;
     private List<List<Object>> lastDuck;
+    /** One line per query and worker count: how long its warm-up took the compiler to quiet down. */
+    private final List<String> warmUps = new ArrayList<>();
 
     /** Median ms of engine, DuckDB, fused, the engine's CPU and the control, alternating run by run so drift hits all alike. */
     private double[] measure(Query q, int workers, PageFile li, DuckDbPeer duckdb) {
@@ -154,7 +163,14 @@ public final class MorselBench implements Callable<Integer> {
         try (MorselScheduler scheduler = new MorselScheduler(workers, 1, MorselMetrics.noop(), mode)) {
             TpchQueries engine = TpchQueries.autoTuned(scheduler, li.pageBytes());
             Pipeline control = control(engine.morsels(li));
-            for (int i = -warmups; i < runs; i++) {
+            // Each round runs every system once, so all of them are warmed alike (the fused loop is JIT-compiled too).
+            warmUps.add(String.format("%-20s %d threads: %s", q.name(), workers, JitWarmUp.run(() -> {
+                q.engine().apply(engine);
+                duckdb.answer(q.sql());
+                q.fused().get();
+                scheduler.run(control);
+            }, warmups, warmUpSeconds)));
+            for (int i = 0; i < runs; i++) {
                 long cpu = engineCpuNanos();
                 long a = System.nanoTime();
                 Answer engineAnswer = q.engine().apply(engine);
@@ -170,13 +186,11 @@ public final class MorselBench implements Callable<Integer> {
                     lastEngine = engineAnswer.rows();
                     lastDuck = duckAnswer.rows();
                 }
-                if (i >= 0) {
-                    ms[0][i] = (b - a) / 1e6;
-                    ms[1][i] = (c - b) / 1e6;
-                    ms[2][i] = (d - c) / 1e6;
-                    ms[3][i] = cpu / 1e6;
-                    ms[4][i] = (e - d) / 1e6;
-                }
+                ms[0][i] = (b - a) / 1e6;
+                ms[1][i] = (c - b) / 1e6;
+                ms[2][i] = (d - c) / 1e6;
+                ms[3][i] = cpu / 1e6;
+                ms[4][i] = (e - d) / 1e6;
             }
         }
         return new double[] {median(ms[0]), median(ms[1]), median(ms[2]), median(ms[3]), median(ms[4])};

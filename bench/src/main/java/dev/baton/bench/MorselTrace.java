@@ -51,19 +51,19 @@ final class MorselTrace {
     }
 
     static void trace(PrintStream out, String query, Function<TpchQueries, Answer> engine, int workers, PageFile li, int runs,
-            int warmups, MorselScheduler.Mode mode) {
+            int warmups, double warmUpSeconds, MorselScheduler.Mode mode) {
         List<Run> measured = new ArrayList<>();
         try (MorselScheduler scheduler = new MorselScheduler(workers, 1, MorselMetrics.noop(), mode)) {
             TpchQueries queries = TpchQueries.autoTuned(scheduler, li.pageBytes());
-            for (int i = -warmups; i < runs; i++) {
+            JitWarmUp.Report warmUp = JitWarmUp.run(() -> engine.apply(queries), warmups, warmUpSeconds);
+            out.printf("trace %-20s %d workers, warm-up: %s%n", query, workers, warmUp);
+            for (int i = 0; i < runs; i++) {
                 List<PipelineReport> phases = new ArrayList<>();
                 scheduler.onPipeline(phases::add);
                 long start = System.nanoTime();
                 engine.apply(queries);
                 long wall = System.nanoTime() - start;
-                if (i >= 0) {
-                    measured.add(new Run(wall, phases));
-                }
+                measured.add(new Run(wall, phases));
             }
         }
         out.printf("trace %-20s %d workers, medians of %d runs: wall %.2f ms = serial %.2f + pipelines %.2f; critical path %.2f ms"
