@@ -4,6 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -69,6 +73,30 @@ class MorselSchedulerTest {
             assertThat(ran.get()).as("siblings stopped before the queue drained").isLessThan(10_000);
             PipelineReport after = s.run(new Pipeline("after", morsels, (w, m, ctx) -> { }));
             assertThat(after.completedTasks()).as("the scheduler is usable after a failure").isEqualTo(400);
+        }
+    }
+
+    @Test
+    void shouldRunWorkerZeroOnTheCallingThreadAndLeaveItUninterruptedByAFailingPeer() {
+        Thread caller = Thread.currentThread();
+        try (MorselScheduler s = new MorselScheduler(2, 1, MorselMetrics.noop())) {
+            Set<Thread> workerZero = ConcurrentHashMap.newKeySet();
+            s.run(new Pipeline("where", morsels, (w, m, ctx) -> {
+                if (w == 0) {
+                    workerZero.add(Thread.currentThread());
+                }
+            }));
+            assertThat(workerZero).containsExactly(caller);
+            CountDownLatch zeroStarted = new CountDownLatch(1);
+            assertThatThrownBy(() -> s.run(new Pipeline("peer fails", Morsels.partition(0, 10_000, 1, 1), (w, m, ctx) -> {
+                if (w == 0) {
+                    zeroStarted.countDown();
+                    busy(200_000);
+                } else if (zeroStarted.await(10, TimeUnit.SECONDS)) {
+                    throw new IllegalStateException("boom");
+                }
+            }))).isInstanceOf(PipelineFailedException.class).hasRootCauseMessage("boom");
+            assertThat(Thread.interrupted()).as("the caller is not interrupted by a peer's failure").isFalse();
         }
     }
 

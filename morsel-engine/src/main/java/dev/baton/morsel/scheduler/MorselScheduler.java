@@ -35,6 +35,10 @@ import dev.baton.morsel.morsel.Morsel;
  * pipelines it names, and its morsels are dealt by hash exchange instead (see {@link PipelineKind}). When a task throws, the first failure is kept, every worker stops taking tasks and running
  * tasks see {@link TaskContext#isCancelled()}; the call then throws {@link PipelineFailedException}.
  *
+ * <p>Worker 0 is the thread that calls {@link #run}; workers 1.. are the scheduler's own threads. A peer's failure does
+ * not interrupt the calling thread (its tasks see {@link TaskContext#isCancelled()}), but an interrupt of the calling
+ * thread reaches worker 0's running task.
+ *
  * <p>Hand-rolled deques rather than a ForkJoinPool: tasks are flat (no fork/join inside a morsel),
  * and owning the deal lets the scheduler honour NUMA preference and report per-worker counts.
  * One pipeline runs at a time per scheduler.
@@ -72,7 +76,7 @@ public final class MorselScheduler implements AutoCloseable {
                 ForkJoinPool.defaultForkJoinWorkerThreadFactory, null, false, workers, workers, 1,
                 pool -> true, 60, TimeUnit.SECONDS) : null;
         AtomicInteger n = new AtomicInteger();
-        this.threads = Executors.newFixedThreadPool(workers, r -> {
+        this.threads = Executors.newFixedThreadPool(Math.max(1, workers - 1), r -> {
             Thread t = new Thread(r, "baton-morsel-" + n.incrementAndGet());
             t.setDaemon(true);
             return t;
@@ -130,6 +134,13 @@ public final class MorselScheduler implements AutoCloseable {
         return runChecked(pipeline);
     }
 
+    /*
+     * Why worker 0 is the calling thread: handing every task to pool threads parked the caller at each pipeline and woke it
+     * at the end, two thread handoffs per pipeline even at one worker. A woken thread waits for a CPU, and on a shared
+     * machine that wait (a tenant's thread holds the CPU the woken one was put on) is milliseconds, which a 10-20 ms query
+     * of one to three pipelines feels. The caller already holds a CPU: it starts its share at once, and nobody needs to
+     * wake it when it finishes last.
+     */
     private PipelineReport runChecked(Pipeline pipeline) {
         if (mode == Mode.FORK_JOIN) {
             return runForkJoin(pipeline);
@@ -142,13 +153,13 @@ public final class MorselScheduler implements AutoCloseable {
         long[] began = new long[workers];
         long[] ended = new long[workers];
         AtomicInteger stolen = new AtomicInteger();
-        CountDownLatch done = new CountDownLatch(workers);
+        CountDownLatch done = new CountDownLatch(workers - 1);
         TaskContext context = () -> failure.get() != null;
         List<Thread> running = Collections.synchronizedList(new ArrayList<>());
+        Runnable[] share = new Runnable[workers];
         for (int w = 0; w < workers; w++) {
             int worker = w;
-            threads.execute(() -> {
-                running.add(Thread.currentThread());
+            share[w] = () -> {
                 metrics.workerStarted();
                 long cpuAtStart = CPU.getCurrentThreadCpuTime();
                 began[worker] = System.nanoTime() - start;
@@ -169,13 +180,27 @@ public final class MorselScheduler implements AutoCloseable {
                     cpu[worker] = CPU.getCurrentThreadCpuTime() - cpuAtStart;
                     ended[worker] = System.nanoTime() - start;
                     metrics.workerStopped();
+                }
+            };
+        }
+        for (int w = 1; w < workers; w++) {
+            Runnable mine = share[w];
+            threads.execute(() -> {
+                running.add(Thread.currentThread());
+                try {
+                    mine.run();
+                } finally {
                     running.remove(Thread.currentThread());
                     Thread.interrupted();
                     done.countDown();
                 }
             });
         }
-        awaitUninterruptibly(done);
+        try {
+            share[0].run(); // worker 0 is the calling thread: see the comment above
+        } finally {
+            awaitUninterruptibly(done); // even if worker 0 threw: no pipeline may outlive its run
+        }
         if (failure.get() != null) {
             throw failure.get();
         }
