@@ -41,8 +41,11 @@ class RecordsPerActivityIT {
      * sites row 3 times (the record cache that folded one of them is off by default: it cost latency,
      * docs/decisions.md "The sites cache is off by default"), and a transaction marker per partition a
      * commit touched: 11.1 on a quiet machine, 12.8 under heavy load (smaller commits, more markers);
-     * 13.5 leaves room for that. At-least-once: 8.0-8.1; 8.5 leaves room for runs that outlive the 20 ms
-     * lease deferral on a loaded machine and so send their LEASED.
+     * 13.5 leaves room for that. At-least-once: 8.0 apart from the runs that outlive the 20 ms lease
+     * deferral and so send their LEASED (a worker event, its history event and its row write: 3 records
+     * each). How many do depends on the machine's moment, not the code (a fresh clone's CI once had 17% of
+     * them: 8.51), so those are counted apart: the rest must be 8.0 (+0.05), and at most half the runs may
+     * send a LEASED (a regression that sent it always would be 1.0).
      *
      * <p>At-least-once also runs with a commit interval longer than the whole measurement, so a row
      * held back in a cache until the commit would show as fewer than 2 changelog records per activity.
@@ -56,9 +59,14 @@ class RecordsPerActivityIT {
         boolean atLeastOnce = guarantee == DispatchBench.Guarantee.at_least_once;
         Map<String, Double> perTopic = measure(guarantee, atLeastOnce ? Map.of("commit.interval.ms", 5_000L) : Map.of());
         double total = perTopic.values().stream().mapToDouble(Double::doubleValue).sum();
-        assertThat(total).as("%s: %s", guarantee.label, perTopic).isLessThanOrEqualTo(atLeastOnce ? 8.5 : 13.5);
         if (atLeastOnce) {
+            double leased = perTopic.get("baton.worker-events") - 1.0; // a completion per run, a LEASED for the long ones
+            assertThat(leased).as("runs that sent a LEASED, per activity: %s", perTopic).isLessThanOrEqualTo(0.5);
+            assertThat(total - 3 * leased).as("%s, the LEASED runs' 3 records apart: %s", guarantee.label, perTopic)
+                    .isLessThanOrEqualTo(8.05);
             assertThat(perTopic.get(CHANGELOG)).as("every row write reaches the changelog: %s", perTopic).isGreaterThanOrEqualTo(1.95);
+        } else {
+            assertThat(total).as("%s: %s", guarantee.label, perTopic).isLessThanOrEqualTo(13.5);
         }
     }
 
