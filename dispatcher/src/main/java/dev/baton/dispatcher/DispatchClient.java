@@ -5,13 +5,13 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Objects;
-import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Function;
 
 import dev.baton.dispatcher.internals.PendingResults;
+import dev.baton.dispatcher.internals.RequestIds;
 import dev.baton.dispatcher.internals.ResultListener;
 import dev.baton.events.DispatchCommand;
 import dev.baton.events.DispatchKind;
@@ -71,6 +71,7 @@ public final class DispatchClient implements AutoCloseable {
     private final EventSerde<DispatchCommand> commands;
     private final Producer<byte[], byte[]> producer;
     private final PendingResults pending;
+    private final RequestIds requestIds = new RequestIds();
     private final ResultListener listener;
     private final Thread listenerThread;
     private final Clock clock;
@@ -267,7 +268,7 @@ public final class DispatchClient implements AutoCloseable {
     public CompletableFuture<Void> cancel(SiteKey site) {
         requireOpen();
         DispatchCommand cmd = DispatchCommand.newBuilder().setKind(DispatchKind.CANCEL).setSite(site.toRef())
-                .setRequestId(UUID.randomUUID().toString()).setReplyKey(clientId).setAttempt(1)
+                .setRequestId(requestIds.next()).setReplyKey(clientId).setAttempt(1)
                 .setRequestedAtMillis(clock.millis()).build();
         return send(site, cmd);
     }
@@ -282,7 +283,7 @@ public final class DispatchClient implements AutoCloseable {
             throw new IllegalArgumentException("input must be <= max.payload.bytes " + maxPayload + ", was " + request.input().length);
         }
         return DispatchCommand.newBuilder().setKind(DispatchKind.REQUESTED).setSite(request.site().toRef())
-                .setRequestId(UUID.randomUUID().toString()).setReplyKey(clientId).setAttempt(request.attempt())
+                .setRequestId(requestIds.next()).setReplyKey(clientId).setAttempt(request.attempt())
                 .setRunId(request.runId()).setIdempotencyKey(request.idempotencyKey()).setQueue(request.queue())
                 .setActivityType(request.activityType()).setNode(request.node())
                 .setInput(new Payload(ByteBuffer.wrap(request.input()), request.contentType()))
