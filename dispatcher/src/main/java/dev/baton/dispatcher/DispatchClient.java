@@ -72,6 +72,9 @@ public final class DispatchClient implements AutoCloseable {
     private final Producer<byte[], byte[]> producer;
     private final PendingResults pending;
     private final RequestIds requestIds = new RequestIds();
+    /** Read once: a config lookup per dispatch is a few map lookups on the sending thread. */
+    private final int maxPayloadBytes;
+    private final long dispatchTimeoutMs;
     private final ResultListener listener;
     private final Thread listenerThread;
     private final Clock clock;
@@ -106,6 +109,8 @@ public final class DispatchClient implements AutoCloseable {
         this.config = config;
         this.clientId = config.clientId();
         this.clock = clock;
+        this.maxPayloadBytes = config.getInt(DispatchClientConfig.MAX_PAYLOAD_BYTES_CONFIG);
+        this.dispatchTimeoutMs = config.getLong(DispatchClientConfig.DISPATCH_TIMEOUT_MS_CONFIG);
         this.latency = BatonMetric.DISPATCH_LATENCY.timer(meters);
         this.clientMeters = new ClientMeters(meters);
         this.registry = SchemaRegistry.forUrl(config.getString(DispatchClientConfig.SCHEMA_REGISTRY_URL_CONFIG), config.kafkaConfig());
@@ -195,12 +200,13 @@ public final class DispatchClient implements AutoCloseable {
         CompletableFuture<ActivityOutcome> future = pending.register(cmd.getRequestId());
         long sentAt = System.nanoTime();
         future.thenRun(() -> latency.record(System.nanoTime() - sentAt, TimeUnit.NANOSECONDS));
-        long timeoutMs = config.getLong(DispatchClientConfig.DISPATCH_TIMEOUT_MS_CONFIG);
-        if (timeoutMs > 0) {
-            future.orTimeout(timeoutMs, TimeUnit.MILLISECONDS);
+        if (dispatchTimeoutMs > 0) {
+            future.orTimeout(dispatchTimeoutMs, TimeUnit.MILLISECONDS);
         }
         try {
-            send(request.site(), cmd).whenComplete((v, e) -> {
+            // The producer's callback fails the pending future itself: a future per send only to pass its failure on was
+            // two more objects and a completion per dispatch (docs/decisions.md, issue 29).
+            producer.send(record(request.site(), cmd), (meta, e) -> {
                 if (e != null) {
                     pending.fail(cmd.getRequestId(), new DispatchException("could not send " + request.site() + ": " + e.getMessage(),
                             cmd.getRequestId(), e));
@@ -278,9 +284,8 @@ public final class DispatchClient implements AutoCloseable {
     }
 
     private DispatchCommand command(ActivityRequest request) {
-        int maxPayload = config.getInt(DispatchClientConfig.MAX_PAYLOAD_BYTES_CONFIG);
-        if (request.input().length > maxPayload) {
-            throw new IllegalArgumentException("input must be <= max.payload.bytes " + maxPayload + ", was " + request.input().length);
+        if (request.input().length > maxPayloadBytes) {
+            throw new IllegalArgumentException("input must be <= max.payload.bytes " + maxPayloadBytes + ", was " + request.input().length);
         }
         return DispatchCommand.newBuilder().setKind(DispatchKind.REQUESTED).setSite(request.site().toRef())
                 .setRequestId(requestIds.next()).setReplyKey(clientId).setAttempt(request.attempt())
@@ -293,7 +298,7 @@ public final class DispatchClient implements AutoCloseable {
 
     private CompletableFuture<Void> send(SiteKey site, DispatchCommand cmd) {
         CompletableFuture<Void> acked = new CompletableFuture<>();
-        producer.send(new ProducerRecord<>(BatonTopics.DISPATCH, site.toBytes(), commands.encode(BatonTopics.DISPATCH, cmd)),
+        producer.send(record(site, cmd),
                 (meta, e) -> {
                     if (e != null) {
                         acked.completeExceptionally(e);
@@ -302,6 +307,10 @@ public final class DispatchClient implements AutoCloseable {
                     }
                 });
         return acked;
+    }
+
+    private ProducerRecord<byte[], byte[]> record(SiteKey site, DispatchCommand cmd) {
+        return new ProducerRecord<>(BatonTopics.DISPATCH, site.toBytes(), commands.encode(BatonTopics.DISPATCH, cmd));
     }
 
     private static RetryPolicy retryPolicy(ActivityRequest.RetryOptions r) {
