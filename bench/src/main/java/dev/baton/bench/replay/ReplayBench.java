@@ -59,10 +59,9 @@ public final class ReplayBench implements Callable<Integer> {
     @Option(names = "--hold-file", description = "At the end, keep the broker up while this file exists (to time `baton replay` by hand against it)")
     Path holdFile;
 
-    @Option(names = "--command-java-opts", defaultValue = "-XX:MaxRAMPercentage=50 -Xms1g -XX:MetaspaceSize=128m -XX:+UseSerialGC -XX:TieredStopAtLevel=1",
+    @Option(names = "--command-java-opts", defaultValue = "-XX:MaxRAMPercentage=50 -Xms1g -XX:MetaspaceSize=128m -XX:+UseParallelGC -XX:TieredStopAtLevel=1",
             description = "JVM options of the cold runs and the command runs (cold runs add -Xmx from --child-heap); the default is what ./baton gives replay, "
-                    + "but for the class archive and, where the kernel offers them, "
-                    + "-XX:+UseTransparentHugePages (default ${DEFAULT-VALUE})")
+                    + "but for the class archive (default ${DEFAULT-VALUE})")
     String commandJavaOpts;
 
     /** The CLI's entry point; the bench module does not depend on the CLI, which carries the bench. */
