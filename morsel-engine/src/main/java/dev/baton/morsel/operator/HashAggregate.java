@@ -48,9 +48,9 @@ public final class HashAggregate implements Sink {
     private long[][][] vectors;
     /** Per worker, per sum slot: the vector read for the current batch. */
     private long[][][] inputs;
-    /** Per worker, per lane and group of a small table ({@code lane * SMALL_GROUPS + group}): the batch's rows of that group ({@link #deal}). */
+    /** Per worker, per group of a small table: the batch's rows of that group ({@link #addSumsByGroup}). */
     private int[][][] groupRows;
-    /** Per worker: how many rows each list of {@link #groupRows} holds. */
+    /** Per worker: how many rows {@link #groupRows} holds per group. */
     private int[][] groupCounts;
     /** Group number by slot base, for bases of the first {@link #SMALL_GROUPS} groups. */
     private int[] groupOfBase;
@@ -61,8 +61,6 @@ public final class HashAggregate implements Sink {
 
     /** Tables of at most this many groups add their sums group by group ({@link #addSumsByGroup}). */
     static final int SMALL_GROUPS = 8;
-    /** Lists per group that {@link #deal} fills in turn. */
-    private static final int LANES = 4;
 
     private HashAggregate(Expr key, int expectedGroups) {
         if (expectedGroups < 1) {
@@ -139,8 +137,8 @@ public final class HashAggregate implements Sink {
         sumSlots = IntStream.range(0, accumulators.size()).filter(a -> accumulators.get(a).sums()).toArray();
         vectors = new long[workers][sumSlots.length][];
         inputs = new long[workers][sumSlots.length][];
-        groupRows = new int[workers][SMALL_GROUPS * LANES][0];
-        groupCounts = new int[workers][SMALL_GROUPS * LANES];
+        groupRows = new int[workers][SMALL_GROUPS][0];
+        groupCounts = new int[workers][SMALL_GROUPS];
         groupOfBase = new int[SMALL_GROUPS * slots()];
         for (int g = 0; g < SMALL_GROUPS; g++) {
             groupOfBase[g * slots()] = g;
@@ -260,51 +258,39 @@ public final class HashAggregate implements Sink {
     private void addSumsByGroup(int worker, Batch b, int[] s, int n, long[] values, int groups) {
         int[][] rows = groupRows[worker];
         int[] count = groupCounts[worker];
-        if (rows[0].length < (n + LANES - 1) / LANES) {
-            for (int l = 0; l < rows.length; l++) {
-                rows[l] = new int[(b.rows() + LANES - 1) / LANES];
+        if (rows[0].length < n) {
+            for (int g = 0; g < SMALL_GROUPS; g++) {
+                rows[g] = new int[b.rows()];
             }
         }
         Arrays.fill(count, 0);
-        deal(b.selection(), s, n, rows, count);
+        int[] sel = b.selection();
+        int[] groupOf = groupOfBase;
+        for (int j = 0; j < n; j++) {
+            int g = groupOf[s[j]];
+            rows[g][count[g]++] = sel[j];
+        }
         int width = slots();
         for (int t = 0; t < sumSlots.length; t++) {
             int at = sumSlots[t];
             Accumulator acc = accumulators.get(at);
-            NarrowColumn v = acc.input() instanceof ColumnRef c && c.source() ? b.narrow(c.index()) : null;
-            long[] x = acc.count() || v != null ? null : input(worker, t, b);
-            for (int g = 0; g < groups; g++) {
-                long total = 0;
-                for (int l = g; l < rows.length; l += SMALL_GROUPS) {
-                    int k = count[l];
-                    total += acc.count() ? k : k == 0 ? 0 : v != null ? v.sum(rows[l], k) : sum(x, rows[l], k);
+            if (acc.count()) {
+                for (int g = 0; g < groups; g++) {
+                    values[g * width + at] += count[g];
                 }
-                values[g * width + at] += total;
+            } else if (acc.input() instanceof ColumnRef c && c.source()) {
+                NarrowColumn v = b.narrow(c.index());
+                for (int g = 0; g < groups; g++) {
+                    if (count[g] > 0) {
+                        values[g * width + at] += v.sum(rows[g], count[g]);
+                    }
+                }
+            } else {
+                long[] x = input(worker, t, b);
+                for (int g = 0; g < groups; g++) {
+                    values[g * width + at] += sum(x, rows[g], count[g]);
+                }
             }
-        }
-    }
-
-    /*
-     * Why four lanes: row j goes to the list of its group in lane j % 4, each lane with its own counts. With one count per
-     * group, a row whose group is the previous row's waits for that row's count to be stored and loaded back before it
-     * can store its own (a chain through memory, Q1's four groups repeat often); four lanes make four chains that overlap.
-     */
-    private void deal(int[] sel, int[] s, int n, int[][] rows, int[] count) {
-        int[] groupOf = groupOfBase;
-        int j = 0;
-        for (; j + LANES <= n; j += LANES) {
-            int g0 = groupOf[s[j]];
-            int g1 = groupOf[s[j + 1]] + SMALL_GROUPS;
-            int g2 = groupOf[s[j + 2]] + 2 * SMALL_GROUPS;
-            int g3 = groupOf[s[j + 3]] + 3 * SMALL_GROUPS;
-            rows[g0][count[g0]++] = sel[j];
-            rows[g1][count[g1]++] = sel[j + 1];
-            rows[g2][count[g2]++] = sel[j + 2];
-            rows[g3][count[g3]++] = sel[j + 3];
-        }
-        for (; j < n; j++) {
-            int g = groupOf[s[j]] + (j % LANES) * SMALL_GROUPS;
-            rows[g][count[g]++] = sel[j];
         }
     }
 
