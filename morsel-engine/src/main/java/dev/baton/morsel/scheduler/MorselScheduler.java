@@ -10,6 +10,8 @@ import java.util.Set;
 import java.util.concurrent.Callable;
 import java.util.concurrent.ConcurrentLinkedDeque;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.ForkJoinPool;
 import java.util.concurrent.ForkJoinTask;
 import java.util.concurrent.ForkJoinWorkerThread;
@@ -50,9 +52,7 @@ public final class MorselScheduler implements AutoCloseable {
     private final ForkJoinPool forkJoin;
     private final int workers;
     private final int numaNodes;
-    private final PoolThreads threads;
-    /** How long a worker that ran out of tasks spins for more before it parks (see {@link PoolThreads}). */
-    static final long SPIN_NANOS = Long.getLong("baton.morsel.spinMicros", 100) * 1_000;
+    private final ExecutorService threads;
     private final MorselMetrics metrics;
     private static final ThreadMXBean CPU = ManagementFactory.getThreadMXBean();
     private volatile Consumer<PipelineReport> listener = r -> { };
@@ -75,7 +75,12 @@ public final class MorselScheduler implements AutoCloseable {
         this.forkJoin = mode == Mode.FORK_JOIN ? new ForkJoinPool(workers,
                 ForkJoinPool.defaultForkJoinWorkerThreadFactory, null, false, workers, workers, 1,
                 pool -> true, 60, TimeUnit.SECONDS) : null;
-        this.threads = new PoolThreads(workers - 1, SPIN_NANOS, "baton-morsel-");
+        AtomicInteger n = new AtomicInteger();
+        this.threads = Executors.newFixedThreadPool(Math.max(1, workers - 1), r -> {
+            Thread t = new Thread(r, "baton-morsel-" + n.incrementAndGet());
+            t.setDaemon(true);
+            return t;
+        });
     }
 
     public int workers() {
@@ -180,7 +185,7 @@ public final class MorselScheduler implements AutoCloseable {
         }
         for (int w = 1; w < workers; w++) {
             Runnable mine = share[w];
-            threads.hand(w - 1, () -> {
+            threads.execute(() -> {
                 running.add(Thread.currentThread());
                 try {
                     mine.run();
@@ -194,7 +199,7 @@ public final class MorselScheduler implements AutoCloseable {
         try {
             share[0].run(); // worker 0 is the calling thread: see the comment above
         } finally {
-            awaitUninterruptibly(done, SPIN_NANOS); // even if worker 0 threw: no pipeline may outlive its run
+            awaitUninterruptibly(done); // even if worker 0 threw: no pipeline may outlive its run
         }
         if (failure.get() != null) {
             throw failure.get();
@@ -315,12 +320,7 @@ public final class MorselScheduler implements AutoCloseable {
         }
     }
 
-    /** Spins for up to {@code spinNanos} first: the pool threads usually end within microseconds of the caller. */
-    private static void awaitUninterruptibly(CountDownLatch latch, long spinNanos) {
-        long deadline = System.nanoTime() + spinNanos;
-        while (latch.getCount() > 0 && System.nanoTime() - deadline < 0) {
-            Thread.onSpinWait();
-        }
+    private static void awaitUninterruptibly(CountDownLatch latch) {
         boolean interrupted = false;
         while (true) {
             try {
@@ -337,7 +337,7 @@ public final class MorselScheduler implements AutoCloseable {
 
     @Override
     public void close() {
-        threads.close();
+        threads.shutdownNow();
         if (forkJoin != null) {
             forkJoin.shutdownNow();
         }
