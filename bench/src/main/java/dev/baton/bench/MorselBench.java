@@ -1,6 +1,7 @@
 package dev.baton.bench;
 
 import java.io.PrintStream;
+import java.lang.management.GarbageCollectorMXBean;
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadMXBean;
 import java.nio.file.Path;
@@ -110,18 +111,19 @@ public final class MorselBench implements Callable<Integer> {
                     new Query("Q14", TpchQueries.Q14_SQL, q -> Answer.of(q.q14(li, part)), () -> Answer.of(FusedQueries.q14(li, part))),
                     new Query("GROUP BY l_orderkey", TpchQueries.GROUP_BY_ORDERKEY_SQL, q -> q.groupByOrderKeyAnswer(li),
                             () -> FusedQueries.groupByOrderKeyAnswer(li)));
-            out.printf("%n%-20s %7s %11s %11s %11s %15s %12s %12s %14s  %s%n", "query", "threads", "engine ms", "duckdb ms", "fused ms",
-                    "engine rows/s/core", "engine/duckdb", "engine/fused", "engine cpu ms", "answer");
+            out.printf("%n%-20s %7s %11s %11s %11s %15s %12s %12s %14s %13s  %s%n", "query", "threads", "engine ms", "duckdb ms", "fused ms",
+                    "engine rows/s/core", "engine/duckdb", "engine/fused", "engine cpu ms", "engine gc ms", "answer");
             for (Query q : queries.stream().filter(x -> only.contains(x.name())).toList()) {
                 double oneThread = 0;
                 double controlOneThread = 0;
                 for (int n : threads) {
                     double[] m = measure(q, n, li, duckdb);
                     Optional<String> diff = Results.difference(lastDuck, lastEngine);
+                    lastDuck = lastEngine = null; // GROUP BY's boxed rows are ~0.5 GB: not live through the next measurement
                     failures += diff.isPresent() ? 1 : 0;
                     double rowsPerCore = li.rowCount() / (m[0] / 1000.0) / n;
-                    out.printf("%-20s %7d %11.1f %11.1f %11.1f %,15.0f %12.2f %12.2f %14.1f  %s%n", q.name(), n, m[0], m[1], m[2], rowsPerCore,
-                            m[0] / m[1], m[0] / m[2], m[3], diff.map(d -> "DIFFERS: " + d).orElse("equal to DuckDB"));
+                    out.printf("%-20s %7d %11.1f %11.1f %11.1f %,15.0f %12.2f %12.2f %14.1f %13.0f  %s%n", q.name(), n, m[0], m[1], m[2], rowsPerCore,
+                            m[0] / m[1], m[0] / m[2], m[3], m[5], diff.map(d -> "DIFFERS: " + d).orElse("equal to DuckDB"));
                     if (n == 1) {
                         oneThread = m[0];
                         controlOneThread = m[4];
@@ -156,7 +158,10 @@ public final class MorselBench implements Callable<Integer> {
     /** One line per query and worker count: how long its warm-up took the compiler to quiet down. */
     private final List<String> warmUps = new ArrayList<>();
 
-    /** Median ms of engine, DuckDB, fused, the engine's CPU and the control, alternating run by run so drift hits all alike. */
+    /**
+     * Median ms of engine, DuckDB, fused, the engine's CPU and the control, alternating run by run so drift hits all alike;
+     * then the collector's pauses summed over the engine's timed runs (a pause lands in whichever system runs then).
+     */
     private double[] measure(Query q, int workers, PageFile li, DuckDbPeer duckdb) {
         duckdb.threads(workers);
         double[][] ms = new double[5][runs];
@@ -170,11 +175,15 @@ public final class MorselBench implements Callable<Integer> {
                 q.fused().get();
                 scheduler.run(control);
             }, warmups, warmUpSeconds)));
+            System.gc(); // every worker count's runs start from a heap without the last one's garbage
+            double gcMs = 0;
             for (int i = 0; i < runs; i++) {
                 long cpu = engineCpuNanos();
+                long gc = gcMillis();
                 long a = System.nanoTime();
                 Answer engineAnswer = q.engine().apply(engine);
                 long b = System.nanoTime();
+                gcMs += gcMillis() - gc;
                 cpu = engineCpuNanos() - cpu;
                 Answer duckAnswer = duckdb.answer(q.sql());
                 long c = System.nanoTime();
@@ -192,8 +201,17 @@ public final class MorselBench implements Callable<Integer> {
                 ms[3][i] = cpu / 1e6;
                 ms[4][i] = (e - d) / 1e6;
             }
+            return new double[] {median(ms[0]), median(ms[1]), median(ms[2]), median(ms[3]), median(ms[4]), gcMs};
         }
-        return new double[] {median(ms[0]), median(ms[1]), median(ms[2]), median(ms[3]), median(ms[4])};
+    }
+
+    /** Milliseconds the collectors of this JVM have paused it (G1's young, mixed and full collections; not its concurrent work). */
+    private static long gcMillis() {
+        long sum = 0;
+        for (GarbageCollectorMXBean gc : ManagementFactory.getGarbageCollectorMXBeans()) {
+            sum += gc.getName().contains("Concurrent") ? 0 : Math.max(0, gc.getCollectionTime());
+        }
+        return sum;
     }
 
     private static volatile long controlSink;

@@ -28,8 +28,13 @@ public final class PartitionedHashJoinBuild implements JoinBuild {
     private final int expectedRows;
     /** [worker]: the rows that worker read, by partition, while building. */
     private final Buffers[] buffers;
-    /** [partition], filled by the merge pipeline. */
+    /** [partition], filled by the merge pipeline when the keys are not dense. */
     private final LongLongJoinTable[] merged;
+    /** [partition]: distinct keys the merge put. */
+    private final int[] sizes;
+    /** Every partition's keys in one table, when they are dense in their range; decided by the merge's first task. */
+    private DenseJoinTable dense;
+    private boolean denseDecided;
 
     public PartitionedHashJoinBuild(int workers, int partitions, ColumnRef key, ColumnRef payload, int expectedRows) {
         if (workers < 1 || partitions < 1) {
@@ -41,6 +46,7 @@ public final class PartitionedHashJoinBuild implements JoinBuild {
         this.expectedRows = expectedRows;
         this.buffers = new Buffers[workers];
         this.merged = new LongLongJoinTable[partitions];
+        this.sizes = new int[partitions];
     }
 
     /*
@@ -54,6 +60,8 @@ public final class PartitionedHashJoinBuild implements JoinBuild {
         final long[][] keys;
         final long[][] payloads;
         final int[] counts;
+        long min = Long.MAX_VALUE;
+        long max = Long.MIN_VALUE;
 
         Buffers(int partitions, int capacity) {
             keys = new long[partitions][capacity];
@@ -70,6 +78,8 @@ public final class PartitionedHashJoinBuild implements JoinBuild {
             keys[p][n] = k;
             payloads[p][n] = v;
             counts[p] = n + 1;
+            min = Math.min(min, k);
+            max = Math.max(max, k);
         }
     }
 
@@ -104,6 +114,11 @@ public final class PartitionedHashJoinBuild implements JoinBuild {
         }
         return Pipeline.of(name, PipelineKind.MERGE, tasks, 0, (worker, m, ctx) -> {
             int p = m.id();
+            DenseJoinTable d = denseTable();
+            if (d != null) {
+                sizes[p] = putInto(d, p);
+                return;
+            }
             int rows = 0;
             for (Buffers w : buffers) {
                 rows += w == null ? 0 : w.counts[p];
@@ -118,8 +133,49 @@ public final class PartitionedHashJoinBuild implements JoinBuild {
                     }
                 }
             }
+            sizes[p] = table.size();
             merged[p] = table;
         });
+    }
+
+    /*
+     * Why a dense table when the keys allow it: a build keyed by a surrogate key (TPC-H's p_partkey, 1 .. rows) needs no
+     * hashing, and its hash tables, sized two to four slots a row and filled with an empty marker, cost more to make than
+     * the build pipeline that read the rows. The partitions' tasks write one shared table, each its own keys (a key lies
+     * in one partition), in worker order as before.
+     */
+    private synchronized DenseJoinTable denseTable() {
+        if (!denseDecided) {
+            long min = Long.MAX_VALUE;
+            long max = Long.MIN_VALUE;
+            long rows = 0;
+            for (Buffers w : buffers) {
+                if (w != null) {
+                    min = Math.min(min, w.min);
+                    max = Math.max(max, w.max);
+                    for (int c : w.counts) {
+                        rows += c;
+                    }
+                }
+            }
+            dense = DenseJoinTable.forRange(min, max, rows);
+            denseDecided = true;
+        }
+        return dense;
+    }
+
+    private int putInto(DenseJoinTable d, int p) {
+        int distinct = 0;
+        for (Buffers w : buffers) { // in worker order: a repeated key keeps the payload put last
+            if (w != null) {
+                long[] ks = w.keys[p];
+                long[] vs = w.payloads[p];
+                for (int i = 0, n = w.counts[p]; i < n; i++) {
+                    distinct += d.put(ks[i], vs[i]) ? 1 : 0;
+                }
+            }
+        }
+        return distinct;
     }
 
     /**
@@ -132,14 +188,23 @@ public final class PartitionedHashJoinBuild implements JoinBuild {
         return (int) (((LongAggTable.mix(k) >>> 32) * partitions) >>> 32);
     }
 
-    /** Rows of partition {@code p}'s merged table. */
+    /** Distinct keys of partition {@code p}, after the merge. */
     public int partitionSize(int p) {
-        return table(p).size();
+        if (dense == null) {
+            table(p);
+        }
+        return sizes[p];
+    }
+
+    /** Whether the merge made one dense table (keys within {@link DenseJoinTable#RANGE_PER_ROW} times the rows of each other). */
+    public boolean isDense() {
+        return dense != null;
     }
 
     @Override
     public long lookup(long k, long missing) {
-        return table(partitionOf(k)).get(k, missing);
+        DenseJoinTable d = dense;
+        return d != null ? d.get(k, missing) : table(partitionOf(k)).get(k, missing);
     }
 
     private LongLongJoinTable table(int p) {

@@ -21,7 +21,7 @@ class PartitionedHashJoinTest {
     Path dir;
 
     /** GROUP BY payload: sum(fact value), count over fact ⋈ dim, with the given build. */
-    private static AggregateResult join(PageFile d, PageFile f, int workers, Integer partitions) {
+    private static AggregateResult join(PageFile d, PageFile f, int workers, Integer partitions, boolean dense) {
         try (MorselScheduler s = new MorselScheduler(workers, 1, MorselMetrics.noop())) {
             ScanPipeline buildScan = ScanPipeline.over(d);
             JoinBuild build = partitions == null
@@ -36,6 +36,7 @@ class PartitionedHashJoinTest {
             var probePipeline = probe.probePipeline("probe", Morsels.partition(0, f.pageCount(), 1, 1), workers, List.of("build"));
             if (build instanceof PartitionedHashJoinBuild p) {
                 s.runWaves(List.of(buildPipeline, p.mergePipeline("build-merge"), probePipeline));
+                assertThat(p.isDense()).as("dense table").isEqualTo(dense);
                 int rows = 0;
                 for (int i = 0; i < partitions; i++) {
                     assertThat(p.partitionSize(i)).as("partition " + i).isPositive();
@@ -51,21 +52,31 @@ class PartitionedHashJoinTest {
 
     @Test
     void shouldAnswerAsTheBroadcastBuildWhateverThePartitionAndWorkerCount() {
+        assertSameAnswers(3, true); // keys within 3x the rows of each other: one dense table
+    }
+
+    @Test
+    void shouldAnswerAsTheBroadcastBuildWithKeysTooSparseForADenseTable() {
+        assertSameAnswers(11, false);
+    }
+
+    /** Build keys {@code i * step - 2000} (some negative), fact keys that match about a third of the rows. */
+    private void assertSameAnswers(long step, boolean dense) {
         long[][] dim = new long[4_000][];
         for (int i = 0; i < dim.length; i++) {
-            dim[i] = new long[] {i * 3L - 2_000, i % 41}; // keys spread, some negative
+            dim[i] = new long[] {i * step - 2_000, i % 41};
         }
         long[][] fact = new long[30_000][];
         for (int i = 0; i < fact.length; i++) {
-            fact[i] = new long[] {(i * 7L) % 13_000 - 2_000, i % 17}; // about a third match
+            fact[i] = new long[] {(i * 7L) % (step * 4_000 + 1_000) - 2_000, i % 17};
         }
-        PageFile d = Tables.write(dir, "dim", List.of("key", "payload"), dim);
-        PageFile f = Tables.write(dir, "fact", List.of("fk", "v"), fact);
-        AggregateResult broadcast = join(d, f, 1, null);
+        PageFile d = Tables.write(dir, "dim" + step, List.of("key", "payload"), dim);
+        PageFile f = Tables.write(dir, "fact" + step, List.of("fk", "v"), fact);
+        AggregateResult broadcast = join(d, f, 1, null, dense);
         assertThat(broadcast.rows()).isEqualTo(41);
         for (int workers : new int[] {1, 2}) {
             for (int partitions : new int[] {1, 4, 7}) {
-                AggregateResult partitioned = join(d, f, workers, partitions);
+                AggregateResult partitioned = join(d, f, workers, partitions, dense);
                 assertThat(partitioned.rowKeys()).as(workers + " workers, " + partitions + " partitions").containsExactly(broadcast.rowKeys());
                 assertThat(partitioned.rowValues()).as(workers + " workers, " + partitions + " partitions").containsExactly(broadcast.rowValues());
             }

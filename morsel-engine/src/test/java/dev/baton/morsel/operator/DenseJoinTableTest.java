@@ -1,0 +1,31 @@
+package dev.baton.morsel.operator;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import org.junit.jupiter.api.Test;
+
+/** A join table for dense keys: made only where dense enough, and answers like a hash table. */
+class DenseJoinTableTest {
+
+    @Test
+    void shouldRefuseARangeMoreThanFourTimesTheRows() {
+        assertThat(DenseJoinTable.forRange(1, 400, 100)).isNotNull();
+        assertThat(DenseJoinTable.forRange(1, 401, 100)).isNull();
+        assertThat(DenseJoinTable.forRange(Long.MIN_VALUE + 1, Long.MAX_VALUE, 100)).isNull();
+        assertThat(DenseJoinTable.forRange(Long.MAX_VALUE, Long.MIN_VALUE, 0)).as("no rows").isNull();
+    }
+
+    @Test
+    void shouldAnswerMissingOutsideTheRangeAndForAbsentKeys() {
+        DenseJoinTable t = DenseJoinTable.forRange(-5, 10, 8);
+        assertThat(t.put(-5, 0)).isTrue();
+        assertThat(t.put(10, -1)).isTrue();
+        assertThat(t.put(10, 7)).as("a repeated key").isFalse();
+        assertThat(t.get(-5, 99)).isZero();
+        assertThat(t.get(10, 99)).as("the payload put last").isEqualTo(7);
+        assertThat(t.get(3, 99)).isEqualTo(99);
+        assertThat(t.get(-6, 99)).isEqualTo(99);
+        assertThat(t.get(11, 99)).isEqualTo(99);
+        assertThat(t.get(Long.MAX_VALUE, 99)).isEqualTo(99);
+    }
+}
