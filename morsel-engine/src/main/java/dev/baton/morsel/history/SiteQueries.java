@@ -77,10 +77,15 @@ final class SiteQueries {
     private static final int A_AT = 5;
     /** Groups a query's tables start with when nothing says more. */
     private static final int EXPECTED_GROUPS = 1 << 12;
-    /** Beyond this many groups tables grow as they fill: a guess must not take memory a real history would not. */
-    private static final int MAX_EXPECTED_GROUPS = 1 << 21;
+    /**
+     * Beyond this many groups tables grow as they fill: a guess must not take memory a real history would not. A whole
+     * history's tables are sized from its record count up to this (~25M records); below it they never grow mid-scan.
+     */
+    private static final int MAX_EXPECTED_GROUPS = 1 << 23;
     /** History events per site a whole history is sized for (dispatched, leased, an outcome). */
     private static final int EVENTS_PER_SITE = 3;
+    /** The length of a site key or a request id (a UUID is 36) a whole history's dictionary is sized for. */
+    private static final int STRING_BYTES = 40;
 
     private final ProjectedReader history;
     private final ProjectedReader outcomes;
@@ -229,6 +234,9 @@ final class SiteQueries {
         List<OffsetRange> ranges = fold.partitions(BatonTopics.HISTORY);
         // a whole history has a few events per site (a dispatch, a lease, an outcome): tables sized for that do not grow mid-scan
         int expectedSites = scope.equals(HistoryLog.Scope.ALL) ? expectedGroups(ranges, EVENTS_PER_SITE) : EXPECTED_GROUPS;
+        if (scope.equals(HistoryLog.Scope.ALL)) {
+            ids.expect(2L * expectedSites, STRING_BYTES); // a site key and a request id per site
+        }
         return new TopicFold.TopicQuery<>(ranges, HISTORY_COLUMNS, historyDecoder(scope.namespace() != null), scan -> {
             if (scope.fromMillis() != Long.MIN_VALUE) {
                 scan.filter(RangeFilter.between(scan.col("at"), scope.fromMillis(), Long.MAX_VALUE));

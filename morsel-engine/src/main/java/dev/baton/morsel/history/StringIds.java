@@ -35,6 +35,20 @@ final class StringIds {
         }
     }
 
+    /**
+     * Makes room for {@code strings} strings in all, of about {@code bytesEach} bytes, so a scan that knows its size
+     * (a whole history: a site key and a request id per few records) does not grow every segment's arrays by
+     * doubling while it runs: each doubling is a copy, and on a long scan the copies are what the collector carries
+     * (docs/decisions.md, "A long replay's collector"). In all, not more: a second scan of the same history interns
+     * the same strings.
+     */
+    void expect(long strings, int bytesEach) {
+        long each = strings / SEGMENTS + 1;
+        for (Segment segment : segments) {
+            segment.expect(each, bytesEach);
+        }
+    }
+
     long id(String s) {
         if (s == null) {
             return NULL;
@@ -137,6 +151,22 @@ final class StringIds {
                 if ((int) (entry >>> 32) == hash && equals(start, s, offset, length)) {
                     return (int) INT.get(bytes, start);
                 }
+            }
+        }
+
+        synchronized void expect(long strings, int bytesEach) {
+            if (strings <= count || strings > Integer.MAX_VALUE / 4) {
+                return; // room enough already, or beyond what one segment can index: it grows as strings come
+            }
+            if (strings > starts.length) {
+                starts = Arrays.copyOf(starts, (int) strings);
+            }
+            long room = used + (strings - count) * (HEADER + bytesEach);
+            if (room > bytes.length && room <= Integer.MAX_VALUE - 8) {
+                bytes = Arrays.copyOf(bytes, (int) room);
+            }
+            while (2 * strings > slots.length) {
+                rehash();
             }
         }
 

@@ -80,6 +80,26 @@ class StringIdsTest {
     }
 
     @Test
+    void shouldKeepEveryIdWhenRoomIsMadeBeforeOrBetweenStrings() {
+        Map<String, Long> given = new HashMap<>();
+        for (int i = 0; i < 1_000; i++) {
+            given.put("site-" + i, ids.id("site-" + i));
+        }
+        ids.expect(100_000, 40); // after some strings: what they were given must not move
+        for (int i = 1_000; i < 50_000; i++) {
+            given.put("site-" + i, ids.id("site-" + i));
+        }
+        ids.expect(10, 1); // less than there is room for: nothing to do
+        ids.expect(Long.MAX_VALUE / 2, 40); // more than a segment can index: ignored, strings still grow it as they come
+
+        given.forEach((s, id) -> {
+            assertThat(ids.id(s)).isEqualTo(id);
+            assertThat(ids.string(id)).isEqualTo(s);
+        });
+        assertThat(ids.id("one-more-after-all-that")).isNotIn(given.values());
+    }
+
+    @Test
     void shouldGiveConcurrentWorkersTheSameIdForTheSameString() throws Exception {
         ExecutorService pool = Executors.newFixedThreadPool(4);
         try {
