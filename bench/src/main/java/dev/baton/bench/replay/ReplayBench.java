@@ -24,7 +24,8 @@ import picocli.CommandLine.Option;
  * {@code baton bench replay}: on one synthetic {@code baton.history} of N records on the embedded
  * broker (written once, kept in {@code --data-dir} and reused), times the raw consumer that polls and
  * drops (the limit), replay's scan and {@code history stats}, each cold (the first run in a fresh
- * JVM, from its {@code main}) and warm (median of runs after warm-ups, resources reused), at each
+ * JVM, from its {@code main}) and warm (median of runs after warm-ups in this JVM; the raw consumer's consumers reused, each
+ * history query on a fresh log and dictionary made before its clock, as a user's command has), at each
  * thread count; prints records/s per core, MB/s of keys and values, and the ratio to the raw
  * consumer at the same temperature and thread count. Last, the whole replay (history, results and
  * changelog) in a fresh JVM, timed from process start.
@@ -104,6 +105,7 @@ public final class ReplayBench implements Callable<Integer> {
         Map<ScanKind, Map<Integer, ScanProbe.Run>> cold = new EnumMap<>(ScanKind.class);
         Map<ScanKind, Map<Integer, ScanProbe.Run>> warm = new EnumMap<>(ScanKind.class);
         out.printf("cold      runs in fresh JVMs with -Xmx%s %s%n", childHeap, commandJavaOpts);
+        out.printf("warm      runs in this JVM; each history query on a fresh log (consumers, dictionary, tables) made before its clock%n");
         for (int t : threads) {
             for (ScanKind kind : ScanKind.values()) {
                 ColdRun c = coldRun(kind.name(), t, bootstrap);
