@@ -11,8 +11,10 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 
+import dev.baton.events.HistoryEvent;
 import dev.baton.events.HistoryKind;
 import dev.baton.morsel.kafka.ProjectedReader;
+import dev.baton.morsel.kafka.Projection;
 import dev.baton.morsel.kafka.ProjectedRow;
 import dev.baton.morsel.operator.Combine;
 import dev.baton.morsel.operator.LongAggTable;
@@ -62,18 +64,26 @@ public final class BucketedSitesHarness {
         int buckets = Integer.parseInt(args[2]);
         Map<String, Object> config = Map.of(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
         Held held = load(config);
+        System.out.flush();
         System.out.printf("held %,d records, %,d bytes%n", held.records(), held.arena().length);
         try (SchemaRegistry registry = SchemaRegistry.forUrl("kafka://", config)) {
             ProjectedReader reader = new ProjectedReader(registry, LogProjections.HISTORY);
+            // the sites query's fields only: kind and time as slots 0 and 1 like HISTORY's, no namespace or workflow strings copied
+            ProjectedReader narrow = new ProjectedReader(registry, Projection.of(HistoryEvent.getClassSchema(), "kind", "atMillis", "attempt",
+                    "requestId", "queue", "activityType"));
             Map<String, String> a = probe(held, reader).answer();
             Map<String, String> b = bucketed(held, reader, buckets).answer();
             System.out.printf("answers: probe %,d sites, bucketed %,d sites, equal: %s%n", a.size(), b.size(), a.equals(b));
+            b = bucketed(held, reader, buckets, false).answer();
+            System.out.printf("answers: probe %,d sites, bucketed uncombined %,d sites, equal: %s%n", a.size(), b.size(), a.equals(b));
             for (int r = 0; r < rounds; r++) {
                 Run d = decodeOnly(held, reader);
+                Run nd = decodeOnly(held, narrow);
                 Run p = probe(held, reader);
                 Run q = bucketed(held, reader, buckets);
-                System.out.printf("round %2d  decode only %6.1f   probe %6.1f ns/record   bucketed %6.1f ns/record (%s)%n", r, d.nsPerRecord(held),
-                        p.nsPerRecord(held), q.nsPerRecord(held), q.phases());
+                Run u = bucketed(held, reader, buckets, false);
+                System.out.printf("round %2d  decode narrow %6.1f   decode only %6.1f   probe %6.1f ns/record   bucketed %6.1f ns/record (%s)   uncombined %6.1f (%s)%n", r,
+                        nd.nsPerRecord(held), d.nsPerRecord(held), p.nsPerRecord(held), q.nsPerRecord(held), q.phases(), u.nsPerRecord(held), u.phases());
             }
         }
     }
@@ -122,7 +132,7 @@ public final class BucketedSitesHarness {
                     for (ConsumerRecord<byte[], byte[]> r : consumer.poll(Duration.ofSeconds(1))) {
                         int need = used + r.key().length + r.value().length;
                         if (need > arena.length) {
-                            arena = Arrays.copyOf(arena, Math.max(need, 2 * arena.length));
+                            arena = Arrays.copyOf(arena, (int) Math.min(Integer.MAX_VALUE - 8, Math.max(need, arena.length * 3L / 2)));
                         }
                         keyAt[i] = used;
                         keyLength[i] = r.key().length;
@@ -287,6 +297,11 @@ public final class BucketedSitesHarness {
     }
 
     static Run bucketed(Held h, ProjectedReader reader, int buckets) {
+        return bucketed(h, reader, buckets, true);
+    }
+
+    /** @param combineRuns whether adjacent records of one site combine before the deal (else every record is a row) */
+    static Run bucketed(Held h, ProjectedReader reader, int buckets, boolean combineRuns) {
         System.gc();
         long t0 = THREADS.getCurrentThreadCpuTime();
         int bits = Integer.numberOfTrailingZeros(buckets);
@@ -309,7 +324,7 @@ public final class BucketedSitesHarness {
             reader.decode(BatonTopics.HISTORY, value, row);
             int keyAt = h.keyAt()[i];
             int keyLength = h.keyLength()[i];
-            if (runKeyAt < 0 || runKeyLength != keyLength || !Arrays.equals(arena, runKeyAt, runKeyAt + keyLength, arena, keyAt, keyAt + keyLength)) {
+            if (!combineRuns || runKeyAt < 0 || runKeyLength != keyLength || !Arrays.equals(arena, runKeyAt, runKeyAt + keyLength, arena, keyAt, keyAt + keyLength)) {
                 if (runKeyAt >= 0) {
                     deal(sites, bits, run, arena, runKeyAt, runKeyLength);
                 }
