@@ -82,8 +82,11 @@ public final class BucketedSitesHarness {
                 Run p = probe(held, reader);
                 Run q = bucketed(held, reader, buckets);
                 Run u = bucketed(held, reader, buckets, false);
-                System.out.printf("round %2d  decode narrow %6.1f   decode only %6.1f   probe %6.1f ns/record   bucketed %6.1f ns/record (%s)   uncombined %6.1f (%s)%n", r,
-                        nd.nsPerRecord(held), d.nsPerRecord(held), p.nsPerRecord(held), q.nsPerRecord(held), q.phases(), u.nsPerRecord(held), u.phases());
+                Run c = bucketed(held, reader, buckets, true, false, false);
+                Run ps = bucketed(held, reader, buckets, true, true, true);
+                System.out.printf("round %2d  decode narrow %6.1f   decode only %6.1f   probe %6.1f ns/record   bucketed %6.1f ns/record (%s)   uncombined %6.1f (%s)   combine without deal %6.1f   bucketed presized %6.1f (%s)%n", r,
+                        nd.nsPerRecord(held), d.nsPerRecord(held), p.nsPerRecord(held), q.nsPerRecord(held), q.phases(), u.nsPerRecord(held), u.phases(), c.nsPerRecord(held),
+                        ps.nsPerRecord(held), ps.phases());
             }
         }
     }
@@ -269,8 +272,13 @@ public final class BucketedSitesHarness {
         long[] rows;
 
         Bucket(int width) {
+            this(width, 64, 1 << 12);
+        }
+
+        Bucket(int width, int expectedRows, int expectedBytes) {
             this.width = width;
-            rows = new long[width * 64];
+            rows = new long[width * Math.max(64, expectedRows)];
+            bytes = new byte[Math.max(1 << 12, expectedBytes)];
         }
 
         int count;
@@ -297,19 +305,26 @@ public final class BucketedSitesHarness {
     }
 
     static Run bucketed(Held h, ProjectedReader reader, int buckets) {
-        return bucketed(h, reader, buckets, true);
+        return bucketed(h, reader, buckets, true, true, false);
+    }
+
+    static Run bucketed(Held h, ProjectedReader reader, int buckets, boolean combineRuns) {
+        return bucketed(h, reader, buckets, combineRuns, true, false);
     }
 
     /** @param combineRuns whether adjacent records of one site combine before the deal (else every record is a row) */
-    static Run bucketed(Held h, ProjectedReader reader, int buckets, boolean combineRuns) {
+    /** @param deals whether rows and request ids are dealt at all (false: the decode and the run combine alone, to cost the deal) */
+    static Run bucketed(Held h, ProjectedReader reader, int buckets, boolean combineRuns, boolean deals, boolean presized) {
         System.gc();
         long t0 = THREADS.getCurrentThreadCpuTime();
         int bits = Integer.numberOfTrailingZeros(buckets);
         Bucket[] sites = new Bucket[buckets];
         Bucket[] requests = new Bucket[buckets];
         for (int b = 0; b < buckets; b++) {
-            sites[b] = new Bucket(Bucket.WIDTH);
-            requests[b] = new Bucket(2);
+            // presized: a fifth more than an even share of one row per three records, keys and request ids of ~40 bytes
+            int rows = presized ? h.records() / 3 / buckets * 6 / 5 : 64;
+            sites[b] = presized ? new Bucket(Bucket.WIDTH, rows, rows * 48) : new Bucket(Bucket.WIDTH);
+            requests[b] = presized ? new Bucket(2, rows, rows * 48) : new Bucket(2);
         }
         StringIds small = new StringIds(); // queues and types: a handful of strings, always in cache
         RecentIds recent = new RecentIds(small, 10);
@@ -325,7 +340,7 @@ public final class BucketedSitesHarness {
             int keyAt = h.keyAt()[i];
             int keyLength = h.keyLength()[i];
             if (!combineRuns || runKeyAt < 0 || runKeyLength != keyLength || !Arrays.equals(arena, runKeyAt, runKeyAt + keyLength, arena, keyAt, keyAt + keyLength)) {
-                if (runKeyAt >= 0) {
+                if (runKeyAt >= 0 && deals) {
                     deal(sites, bits, run, arena, runKeyAt, runKeyLength);
                 }
                 runKeyAt = keyAt;
@@ -351,7 +366,7 @@ public final class BucketedSitesHarness {
                 run[10] = Math.min(run[10], row.getLong(LogProjections.H_AT));
                 var request = row.utf8(LogProjections.H_REQUEST);
                 // dealt now, from the reused buffer; a later dispatch of the run supersedes it by order
-                run[3] = dealRequest(requests, bits, request.getBytes(), request.getByteLength());
+                run[3] = deals ? dealRequest(requests, bits, request.getBytes(), request.getByteLength()) : request.getByteLength();
             } else if (kind != DISPATCHED) {
                 // a non-dispatch row's order is -1: it wins an empty group's ARG_MAX slots only
                 for (int s = 2; s <= 8; s += 2) {
@@ -363,7 +378,7 @@ public final class BucketedSitesHarness {
                 run[10] = Math.min(run[10], Long.MAX_VALUE);
             }
         }
-        if (runKeyAt >= 0) {
+        if (runKeyAt >= 0 && deals) {
             deal(sites, bits, run, arena, runKeyAt, runKeyLength);
         }
         long t1 = THREADS.getCurrentThreadCpuTime();
