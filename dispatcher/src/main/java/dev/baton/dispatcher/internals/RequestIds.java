@@ -45,4 +45,59 @@ public final class RequestIds {
     public String next() {
         return new UUID(high, (counter.getAndIncrement() & VARIANT_MASK) | VARIANT_RFC).toString();
     }
+
+    /**
+     * The high half of {@code id} if it has the form of an id this class makes (36 characters, lowercase hex, version 8,
+     * RFC variant), 0 otherwise: a made id's high half is never 0 (its version bits are set). Strict, so two ids of this
+     * form are equal exactly when their halves are.
+     */
+    static long highOf(String id) {
+        if (!hasMadeForm(id)) {
+            return 0L;
+        }
+        long v = 0;
+        int bad = 0;
+        for (int i = 0; i < 18; i++) {
+            if (i == 8 || i == 13) {
+                continue;
+            }
+            int d = digit(id.charAt(i));
+            bad |= d;
+            v = (v << 4) | (d & 0xF);
+        }
+        return bad < 0 || (v & ~VERSION_MASK) != VERSION_8 ? 0L : v;
+    }
+
+    /** The low half (the counter) of {@code id} as {@link #highOf} reads it, 0 if not of that form (a made one has its variant bits set). */
+    static long lowOf(String id) {
+        if (!hasMadeForm(id)) {
+            return 0L;
+        }
+        long v = 0;
+        int bad = 0;
+        for (int i = 19; i < 36; i++) {
+            if (i == 23) {
+                continue;
+            }
+            int d = digit(id.charAt(i));
+            bad |= d;
+            v = (v << 4) | (d & 0xF);
+        }
+        return bad < 0 || (v & ~VARIANT_MASK) != VARIANT_RFC ? 0L : v;
+    }
+
+    private static boolean hasMadeForm(String id) {
+        return id.length() == 36 && id.charAt(8) == '-' && id.charAt(13) == '-' && id.charAt(18) == '-' && id.charAt(23) == '-';
+    }
+
+    /** A lowercase hex digit's value, -1 for any other character (as {@link UUID#toString} writes them). */
+    private static int digit(char c) {
+        if (c >= '0' && c <= '9') {
+            return c - '0';
+        }
+        if (c >= 'a' && c <= 'f') {
+            return c - 'a' + 10;
+        }
+        return -1;
+    }
 }
