@@ -7,7 +7,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Queue;
-import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CountDownLatch;
@@ -96,62 +95,6 @@ class PendingResultsTest {
 
         assertThat(pending.size()).isZero();
         assertThat(pending.complete("r-1", outcome("r-1"))).isFalse();
-    }
-
-    @Test
-    void shouldCompleteTheFutureOfAMadeIdWhenItsOutcomeCarriesAnEqualString() {
-        String id = new RequestIds().next();
-        CompletableFuture<ActivityOutcome> future = pending.register(id);
-        ActivityOutcome outcome = outcome(id);
-
-        assertThat(pending.complete(new String(id.toCharArray()), outcome)).isTrue();
-
-        assertThat(future).isCompletedWithValue(outcome);
-        assertThat(pending.size()).isZero();
-    }
-
-    @Test
-    void shouldFindARequestStillWaitingAfterLaterIdsLappedItsSlot() {
-        RequestIds ids = new RequestIds();
-        String old = ids.next();
-        CompletableFuture<ActivityOutcome> waiting = pending.register(old);
-        List<CompletableFuture<ActivityOutcome>> later = new ArrayList<>();
-        for (int i = 0; i < 9; i++) { // a ring of 4 slots for max.pending 3: twice round it
-            String id = ids.next();
-            later.add(pending.register(id));
-            assertThat(pending.complete(id, outcome(id))).isTrue();
-        }
-
-        ActivityOutcome outcome = outcome(old);
-        assertThat(pending.complete(old, outcome)).isTrue();
-
-        assertThat(waiting).isCompletedWithValue(outcome);
-        assertThat(later).allMatch(f -> f.isDone() && !f.isCompletedExceptionally());
-        assertThat(pending.size()).isZero();
-    }
-
-    @Test
-    void shouldNotCompleteARequestForAnotherClientsIdWithTheSameCounter() {
-        String mine = new RequestIds().next();
-        UUID parsed = UUID.fromString(mine);
-        String theirs = new UUID(parsed.getMostSignificantBits() ^ 0x0100_0000_0000_0000L, parsed.getLeastSignificantBits()).toString();
-        CompletableFuture<ActivityOutcome> future = pending.register(mine);
-
-        assertThat(pending.complete(theirs, outcome(theirs))).isFalse();
-        assertThat(pending.complete(mine.toUpperCase(java.util.Locale.ROOT), outcome(mine))).isFalse();
-
-        assertThat(future).isNotDone();
-        assertThat(pending.size()).isEqualTo(1);
-    }
-
-    @Test
-    void shouldForgetAMadeIdsFutureItsHolderCompleted() {
-        String id = new RequestIds().next();
-        CompletableFuture<ActivityOutcome> future = pending.register(id);
-        future.cancel(false);
-
-        assertThat(pending.size()).isZero();
-        assertThat(pending.complete(id, outcome(id))).isFalse();
     }
 
     @Test
