@@ -35,7 +35,7 @@ public final class BoundedRocksDbConfigSetter implements RocksDBConfigSetter {
 
     @Override
     public void setConfig(String storeName, Options options, Map<String, Object> configs) {
-        init(longOf(configs.get(BLOCK_CACHE_BYTES), 64L << 20), longOf(configs.get(WRITE_BUFFER_BYTES), 32L << 20));
+        init(longOf(configs.get(BLOCK_CACHE_BYTES), 192L << 20), longOf(configs.get(WRITE_BUFFER_BYTES), 128L << 20));
         BlockBasedTableConfig table = (BlockBasedTableConfig) options.tableFormatConfig();
         table.setBlockCache(cache);
         table.setCacheIndexAndFilterBlocks(true);

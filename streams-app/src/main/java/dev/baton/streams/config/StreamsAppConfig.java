@@ -104,10 +104,11 @@ public final class StreamsAppConfig extends AbstractConfig {
     private static final String QUEUE_REFRESH_MS_DOC = "How often the list of declared queues (task topics) and their lag (baton_queue_lag) are refreshed.";
 
     public static final String ROCKSDB_BLOCK_CACHE_BYTES_CONFIG = "rocksdb.block.cache.bytes";
-    private static final String ROCKSDB_BLOCK_CACHE_BYTES_DOC = "Block cache shared by every RocksDB store of the instance.";
+    private static final String ROCKSDB_BLOCK_CACHE_BYTES_DOC = "Block cache shared by every RocksDB store of the instance; the memtables are charged to it, so it bounds RocksDB's memory (off the heap).";
 
     public static final String ROCKSDB_WRITE_BUFFER_BYTES_CONFIG = "rocksdb.write.buffer.bytes";
-    private static final String ROCKSDB_WRITE_BUFFER_BYTES_DOC = "Memtable memory shared by every store, charged to the block cache (write buffer manager).";
+    private static final String ROCKSDB_WRITE_BUFFER_BYTES_DOC = "Memtable memory shared by every store, charged to the block cache (write buffer manager). Smaller means smaller, more frequent flushes "
+            + "and more compaction CPU per activity (docs/decisions.md, issue 29).";
 
     public static final String HANGING_TRANSACTION_CHECK_MS_CONFIG = "hanging.transaction.check.ms";
     private static final String HANGING_TRANSACTION_CHECK_MS_DOC = "How often to look for hanging transactions on Baton's partitions and __consumer_offsets "
@@ -165,8 +166,8 @@ public final class StreamsAppConfig extends AbstractConfig {
             .define(SCHEMA_REGISTRY_REST_PORT_CONFIG, Type.INT, 0, Range.between(0, 65535), Importance.LOW, SCHEMA_REGISTRY_REST_PORT_DOC)
             .define(STATUS_ADVERTISED_HOST_CONFIG, Type.STRING, "localhost", Importance.LOW, STATUS_ADVERTISED_HOST_DOC)
             .define(QUEUE_REFRESH_MS_CONFIG, Type.LONG, 5_000L, Range.atLeast(100), Importance.LOW, QUEUE_REFRESH_MS_DOC)
-            .define(ROCKSDB_BLOCK_CACHE_BYTES_CONFIG, Type.LONG, 64L * 1024 * 1024, Range.atLeast(1024 * 1024), Importance.LOW, ROCKSDB_BLOCK_CACHE_BYTES_DOC)
-            .define(ROCKSDB_WRITE_BUFFER_BYTES_CONFIG, Type.LONG, 32L * 1024 * 1024, Range.atLeast(1024 * 1024), Importance.LOW, ROCKSDB_WRITE_BUFFER_BYTES_DOC)
+            .define(ROCKSDB_BLOCK_CACHE_BYTES_CONFIG, Type.LONG, 192L * 1024 * 1024, Range.atLeast(1024 * 1024), Importance.LOW, ROCKSDB_BLOCK_CACHE_BYTES_DOC)
+            .define(ROCKSDB_WRITE_BUFFER_BYTES_CONFIG, Type.LONG, 128L * 1024 * 1024, Range.atLeast(1024 * 1024), Importance.LOW, ROCKSDB_WRITE_BUFFER_BYTES_DOC)
             .define(HANGING_TRANSACTION_CHECK_MS_CONFIG, Type.LONG, 10_000L, Range.atLeast(0), Importance.LOW, HANGING_TRANSACTION_CHECK_MS_DOC)
             .define(HANGING_TRANSACTION_MIN_AGE_MS_CONFIG, Type.LONG, 30_000L, Range.atLeast(0), Importance.LOW, HANGING_TRANSACTION_MIN_AGE_MS_DOC)
             .define(TRANSACTION_FENCE_AFTER_MS_CONFIG, Type.LONG, 3_000L, Range.atLeast(0), Importance.LOW, TRANSACTION_FENCE_AFTER_MS_DOC)
