@@ -2,7 +2,7 @@ package dev.baton.morsel.operator;
 
 /**
  * A join build's table for keys dense in a range: the payload of key {@code k} at {@code k - min}, no hashing and no
- * probing. Made only when the range is at most {@link #RANGE_PER_ROW} times the rows, where it takes no more memory
+ * probing (a table for {@link PartitionedHashJoinBuild}'s merge, or the one {@link DenseJoinBuild} writes as it reads). Made only when the range is at most {@link #RANGE_PER_ROW} times the rows, where it takes no more memory
  * than the hash tables it replaces (two longs a slot, at two to four slots a row).
  *
  * <p>Thread contract: {@link #put} from several threads at once only for keys that differ (each writes its own slot);
@@ -33,9 +33,14 @@ final class DenseJoinTable {
         return new DenseJoinTable(min, (int) range);
     }
 
-    /** Puts {@code payload} for {@code key} (in range); returns whether the key was new. */
+    /** Puts {@code payload} for {@code key}; returns whether the key was new. Throws when the key lies outside the range. */
     boolean put(long key, long payload) {
-        int i = (int) (key - min);
+        long at = key - min;
+        if (Long.compareUnsigned(at, slots.length) >= 0) { // one compare for both ends (a key below min wraps to a huge index)
+            throw new IllegalArgumentException("join key " + key + " lies outside the dense table's range [" + min + ", "
+                    + (min + slots.length - 1) + "]");
+        }
+        int i = (int) at;
         boolean fresh = slots[i] == 0;
         slots[i] = payload ^ HashJoinProbe.MISSING;
         return fresh;
