@@ -23,9 +23,10 @@ final class DenseJoinTable {
     private final long min;
     private final int range;
     /**
-     * The slots in chunks, each made by the first put into it. Why not one array made up front: a table of 200,000 keys is
-     * 1.6 MB that the JVM zeroes as it allocates, a quarter of a millisecond on the thread that makes it, before any
-     * worker starts; in chunks the workers zero them in parallel, each where it writes. A slot holds
+     * The slots in chunks, each made by the first put into it. Why not one array made up front: the JVM zeroes an array
+     * as it allocates it, so a table of megabytes made up front is serial time on the caller before any worker starts
+     * (docs/decisions.md, "Q14's build straight into one dense table"); in chunks the workers zero them in parallel, each
+     * where it writes. A slot holds
      * {@code payload ^ MISSING}, so a zero means "no key" without a fill.
      */
     private final long[][] chunks;
