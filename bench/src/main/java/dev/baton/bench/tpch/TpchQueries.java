@@ -17,7 +17,9 @@ import dev.baton.morsel.morsel.Morsel;
 import dev.baton.morsel.morsel.Morsels;
 import dev.baton.morsel.operator.AggregateResult;
 import dev.baton.morsel.operator.ColumnRef;
+import dev.baton.morsel.operator.DenseJoinBuild;
 import dev.baton.morsel.operator.HashAggregate;
+import dev.baton.morsel.operator.JoinBuild;
 import dev.baton.morsel.operator.PartitionedHashJoinBuild;
 import dev.baton.morsel.operator.RangeFilter;
 import dev.baton.morsel.operator.ScanPipeline;
@@ -123,16 +125,18 @@ public final class TpchQueries {
     }
 
     /**
-     * A build pipeline over {@code part}, the merge of its partitions, then a probe pipeline over
-     * lineitem that the scheduler runs after them. The build is partitioned by key (two partitions
-     * per worker): each worker appends its rows to buffers by partition, and the merge makes each
-     * partition's table from them in parallel, where the broadcast build merged on one thread while
-     * the others waited.
+     * A build pipeline over {@code part}, then a probe pipeline over lineitem that the scheduler runs after it. Where
+     * part's page bounds give a dense range for {@code p_partkey} (they do for TPC-H's keys 1 .. rows), the workers write
+     * the build's rows straight into one table indexed by key; otherwise the build is partitioned by key (two partitions
+     * per worker) and a merge wave makes each partition's table in parallel before the probe.
      */
     public List<List<Object>> q14(PageSource li, PageSource part) {
         ScanPipeline partScan = ScanPipeline.over(part);
-        PartitionedHashJoinBuild build = new PartitionedHashJoinBuild(workers(), 2 * workers(), partScan.col("p_partkey"),
-                partScan.col("p_promo"), (int) part.rowCount());
+        ColumnRef partPromo = partScan.col("p_promo");
+        DenseJoinBuild dense = DenseJoinBuild.over(partScan, "p_partkey", partPromo);
+        PartitionedHashJoinBuild partitioned = dense != null ? null
+                : new PartitionedHashJoinBuild(workers(), 2 * workers(), partScan.col("p_partkey"), partPromo, (int) part.rowCount());
+        JoinBuild build = dense != null ? dense : partitioned;
         partScan.into(build);
 
         ScanPipeline scan = ScanPipeline.over(li);
@@ -142,10 +146,13 @@ public final class TpchQueries {
         ColumnRef promoRevenue = scan.project("promo_revenue", mul(revenue, promo));
         HashAggregate agg = HashAggregate.global().sum(promoRevenue).sum(revenue);
         scan.into(agg);
-        scheduler.runWaves(List.of(
-                partScan.pipeline("q14-build", PipelineKind.BUILD, morsels(part), workers()),
-                build.mergePipeline("q14-build-merge"),
-                scan.probePipeline("q14-probe", morsels(li), workers(), List.of("q14-build"))));
+        List<Pipeline> waves = new ArrayList<>();
+        waves.add(partScan.pipeline("q14-build", PipelineKind.BUILD, morsels(part), workers()));
+        if (partitioned != null) {
+            waves.add(partitioned.mergePipeline("q14-build-merge"));
+        }
+        waves.add(scan.probePipeline("q14-probe", morsels(li), workers(), List.of("q14-build")));
+        scheduler.runWaves(waves);
         AggregateResult r = agg.result(scheduler);
         return List.of(List.of(r.rows() == 0 ? Double.NaN : 100.0 * r.value(0, 0) / r.value(0, 1)));
     }

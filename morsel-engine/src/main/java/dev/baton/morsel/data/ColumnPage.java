@@ -74,6 +74,38 @@ public final class ColumnPage {
         return dictionary;
     }
 
+    /**
+     * The least value this page may hold, from its encoding alone (no value is read): a frame page's base, a dictionary's
+     * first value, {@link Long#MIN_VALUE} for a {@link ColumnEncoding#LONG} page, which bounds nothing.
+     */
+    public long lowerBound() {
+        return switch (encoding) {
+            case BYTE, SHORT, INT -> base;
+            case DICTIONARY -> dictionary.length == 0 ? Long.MIN_VALUE : dictionary[0];
+            case LONG -> Long.MIN_VALUE;
+        };
+    }
+
+    /**
+     * The greatest value this page may hold, from its encoding alone: a frame page's base plus the largest distance its
+     * width stores (not the page's maximum, which the file does not keep), a dictionary's last value, {@link Long#MAX_VALUE}
+     * for a {@link ColumnEncoding#LONG} page.
+     */
+    public long upperBound() {
+        long widest = switch (encoding) {
+            case BYTE -> 0xFFL;
+            case SHORT -> 0xFFFFL;
+            case INT -> 0xFFFF_FFFFL;
+            case DICTIONARY -> dictionary.length == 0 ? Long.MAX_VALUE : dictionary[dictionary.length - 1];
+            case LONG -> Long.MAX_VALUE;
+        };
+        if (encoding == ColumnEncoding.DICTIONARY || encoding == ColumnEncoding.LONG) {
+            return widest;
+        }
+        long bound = base + widest;
+        return bound < base ? Long.MAX_VALUE : bound; // past Long.MAX_VALUE
+    }
+
     /** The value of row {@code row}. */
     public long get(int row) {
         return switch (encoding) {

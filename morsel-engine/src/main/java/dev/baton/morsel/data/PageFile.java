@@ -195,6 +195,22 @@ public final class PageFile implements PageSource, AutoCloseable {
         return pages[page * columns.size() + column];
     }
 
+    /** The union of the pages' bounds ({@link ColumnPage#lowerBound}, {@link ColumnPage#upperBound}); {@code null} when a page bounds nothing. */
+    @Override
+    public ValueRange valueRange(int column) {
+        long min = Long.MAX_VALUE;
+        long max = Long.MIN_VALUE;
+        for (int p = 0, n = pageCount(); p < n; p++) {
+            ColumnPage c = column(p, column);
+            if (c.encoding() == ColumnEncoding.LONG) {
+                return null;
+            }
+            min = Math.min(min, c.lowerBound());
+            max = Math.max(max, c.upperBound());
+        }
+        return max < min ? null : new ValueRange(min, max);
+    }
+
     /**
      * The values of one column in one page as 64-bit longs: a view of a version-1 or LONG page, a
      * widened copy of a narrow one. For tools; operators read {@link #column(int, int)}.

@@ -24,6 +24,14 @@ public interface PageSource {
     LongBuffer page(int page, int column);
 
     /**
+     * Bounds every value of {@code column} lies within, known without reading a value (a page file's encodings), or
+     * {@code null} where the source does not know them: a join build sizes a direct table from them before it reads a row.
+     */
+    default ValueRange valueRange(int column) {
+        return null;
+    }
+
+    /**
      * One column page in its stored encoding, for operators. A source that holds only longs answers
      * a {@link ColumnEncoding#LONG} page (this default copies {@link #page} once).
      */

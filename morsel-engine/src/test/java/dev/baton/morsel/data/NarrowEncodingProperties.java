@@ -45,6 +45,14 @@ class NarrowEncodingProperties {
                 : span <= 0xFFFF_FFFFL ? ColumnEncoding.INT : ColumnEncoding.LONG;
         assertThat(page.encoding()).isIn(frame, ColumnEncoding.DICTIONARY);
         assertThat(page.data().capacity()).isLessThanOrEqualTo(rows * frame.bytesPerValue());
+        assertWithinBounds(page, values);
+    }
+
+    /** The bounds a page's encoding gives (what a join build sizes its table from) hold every value. */
+    private static void assertWithinBounds(ColumnPage page, long[] values) {
+        for (long v : values) {
+            assertThat(v).as(page.encoding() + " page bounds").isBetween(page.lowerBound(), page.upperBound());
+        }
     }
 
     @Property(tries = 200)
@@ -70,6 +78,7 @@ class NarrowEncodingProperties {
         } else if (distinct > ColumnEncoding.MAX_DICTIONARY) {
             assertThat(page.encoding()).isNotEqualTo(ColumnEncoding.DICTIONARY);
         }
+        assertWithinBounds(page, values);
     }
 
     private static ColumnPage encodeAndRead(long[] values) {

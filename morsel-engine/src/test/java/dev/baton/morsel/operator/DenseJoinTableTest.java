@@ -28,4 +28,20 @@ class DenseJoinTableTest {
         assertThat(t.get(11, 99)).isEqualTo(99);
         assertThat(t.get(Long.MAX_VALUE, 99)).isEqualTo(99);
     }
+
+    @Test
+    void shouldKeepKeysAcrossChunksAndInAPartialLastChunk() {
+        int chunk = 1 << DenseJoinTable.CHUNK_BITS;
+        long max = 3L * chunk + 4;
+        DenseJoinTable t = DenseJoinTable.forRange(0, max, max + 1);
+        for (long k = 0; k <= max; k += 7) {
+            t.put(k, k * 3);
+        }
+        t.put(max, -5);
+        for (long k = 0; k < max; k++) {
+            assertThat(t.get(k, 99)).as("key " + k).isEqualTo(k % 7 == 0 ? k * 3 : 99);
+        }
+        assertThat(t.get(max, 99)).as("the last chunk's last slot").isEqualTo(-5);
+        assertThat(t.get(max + 1, 99)).isEqualTo(99);
+    }
 }
