@@ -97,8 +97,4 @@ public final class ProjectedRow {
     public static byte[] utf8Of(String value) {
         return value == null ? null : value.getBytes(StandardCharsets.UTF_8);
     }
-
-    void clear() {
-        java.util.Arrays.fill(nulls, false);
-    }
 }

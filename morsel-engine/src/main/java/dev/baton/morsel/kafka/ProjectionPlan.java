@@ -1,9 +1,16 @@
 package dev.baton.morsel.kafka;
 
+import static dev.baton.morsel.kafka.PlanSteps.step;
+
 import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.lang.invoke.MethodHandle;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.MethodType;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.HashSet;
-import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -19,14 +26,20 @@ import org.apache.avro.Schema;
  * {@link WireReader}'s skips. Reader fields the writer lacks take their defaults. Nothing is allocated per
  * value: no record object, no string unless its slot is read.
  *
+ * <p>The steps ({@link PlanSteps}) are composed into one method handle, a union into a table switch on its
+ * branch index, and the handle is made the constant of a hidden class of its own ({@link PlanTemplate}), so the
+ * JIT compiles each plan into straight-line code for its writer schema. Why: a plan of one object per field
+ * made a call through an interface with a dozen implementations per writer field, and an int code run by one
+ * switch loop did no better; the calls and the switch's jump were about half of the decode's CPU
+ * (docs/decisions.md, "The projected decode about twice as cheap").
+ *
  * <p>Immutable and thread-safe once built; decoding writes only into the caller's row.
  */
 final class ProjectionPlan {
 
-    /** One step over the writer's bytes. */
-    @FunctionalInterface
-    interface Step {
-        void run(WireReader in, ProjectedRow row) throws IOException;
+    /** A plan's compiled body: the hidden class's one method. */
+    interface Decoder {
+        void decode(WireReader in, ProjectedRow row) throws IOException;
     }
 
     /** A writer value the reader cannot take (a union branch or enum symbol without a match); names both. */
@@ -36,43 +49,114 @@ final class ProjectionPlan {
         }
     }
 
-    private final Step[] steps;
-    /** Slot defaults for reader fields the writer lacks, applied before the steps. */
-    private final Step[] defaults;
+    private static final MethodHandle NOTHING = MethodHandles.empty(PlanSteps.STEP);
+    private static final MethodHandle UNION_INDEX = PlanSteps.unionIndex();
+    private static final MethodHandle READ_INT = step("readInt", int.class);
+    private static final MethodHandle READ_LONG = step("readLong", int.class);
+    private static final MethodHandle READ_BOOLEAN = step("readBoolean", int.class);
+    private static final MethodHandle INT_TO_DOUBLE = step("intToDouble", int.class);
+    private static final MethodHandle LONG_TO_DOUBLE = step("longToDouble", int.class);
+    private static final MethodHandle FLOAT_TO_DOUBLE = step("floatToDouble", int.class);
+    private static final MethodHandle READ_DOUBLE = step("readDouble", int.class);
+    private static final MethodHandle READ_STRING = step("readString", int.class);
+    private static final MethodHandle READ_ENUM = step("readEnum", EnumMapping.class, int.class);
+    private static final MethodHandle SKIP_INT = step("skipInt");
+    private static final MethodHandle SKIP_LONG = step("skipLong");
+    private static final MethodHandle SKIP_BOOLEAN = step("skipBoolean");
+    private static final MethodHandle SKIP_FIXED = step("skipFixed", int.class);
+    private static final MethodHandle SKIP_STRING = step("skipString");
+    private static final MethodHandle BAD_UNION_INDEX = step("badUnionIndex", int.class, int.class);
+    private static final MethodHandle SET_NULL = step("setNull", int.class);
+    private static final MethodHandle SET_NULLS = step("setNulls", int[].class);
+    private static final MethodHandle FAIL = step("fail", String.class);
+    private static final MethodHandle DEFAULT_LONG = step("defaultLong", long.class, int.class);
+    private static final MethodHandle DEFAULT_DOUBLE = step("defaultDouble", double.class, int.class);
+    private static final MethodHandle DEFAULT_STRING = step("defaultString", byte[].class, int.class);
+    private static final MethodHandle RECURSE = step("recurse", MethodHandle[].class);
+    private static final MethodHandle BLOCKS = step("blocks", MethodHandle.class);
 
-    private ProjectionPlan(Step[] steps, Step[] defaults) {
-        this.steps = steps;
-        this.defaults = defaults;
+    private static final byte[] TEMPLATE = templateBytes();
+
+    private final Decoder decoder;
+
+    private ProjectionPlan(Decoder decoder) {
+        this.decoder = decoder;
     }
 
     static ProjectionPlan compile(Schema writer, Projection projection) {
-        List<Step> steps = new ArrayList<>();
-        List<Step> defaults = new ArrayList<>();
-        new Compiler(projection, defaults).record(writer, projection.reader(), projection.root(), steps);
-        return new ProjectionPlan(steps.toArray(Step[]::new), defaults.toArray(Step[]::new));
+        Compiler c = new Compiler(projection);
+        List<MethodHandle> fields = new ArrayList<>();
+        c.record(writer, projection.reader(), projection.root(), fields);
+        List<MethodHandle> all = new ArrayList<>(c.defaults); // found while compiling the fields, run before them
+        all.addAll(fields);
+        return new ProjectionPlan(define(sequence(all)));
     }
 
     void decode(WireReader in, ProjectedRow row) throws IOException {
-        row.clear();
-        for (Step d : defaults) {
-            d.run(in, row);
+        decoder.decode(in, row);
+    }
+
+    private static Decoder define(MethodHandle body) {
+        try {
+            MethodHandles.Lookup hidden = MethodHandles.lookup().defineHiddenClassWithClassData(TEMPLATE, body, true);
+            return (Decoder) hidden.findConstructor(hidden.lookupClass(), MethodType.methodType(void.class)).invoke();
+        } catch (RuntimeException | Error e) {
+            throw e;
+        } catch (Throwable t) {
+            throw new IllegalStateException("cannot define a projection plan's class: " + t, t);
         }
-        for (Step s : steps) {
-            s.run(in, row);
+    }
+
+    private static byte[] templateBytes() {
+        try (InputStream in = PlanTemplate.class.getResourceAsStream(PlanTemplate.class.getSimpleName() + ".class")) {
+            if (in == null) {
+                throw new IllegalStateException("PlanTemplate.class is not on the class path beside ProjectionPlan");
+            }
+            return in.readAllBytes();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /** Steps run one after the other, composed as a balanced tree (a chain as deep as a record is long would be needless nesting). */
+    private static MethodHandle sequence(List<MethodHandle> steps) {
+        if (steps.isEmpty()) {
+            return NOTHING;
+        }
+        if (steps.size() == 1) {
+            return steps.get(0);
+        }
+        int half = steps.size() / 2;
+        return MethodHandles.foldArguments(sequence(steps.subList(half, steps.size())), sequence(steps.subList(0, half)));
+    }
+
+    /** A writer enum's indexes as the reader's ordinals (-1: a symbol the reader lacks and has no default for). */
+    record EnumMapping(int[] ordinals, List<String> symbols, String writer, String reader) {
+        long ordinal(int index) {
+            if (index < 0 || index >= ordinals.length) {
+                throw new Mismatch("enum index " + index + " outside the writer's " + ordinals.length + " symbols of " + writer);
+            }
+            if (ordinals[index] < 0) {
+                throw new Mismatch("enum symbol " + symbols.get(index) + " is unknown to the reader's " + reader + ", which has no default");
+            }
+            return ordinals[index];
         }
     }
 
     /** Builds the steps; one instance per compile. */
     private static final class Compiler {
         private final Projection projection;
-        private final List<Step> defaults;
+        /** The defaults of reader fields the writer lacks. */
+        final List<MethodHandle> defaults = new ArrayList<>();
+        /** The records being skipped, innermost last, each with the holder of its body for a record met again inside itself. */
+        private final List<Schema> skipping = new ArrayList<>();
+        private final List<MethodHandle[]> skippingBodies = new ArrayList<>();
 
-        Compiler(Projection projection, List<Step> defaults) {
+        Compiler(Projection projection) {
             this.projection = projection;
-            this.defaults = defaults;
         }
 
-        void record(Schema writer, Schema reader, Projection.Node node, List<Step> out) {
+        void record(Schema writer, Schema reader, Projection.Node node, List<MethodHandle> out) {
             Set<String> matched = new HashSet<>();
             for (Schema.Field wf : writer.getFields()) {
                 Schema.Field rf = readerField(reader, wf);
@@ -87,7 +171,7 @@ final class ProjectionPlan {
             for (Map.Entry<String, Projection.Node> e : node.children.entrySet()) {
                 if (!matched.contains(e.getKey())) {
                     Schema.Field rf = reader.getField(e.getKey());
-                    defaultOf(rf, rf.hasDefaultValue() ? rf.defaultVal() : null, e.getValue());
+                    defaultOf(rf.hasDefaultValue() ? rf.defaultVal() : null, e.getValue());
                 }
             }
         }
@@ -106,26 +190,16 @@ final class ProjectionPlan {
         }
 
         /** A projected field: a leaf read into its slot, or a record entered. */
-        private Step field(Schema w, Schema r, Projection.Node node) {
+        private MethodHandle field(Schema w, Schema r, Projection.Node node) {
             if (w.getType() == Schema.Type.UNION) {
-                Step[] branches = new Step[w.getTypes().size()];
-                for (int i = 0; i < branches.length; i++) {
-                    branches[i] = field(w.getTypes().get(i), r, node);
-                }
-                return (in, row) -> branches[in.readInt()].run(in, row);
+                return union(w.getTypes().stream().map(b -> field(b, r, node)).toList());
             }
             if (w.getType() == Schema.Type.NULL) {
                 if (!nullable(r)) {
                     return fail("null written where the reader's " + r + " has no null");
                 }
-                List<Integer> slots = new ArrayList<>();
-                slotsUnder(node, slots);
-                int[] s = slots.stream().mapToInt(Integer::intValue).toArray();
-                return (in, row) -> {
-                    for (int slot : s) {
-                        row.nulls[slot] = true;
-                    }
-                };
+                int[] slots = slotsUnder(node);
+                return slots.length == 1 ? MethodHandles.insertArguments(SET_NULL, 0, slots[0]) : MethodHandles.insertArguments(SET_NULLS, 0, (Object) slots);
             }
             Schema rt = readerBranch(w, r);
             if (rt == null) {
@@ -137,110 +211,73 @@ final class ProjectionPlan {
             if (w.getType() != Schema.Type.RECORD || rt.getType() != Schema.Type.RECORD) {
                 return fail("writer type " + w.getType() + " cannot be entered as reader record " + rt.getFullName());
             }
-            List<Step> nested = new ArrayList<>();
+            List<MethodHandle> nested = new ArrayList<>();
             record(w, rt, node, nested);
-            Step[] steps = nested.toArray(Step[]::new);
-            return (in, row) -> {
-                for (Step s : steps) {
-                    s.run(in, row);
-                }
-            };
+            return sequence(nested);
         }
 
-        private Step leaf(Schema w, Schema r, int slot) {
+        /** A union: its branch index read, then that branch's step; an index outside the branches is a corrupt body. */
+        private static MethodHandle union(List<MethodHandle> branches) {
+            MethodHandle[] cases = branches.stream().map(b -> MethodHandles.dropArguments(b, 0, int.class)).toArray(MethodHandle[]::new);
+            MethodHandle fallback = MethodHandles.insertArguments(BAD_UNION_INDEX, 0, cases.length);
+            return MethodHandles.foldArguments(MethodHandles.tableSwitch(fallback, cases), UNION_INDEX);
+        }
+
+        private MethodHandle leaf(Schema w, Schema r, int slot) {
             Schema.Type wt = w.getType();
             Schema.Type rt = r.getType();
-            switch (rt) {
-                case INT, LONG:
-                    if (wt == Schema.Type.INT) {
-                        return (in, row) -> row.longs[slot] = in.readInt();
-                    }
-                    if (wt == Schema.Type.LONG && rt == Schema.Type.LONG) {
-                        return (in, row) -> row.longs[slot] = in.readLong();
-                    }
-                    break;
-                case BOOLEAN:
-                    if (wt == Schema.Type.BOOLEAN) {
-                        return (in, row) -> row.longs[slot] = in.readBoolean() ? 1 : 0;
-                    }
-                    break;
-                case FLOAT, DOUBLE:
-                    switch (wt) {
-                        case INT: return (in, row) -> row.doubles[slot] = in.readInt();
-                        case LONG: return (in, row) -> row.doubles[slot] = in.readLong();
-                        case FLOAT: return (in, row) -> row.doubles[slot] = in.readFloat();
-                        case DOUBLE:
-                            if (rt == Schema.Type.DOUBLE) {
-                                return (in, row) -> row.doubles[slot] = in.readDouble();
-                            }
-                            break;
-                        default:
-                            break;
-                    }
-                    break;
-                case STRING, BYTES:
-                    if (wt == Schema.Type.STRING || wt == Schema.Type.BYTES) {
-                        // Both are a length and bytes on the wire.
-                        return (in, row) -> in.readString(row.strings[slot]);
-                    }
-                    break;
-                case ENUM:
-                    if (wt == Schema.Type.ENUM) {
-                        return enumStep(w, r, slot);
-                    }
-                    break;
-                default:
-                    break;
-            }
-            return fail("writer type " + w + " cannot be read as " + r);
+            MethodHandle read = switch (rt) {
+                case INT, LONG -> wt == Schema.Type.INT ? READ_INT : wt == Schema.Type.LONG && rt == Schema.Type.LONG ? READ_LONG : null;
+                case BOOLEAN -> wt == Schema.Type.BOOLEAN ? READ_BOOLEAN : null;
+                case FLOAT, DOUBLE -> switch (wt) {
+                    case INT -> INT_TO_DOUBLE;
+                    case LONG -> LONG_TO_DOUBLE;
+                    case FLOAT -> FLOAT_TO_DOUBLE;
+                    case DOUBLE -> rt == Schema.Type.DOUBLE ? READ_DOUBLE : null;
+                    default -> null;
+                };
+                // Both are a length and bytes on the wire.
+                case STRING, BYTES -> wt == Schema.Type.STRING || wt == Schema.Type.BYTES ? READ_STRING : null;
+                case ENUM -> wt == Schema.Type.ENUM ? MethodHandles.insertArguments(READ_ENUM, 0, enumMapping(w, r)) : null;
+                default -> null;
+            };
+            return read == null ? fail("writer type " + w + " cannot be read as " + r) : MethodHandles.insertArguments(read, 0, slot);
         }
 
-        private static Step enumStep(Schema w, Schema r, int slot) {
+        private static EnumMapping enumMapping(Schema w, Schema r) {
             List<String> symbols = w.getEnumSymbols();
-            int[] ordinal = new int[symbols.size()];
-            for (int i = 0; i < ordinal.length; i++) {
+            int[] ordinals = new int[symbols.size()];
+            for (int i = 0; i < ordinals.length; i++) {
                 String symbol = r.hasEnumSymbol(symbols.get(i)) ? symbols.get(i) : r.getEnumDefault();
-                ordinal[i] = symbol == null ? -1 : r.getEnumOrdinal(symbol);
+                ordinals[i] = symbol == null ? -1 : r.getEnumOrdinal(symbol);
             }
-            return (in, row) -> {
-                int i = in.readInt();
-                if (i < 0 || i >= ordinal.length) {
-                    throw new Mismatch("enum index " + i + " outside the writer's " + ordinal.length + " symbols of " + w.getFullName());
-                }
-                if (ordinal[i] < 0) {
-                    throw new Mismatch("enum symbol " + symbols.get(i) + " is unknown to the reader's " + r.getFullName() + ", which has no default");
-                }
-                row.longs[slot] = ordinal[i];
-            };
+            return new EnumMapping(ordinals, symbols, w.getFullName(), r.getFullName());
         }
 
         /** Sets the slots under {@code node} from a reader field's default (JSON-shaped: null, number, string, map). */
-        private void defaultOf(Schema.Field field, Object value, Projection.Node node) {
+        private void defaultOf(Object value, Projection.Node node) {
             if (node.isLeaf()) {
                 int slot = node.slot;
                 Projection.SlotKind kind = projection.kind(slot);
                 if (value == null || value == JsonProperties.NULL_VALUE) {
-                    defaults.add((in, row) -> row.nulls[slot] = true);
+                    defaults.add(MethodHandles.insertArguments(SET_NULL, 0, slot));
                 } else if (kind == Projection.SlotKind.ENUM) {
-                    int ordinal = Projection.nonNull(node.readerType).getEnumOrdinal(value.toString());
-                    defaults.add((in, row) -> row.longs[slot] = ordinal);
+                    long ordinal = Projection.nonNull(node.readerType).getEnumOrdinal(value.toString());
+                    defaults.add(MethodHandles.insertArguments(DEFAULT_LONG, 0, ordinal, slot));
                 } else if (kind == Projection.SlotKind.STRING) {
-                    String s = value.toString();
-                    defaults.add((in, row) -> row.strings[slot].set(s));
+                    byte[] utf8 = value.toString().getBytes(StandardCharsets.UTF_8);
+                    defaults.add(MethodHandles.insertArguments(DEFAULT_STRING, 0, utf8, slot));
                 } else if (kind == Projection.SlotKind.DOUBLE) {
-                    double d = ((Number) value).doubleValue();
-                    defaults.add((in, row) -> row.doubles[slot] = d);
+                    defaults.add(MethodHandles.insertArguments(DEFAULT_DOUBLE, 0, ((Number) value).doubleValue(), slot));
                 } else {
                     long l = value instanceof Boolean b ? (b ? 1 : 0) : ((Number) value).longValue();
-                    defaults.add((in, row) -> row.longs[slot] = l);
+                    defaults.add(MethodHandles.insertArguments(DEFAULT_LONG, 0, l, slot));
                 }
                 return;
             }
             if (value == null || value == JsonProperties.NULL_VALUE) {
-                List<Integer> slots = new ArrayList<>();
-                slotsUnder(node, slots); // a null record: every field under it is null
-                for (int slot : slots) {
-                    defaults.add((in, row) -> row.nulls[slot] = true);
+                for (int slot : slotsUnder(node)) { // a null record: every field under it is null
+                    defaults.add(MethodHandles.insertArguments(SET_NULL, 0, slot));
                 }
                 return;
             }
@@ -249,8 +286,18 @@ final class ProjectionPlan {
             for (Map.Entry<String, Projection.Node> e : node.children.entrySet()) {
                 Object v = fields.containsKey(e.getKey()) ? fields.get(e.getKey())
                         : record.getField(e.getKey()).hasDefaultValue() ? record.getField(e.getKey()).defaultVal() : null;
-                defaultOf(record.getField(e.getKey()), v, e.getValue());
+                defaultOf(v, e.getValue());
             }
+        }
+
+        private static MethodHandle fail(String why) {
+            return MethodHandles.insertArguments(FAIL, 0, why);
+        }
+
+        private static int[] slotsUnder(Projection.Node node) {
+            List<Integer> out = new ArrayList<>();
+            slotsUnder(node, out);
+            return out.stream().mapToInt(Integer::intValue).toArray();
         }
 
         private static void slotsUnder(Projection.Node node, List<Integer> out) {
@@ -298,73 +345,46 @@ final class ProjectionPlan {
             };
         }
 
-        /** Skips an array's or a map's blocks; each item is {@code item}'s steps in turn. */
-        private static Step blocks(Step[] item) {
-            return (in, row) -> {
-                for (long n = in.blockCount(true); n != 0; n = in.blockCount(true)) {
-                    for (long i = 0; i < n; i++) {
-                        for (Step s : item) {
-                            s.run(in, row);
-                        }
-                    }
-                }
-            };
-        }
-
-        private static Step fail(String why) {
-            return (in, row) -> {
-                throw new Mismatch(why);
-            };
-        }
-
         /** Skips one value of the writer's type without materialising it. */
-        static Step skip(Schema w) {
-            return skip(w, new IdentityHashMap<>());
+        private MethodHandle skip(Schema w) {
+            return switch (w.getType()) {
+                case NULL -> NOTHING;
+                case BOOLEAN -> SKIP_BOOLEAN;
+                case INT, ENUM -> SKIP_INT;
+                case LONG -> SKIP_LONG;
+                case FLOAT -> MethodHandles.insertArguments(SKIP_FIXED, 0, 4);
+                case DOUBLE -> MethodHandles.insertArguments(SKIP_FIXED, 0, 8);
+                case STRING, BYTES -> SKIP_STRING;
+                case FIXED -> MethodHandles.insertArguments(SKIP_FIXED, 0, w.getFixedSize());
+                case UNION -> union(w.getTypes().stream().map(this::skip).toList());
+                case RECORD -> skipRecord(w);
+                // Rare in Baton's events: blocks are skipped by their byte size when the writer gave it, else item by item.
+                case ARRAY -> MethodHandles.insertArguments(BLOCKS, 0, skip(w.getElementType()));
+                case MAP -> MethodHandles.insertArguments(BLOCKS, 0, sequence(List.of(SKIP_STRING, skip(w.getValueType()))));
+            };
         }
 
         /**
-         * @param records the field skips of each record met so far: a record that contains itself (a failure's
-         *                cause is a failure) reuses its own, filled in once its fields are compiled, instead of recursing forever
+         * A record's fields skipped in line; a record met again inside itself (a failure's cause is a failure) is
+         * skipped through a holder of its own body, filled in once its fields are compiled, instead of recursing forever.
          */
-        private static Step skip(Schema w, Map<Schema, Step[]> records) {
-            return switch (w.getType()) {
-                case NULL -> (in, row) -> { };
-                case BOOLEAN -> (in, row) -> in.readBoolean();
-                case INT -> (in, row) -> in.readInt();
-                case LONG -> (in, row) -> in.readLong();
-                case FLOAT -> (in, row) -> in.skipFixed(4);
-                case DOUBLE -> (in, row) -> in.skipFixed(8);
-                case STRING -> (in, row) -> in.skipString();
-                case BYTES -> (in, row) -> in.skipString();
-                case ENUM -> (in, row) -> in.readInt();
-                case FIXED -> {
-                    int size = w.getFixedSize();
-                    yield (in, row) -> in.skipFixed(size);
+        private MethodHandle skipRecord(Schema w) {
+            for (int i = skipping.size() - 1; i >= 0; i--) {
+                if (skipping.get(i) == w) {
+                    return MethodHandles.insertArguments(RECURSE, 0, (Object) skippingBodies.get(i));
                 }
-                case UNION -> {
-                    Step[] branches = w.getTypes().stream().map(b -> skip(b, records)).toArray(Step[]::new);
-                    yield (in, row) -> branches[in.readInt()].run(in, row);
-                }
-                case RECORD -> {
-                    Step[] fields = records.get(w);
-                    if (fields == null) {
-                        fields = new Step[w.getFields().size()];
-                        records.put(w, fields); // before its fields: one of them may be this record again
-                        for (int i = 0; i < fields.length; i++) {
-                            fields[i] = skip(w.getFields().get(i).schema(), records);
-                        }
-                    }
-                    Step[] all = fields;
-                    yield (in, row) -> {
-                        for (Step f : all) {
-                            f.run(in, row);
-                        }
-                    };
-                }
-                // Rare in Baton's events: blocks are skipped by their byte size when the writer gave it, else item by item.
-                case ARRAY -> blocks(new Step[] {skip(w.getElementType(), records)});
-                case MAP -> blocks(new Step[] {(in, row) -> in.skipString(), skip(w.getValueType(), records)});
-            };
+            }
+            MethodHandle[] holder = new MethodHandle[1];
+            skipping.add(w);
+            skippingBodies.add(holder);
+            List<MethodHandle> fields = new ArrayList<>();
+            for (Schema.Field f : w.getFields()) {
+                fields.add(skip(f.schema()));
+            }
+            skipping.remove(skipping.size() - 1);
+            skippingBodies.remove(skippingBodies.size() - 1);
+            holder[0] = sequence(fields);
+            return holder[0];
         }
     }
 }

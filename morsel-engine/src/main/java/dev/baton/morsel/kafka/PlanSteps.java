@@ -1,0 +1,163 @@
+package dev.baton.morsel.kafka;
+
+import java.io.IOException;
+import java.lang.invoke.MethodHandle;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.MethodType;
+
+/**
+ * The steps {@link ProjectionPlan} composes, as static methods whose leading arguments (a slot, a size, a constant)
+ * it binds: each ends as a {@code (WireReader, ProjectedRow) void} handle. A leaf writes its slot's null flag too, so
+ * every projected slot is written exactly once per value (by a read, a null branch or a default) and the row needs no
+ * clearing.
+ */
+final class PlanSteps {
+
+    static final MethodType STEP = MethodType.methodType(void.class, WireReader.class, ProjectedRow.class);
+
+    private PlanSteps() {
+    }
+
+    static MethodHandle step(String name, Class<?>... bound) {
+        try {
+            return MethodHandles.lookup().findStatic(PlanSteps.class, name, STEP.insertParameterTypes(0, bound));
+        } catch (NoSuchMethodException | IllegalAccessException e) {
+            throw new IllegalStateException("no step " + name, e);
+        }
+    }
+
+    static MethodHandle unionIndex() {
+        try {
+            return MethodHandles.lookup().findStatic(PlanSteps.class, "unionIndex", MethodType.methodType(int.class, WireReader.class, ProjectedRow.class));
+        } catch (NoSuchMethodException | IllegalAccessException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    static void readInt(int slot, WireReader in, ProjectedRow row) throws IOException {
+        row.longs[slot] = in.readInt();
+        row.nulls[slot] = false;
+    }
+
+    static void readLong(int slot, WireReader in, ProjectedRow row) throws IOException {
+        row.longs[slot] = in.readLong();
+        row.nulls[slot] = false;
+    }
+
+    static void readBoolean(int slot, WireReader in, ProjectedRow row) throws IOException {
+        row.longs[slot] = in.readBoolean() ? 1 : 0;
+        row.nulls[slot] = false;
+    }
+
+    static void intToDouble(int slot, WireReader in, ProjectedRow row) throws IOException {
+        row.doubles[slot] = in.readInt();
+        row.nulls[slot] = false;
+    }
+
+    static void longToDouble(int slot, WireReader in, ProjectedRow row) throws IOException {
+        row.doubles[slot] = in.readLong();
+        row.nulls[slot] = false;
+    }
+
+    static void floatToDouble(int slot, WireReader in, ProjectedRow row) throws IOException {
+        row.doubles[slot] = in.readFloat();
+        row.nulls[slot] = false;
+    }
+
+    static void readDouble(int slot, WireReader in, ProjectedRow row) throws IOException {
+        row.doubles[slot] = in.readDouble();
+        row.nulls[slot] = false;
+    }
+
+    static void readString(int slot, WireReader in, ProjectedRow row) throws IOException {
+        in.readString(row.strings[slot]);
+        row.nulls[slot] = false;
+    }
+
+    static void readEnum(ProjectionPlan.EnumMapping mapping, int slot, WireReader in, ProjectedRow row) throws IOException {
+        row.longs[slot] = mapping.ordinal(in.readInt());
+        row.nulls[slot] = false;
+    }
+
+    static void skipInt(WireReader in, ProjectedRow row) throws IOException {
+        in.readInt();
+    }
+
+    static void skipLong(WireReader in, ProjectedRow row) throws IOException {
+        in.readLong();
+    }
+
+    static void skipBoolean(WireReader in, ProjectedRow row) throws IOException {
+        in.readBoolean();
+    }
+
+    static void skipFixed(int bytes, WireReader in, ProjectedRow row) throws IOException {
+        in.skipFixed(bytes);
+    }
+
+    static void skipString(WireReader in, ProjectedRow row) throws IOException {
+        in.skipString();
+    }
+
+    static int unionIndex(WireReader in, ProjectedRow row) throws IOException {
+        return in.readInt();
+    }
+
+    static void badUnionIndex(int branches, int index, WireReader in, ProjectedRow row) throws IOException {
+        throw new IOException("union index " + index + " outside its " + branches + " branches");
+    }
+
+    static void setNull(int slot, WireReader in, ProjectedRow row) {
+        row.nulls[slot] = true;
+    }
+
+    static void setNulls(int[] slots, WireReader in, ProjectedRow row) {
+        for (int slot : slots) {
+            row.nulls[slot] = true;
+        }
+    }
+
+    static void fail(String why, WireReader in, ProjectedRow row) {
+        throw new ProjectionPlan.Mismatch(why);
+    }
+
+    static void defaultLong(long value, int slot, WireReader in, ProjectedRow row) {
+        row.longs[slot] = value;
+        row.nulls[slot] = false;
+    }
+
+    static void defaultDouble(double value, int slot, WireReader in, ProjectedRow row) {
+        row.doubles[slot] = value;
+        row.nulls[slot] = false;
+    }
+
+    static void defaultString(byte[] utf8, int slot, WireReader in, ProjectedRow row) {
+        row.strings[slot].setByteLength(utf8.length);
+        System.arraycopy(utf8, 0, row.strings[slot].getBytes(), 0, utf8.length);
+        row.nulls[slot] = false;
+    }
+
+    /** A record that contains itself: its body is in {@code body[0]} once compiled (rare: a failure's cause chain). */
+    static void recurse(MethodHandle[] body, WireReader in, ProjectedRow row) throws IOException {
+        invoke(body[0], in, row);
+    }
+
+    /** An array's or a map's blocks, each item skipped by {@code item} (rare in Baton's events). */
+    static void blocks(MethodHandle item, WireReader in, ProjectedRow row) throws IOException {
+        for (long n = in.blockCount(true); n != 0; n = in.blockCount(true)) {
+            for (long i = 0; i < n; i++) {
+                invoke(item, in, row);
+            }
+        }
+    }
+
+    private static void invoke(MethodHandle step, WireReader in, ProjectedRow row) throws IOException {
+        try {
+            step.invokeExact(in, row);
+        } catch (IOException | RuntimeException | Error e) {
+            throw e;
+        } catch (Throwable t) {
+            throw new IllegalStateException("a plan's step threw " + t, t);
+        }
+    }
+}
