@@ -123,11 +123,21 @@ public final class DecodeHarness {
             row.reader.reset(a, at + 5, n - 5);
             noStringSteps.decode(row.reader, row);
         }, false));
+        ProjectionPlan noStringPlan = ProjectionPlan.compile(writer, noStrings);
+        out.put("plannostrings", new Variant((a, at, n, row) -> {
+            row.reader.reset(a, at + 5, n - 5);
+            noStringPlan.decode(row.reader, row);
+        }, false));
         Projection skips = Projection.of(HistoryEvent.getClassSchema(), "atMillis");
         StepPlan skipSteps = StepPlan.compile(writer, skips);
         out.put("skipall", new Variant((a, at, n, row) -> {
             row.reader.reset(a, at + 5, n - 5);
             skipSteps.decode(row.reader, row);
+        }, false));
+        ProjectionPlan skipPlan = ProjectionPlan.compile(writer, skips);
+        out.put("planskipall", new Variant((a, at, n, row) -> {
+            row.reader.reset(a, at + 5, n - 5);
+            skipPlan.decode(row.reader, row);
         }, false));
         // straight-line code for this one writer schema with today's WireReader: what no dispatch per field would give
         out.put("hand", new Variant((a, at, n, row) -> {
