@@ -14,6 +14,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 
 import org.apache.avro.JsonProperties;
 import org.apache.avro.Schema;
@@ -76,6 +77,8 @@ final class ProjectionPlan {
     private static final MethodHandle BLOCKS = step("blocks", MethodHandle.class);
 
     private static final byte[] TEMPLATE = templateBytes();
+    private static final int MAX_COMPILED = 1024;
+    private static final Map<List<String>, ProjectionPlan> COMPILED = new ConcurrentHashMap<>();
 
     private final Decoder decoder;
 
@@ -83,7 +86,26 @@ final class ProjectionPlan {
         this.decoder = decoder;
     }
 
+    /**
+     * The plan of {@code writer} read as {@code projection}: compiled once per JVM and then shared. Each compile defines a
+     * hidden class the JIT compiles afresh, and a query makes its own readers (a {@code HistoryLog} per run), so without
+     * sharing every run would pay the class and the JIT's warm-up again.
+     */
     static ProjectionPlan compile(Schema writer, Projection projection) {
+        // the schemas' JSON, not the schemas: Schema.equals ignores field aliases, which choose the writer's fields
+        List<String> key = List.of(writer.toString(), projection.reader().toString(), String.join(",", projection.paths()));
+        ProjectionPlan plan = COMPILED.get(key);
+        if (plan == null) {
+            plan = build(writer, projection);
+            if (COMPILED.size() < MAX_COMPILED) { // a bound against a process that meets schemas without end
+                ProjectionPlan raced = COMPILED.putIfAbsent(key, plan);
+                plan = raced == null ? plan : raced;
+            }
+        }
+        return plan;
+    }
+
+    private static ProjectionPlan build(Schema writer, Projection projection) {
         Compiler c = new Compiler(projection);
         List<MethodHandle> fields = new ArrayList<>();
         c.record(writer, projection.reader(), projection.root(), fields);

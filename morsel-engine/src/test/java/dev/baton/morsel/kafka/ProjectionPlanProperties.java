@@ -160,6 +160,17 @@ class ProjectionPlanProperties {
         }
     }
 
+    @org.junit.jupiter.api.Test
+    void shouldShareOnePlanPerWriterAndProjectionButNotAcrossAliases() {
+        Projection projection = Projection.of(READER, "count", "name");
+        assertThat(ProjectionPlan.compile(WRITER, projection)).isSameAs(ProjectionPlan.compile(WRITER, Projection.of(READER, "count", "name")));
+        // a reader whose "count" also answers to "total": Schema.equals would call it the same reader, but it reads another field
+        Schema aliased = new Schema.Parser().parse(READER.toString().replace("{\"name\":\"count\",\"type\":\"long\"}",
+                "{\"name\":\"count\",\"type\":\"long\",\"aliases\":[\"tally\"]}"));
+        assertThat(aliased.toString()).contains("tally");
+        assertThat(ProjectionPlan.compile(WRITER, Projection.of(aliased, "count", "name"))).isNotSameAs(ProjectionPlan.compile(WRITER, projection));
+    }
+
     @FunctionalInterface
     private interface Decode {
         void run() throws IOException;
