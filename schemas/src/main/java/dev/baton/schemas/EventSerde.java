@@ -14,7 +14,6 @@ import dev.baton.schemas.registry.SchemaRegistry;
 import org.apache.avro.AvroRuntimeException;
 import org.apache.avro.Schema;
 import org.apache.avro.io.BinaryDecoder;
-import org.apache.avro.io.DecoderFactory;
 import org.apache.avro.specific.SpecificData;
 import org.apache.avro.specific.SpecificDatumReader;
 import org.apache.avro.specific.SpecificDatumWriter;
@@ -134,7 +133,7 @@ public final class EventSerde<T extends SpecificRecord> implements Serde<T> {
         }
         int id = ByteBuffer.wrap(bytes, 1, 4).getInt();
         SpecificDatumReader<T> reader = readerFor(id, topic);
-        BinaryDecoder decoder = DecoderFactory.get().binaryDecoder(bytes, HEADER_BYTES, bytes.length - HEADER_BYTES, null);
+        BinaryDecoder decoder = DecodeScratch.decoderOver(bytes, HEADER_BYTES, bytes.length - HEADER_BYTES);
         T value;
         try {
             value = reader.read(null, decoder);

@@ -27,11 +27,14 @@ public final class SiteKey {
     private final byte[] keyBytes;
 
     public SiteKey(String namespace, String workflowId, String activityId) {
-        this(namespace, workflowId, activityId, null);
+        this(namespace, workflowId, activityId, null, null);
     }
 
-    /** {@code key}, when given, is the key form of the parts (a parsed key): it is kept instead of being made again. */
-    private SiteKey(String namespace, String workflowId, String activityId, String key) {
+    /**
+     * {@code key}, when given, is the key form of the parts (a parsed key), and {@code keyBytes}, when given, its UTF-8
+     * bytes: each is kept instead of being made again.
+     */
+    private SiteKey(String namespace, String workflowId, String activityId, String key, byte[] keyBytes) {
         requireNonEmpty("namespace", namespace);
         requireNonEmpty("workflowId", workflowId);
         requireNonEmpty("activityId", activityId);
@@ -39,7 +42,7 @@ public final class SiteKey {
         this.workflowId = workflowId;
         this.activityId = activityId;
         this.key = key != null ? key : escape(namespace) + '/' + escape(workflowId) + '/' + escape(activityId);
-        this.keyBytes = this.key.getBytes(StandardCharsets.UTF_8);
+        this.keyBytes = keyBytes != null ? keyBytes : this.key.getBytes(StandardCharsets.UTF_8);
     }
 
     public String namespace() {
@@ -60,6 +63,10 @@ public final class SiteKey {
 
     /** Parses the key form; throws {@link IllegalArgumentException} naming the bad input. */
     public static SiteKey parse(String key) {
+        return parse(key, null);
+    }
+
+    private static SiteKey parse(String key, byte[] keyBytes) {
         Objects.requireNonNull(key, "site key");
         int first = key.indexOf('/');
         int second = first < 0 ? -1 : key.indexOf('/', first + 1);
@@ -69,11 +76,24 @@ public final class SiteKey {
         }
         // unescape accepts only %25 and %2F, which escape writes back the same way: the parsed key is the key form.
         return new SiteKey(unescape(key.substring(0, first), key), unescape(key.substring(first + 1, second), key),
-                unescape(key.substring(second + 1), key), key);
+                unescape(key.substring(second + 1), key), key, keyBytes);
     }
 
+    /**
+     * Parses a key read from Kafka or a store. An ASCII key is kept as this key's {@link #toBytes()} (decoding and encoding
+     * it gives the same bytes; the streams app parses two keys per activity), so the caller must not modify it afterwards.
+     */
     public static SiteKey fromBytes(byte[] key) {
-        return parse(new String(key, StandardCharsets.UTF_8));
+        return parse(new String(key, StandardCharsets.UTF_8), isAscii(key) ? key : null);
+    }
+
+    private static boolean isAscii(byte[] bytes) {
+        for (byte b : bytes) {
+            if (b < 0) {
+                return false;
+            }
+        }
+        return true;
     }
 
     public SiteRef toRef() {

@@ -93,6 +93,19 @@ class EventSerdeTest {
         assertUndecodable(bytes, Reason.INCOMPATIBLE_SCHEMA);
     }
 
+    /** The thread's decoder is reused: a record that failed half-way, or a larger one, leaves nothing behind for the next. */
+    @Test
+    void shouldDecodeEachRecordAloneOnAThreadThatDecodedOthers() {
+        EventSerde<Outcome> serde = EventSerde.of(Outcome.class, registry);
+        Outcome outcome = (Outcome) EventExamples.all().get(5).event();
+        byte[] bytes = encodedOutcome();
+        assertUndecodable(Arrays.copyOf(bytes, bytes.length - 6), Reason.TRUNCATED);
+        assertThat(serde.decode(BatonTopics.RESULTS, bytes)).isEqualTo(outcome);
+        Outcome longer = Outcome.newBuilder(outcome).setReason("r".repeat(70_000)).setRequestId("a longer request id").build();
+        assertThat(serde.decode(BatonTopics.RESULTS, serde.encode(BatonTopics.RESULTS, longer))).isEqualTo(longer);
+        assertThat(serde.decode(BatonTopics.RESULTS, bytes)).isEqualTo(outcome);
+    }
+
     @Test
     void shouldDecodeATombstoneToNull() {
         assertThat(EventSerde.of(WorkerEvent.class, registry).decode(BatonTopics.WORKERS, null)).isNull();

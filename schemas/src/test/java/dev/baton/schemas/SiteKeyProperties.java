@@ -49,6 +49,26 @@ class SiteKeyProperties {
         return Arbitraries.strings().withChars('/', '%', '2', 'F', '5', 'a').ofMinLength(1).ofMaxLength(4);
     }
 
+    /** An ASCII key's bytes are kept as read; any other key's are the UTF-8 of its text, as every key's were. */
+    @Property(tries = 2000)
+    void shouldGiveTheBytesOfItsKeyFormWhateverBytesItWasParsedFrom(@ForAll("parts") String ns, @ForAll("parts") String wf,
+                                                                   @ForAll byte[] tail) {
+        byte[] read = concat(new SiteKey(ns, wf, "a").toBytes(), tail);
+        SiteKey parsed;
+        try {
+            parsed = SiteKey.fromBytes(read);
+        } catch (IllegalArgumentException notAKey) {
+            return;
+        }
+        assertThat(parsed.toBytes()).isEqualTo(parsed.asKey().getBytes(java.nio.charset.StandardCharsets.UTF_8));
+    }
+
+    private static byte[] concat(byte[] a, byte[] b) {
+        byte[] out = java.util.Arrays.copyOf(a, a.length + b.length);
+        System.arraycopy(b, 0, out, a.length, b.length);
+        return out;
+    }
+
     @Test
     void shouldEscapeSlashesAndPercentSigns() {
         assertThat(new SiteKey("a/b", "50%", "c").asKey()).isEqualTo("a%2Fb/50%25/c");

@@ -192,8 +192,9 @@ final class SiteLifecycle {
             arm(site, state, DeadlineKind.SCHEDULE_TO_CLOSE, state.getFirstRequestedAtMillis() + t.getScheduleToCloseMillis());
         }
         publishGeneration(site, state);
-        emit.history(site, Answers.history(site.toRef(), state, HistoryKind.DISPATCHED, null, emit.now())
-                .setIdempotencyKey(state.getIdempotencyKey()).build());
+        HistoryEvent dispatched = Answers.runHistory(site.toRef(), state, HistoryKind.DISPATCHED, state.getGeneration(), null, null, emit.now());
+        dispatched.setIdempotencyKey(state.getIdempotencyKey());
+        emit.history(site, dispatched);
         metrics.dispatched();
     }
 
@@ -241,9 +242,10 @@ final class SiteLifecycle {
             emit.outcome(caller.getReplyKey(), Answers.resolved(site.toRef(), state, caller, worker, emit.now()));
         }
         sites.put(site, state);
-        HistoryEvent.Builder h = Answers.history(site.toRef(), state, kind, reason, emit.now()).setOutput(output).setFailure(failure)
-                .setWorkerId(worker).setGeneration(reportedGeneration);
-        emit.history(site, h.build());
+        HistoryEvent h = Answers.runHistory(site.toRef(), state, kind, reportedGeneration, worker, reason, emit.now());
+        h.setOutput(output);
+        h.setFailure(failure);
+        emit.history(site, h);
         metrics.resolved(state, status, reason);
     }
 
