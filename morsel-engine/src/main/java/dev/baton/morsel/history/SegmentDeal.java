@@ -1,0 +1,166 @@
+package dev.baton.morsel.history;
+
+import java.util.Arrays;
+
+import dev.baton.morsel.operator.AggregateResult;
+import dev.baton.morsel.operator.Batch;
+import dev.baton.morsel.operator.Combine;
+import dev.baton.morsel.operator.RunCombine;
+import dev.baton.morsel.operator.Sink;
+import dev.baton.morsel.scheduler.MorselScheduler;
+
+/**
+ * A radix deal by dictionary segment: the sink of an aggregate whose key is a string ({@link PageStrings}), fed by a
+ * {@link RunCombine}. Each worker writes each row (its key's bytes and hash, its slots) sequentially into one of its
+ * buckets, the bucket being the {@link StringIds} segment the key belongs to ({@link StringIds#segmentOf}); nothing is
+ * looked up per row. After the barrier {@link #result} builds the answer bucket by bucket ({@link SegmentBuild}), with
+ * tables the size of one segment's share.
+ *
+ * <p>Why: probing one dictionary and one aggregate of millions of entries per record costs a few dependent cache
+ * misses each; written in order and built by segment, the same work fits in the cache (docs/decisions.md, "Replay's
+ * sites scan bucketed"). Thread contract: {@link #consume} on worker threads, {@link #result} once after the barrier.
+ */
+final class SegmentDeal implements Sink {
+
+    /** One bucket per dictionary segment, and one more for rows whose key is null. */
+    static final int BUCKETS = StringIds.SEGMENTS + 1;
+    static final int NULL_BUCKET = StringIds.SEGMENTS;
+
+    /** One worker's rows of one segment, in the order dealt. */
+    static final class Bucket {
+        final int slots;
+        int rows;
+        /** Per row: its key's hash above where its bytes start in {@link #bytes}. */
+        long[] keys;
+        /** Per row: its slots. */
+        long[] values;
+        /** Each key: its length (an int), then its bytes. */
+        byte[] bytes;
+        int used;
+
+        Bucket(int slots, int expectedRows, int bytesEach) {
+            this.slots = slots;
+            int n = Math.max(16, expectedRows);
+            keys = new long[n];
+            values = new long[n * slots];
+            bytes = new byte[n * (Integer.BYTES + bytesEach)];
+        }
+
+        /** Adds a row; returns where its slots start in {@link #values}. */
+        int add(int hash, byte[] from, int offset, int length) {
+            if (rows == keys.length) {
+                keys = Arrays.copyOf(keys, 2 * rows);
+                values = Arrays.copyOf(values, 2 * rows * slots);
+            }
+            if (used + Integer.BYTES + length > bytes.length) {
+                bytes = Arrays.copyOf(bytes, Math.max(used + Integer.BYTES + length, 2 * bytes.length));
+            }
+            bytes[used] = (byte) length;
+            bytes[used + 1] = (byte) (length >>> 8);
+            bytes[used + 2] = (byte) (length >>> 16);
+            bytes[used + 3] = (byte) (length >>> 24);
+            System.arraycopy(from, offset, bytes, used + Integer.BYTES, length);
+            keys[rows] = (long) hash << 32 | used;
+            used += Integer.BYTES + length;
+            return rows++ * slots;
+        }
+
+        int hash(int row) {
+            return (int) (keys[row] >>> 32);
+        }
+
+        /** Where row {@code row}'s key bytes start. */
+        int keyStart(int row) {
+            return (int) keys[row] + Integer.BYTES;
+        }
+
+        int keyLength(int row) {
+            int at = (int) keys[row];
+            return bytes[at] & 0xff | (bytes[at + 1] & 0xff) << 8 | (bytes[at + 2] & 0xff) << 16 | bytes[at + 3] << 24;
+        }
+    }
+
+    private final RunCombine runs;
+    private final PageStrings[] strings;
+    private final int bytesEach;
+    private final int expectedRows;
+    /** Per worker, per bucket; a worker makes its own on its first batch. */
+    private final Bucket[][] buckets;
+
+    /**
+     * @param strings      each worker's page strings, which the key column refers to
+     * @param expectedRows rows expected in all (after the run combine), for the buckets' first size
+     * @param bytesEach    the expected length of a key
+     */
+    SegmentDeal(RunCombine runs, PageStrings[] strings, int expectedRows, int bytesEach) {
+        this.runs = runs;
+        this.strings = strings;
+        this.bytesEach = bytesEach;
+        this.expectedRows = expectedRows;
+        this.buckets = new Bucket[strings.length][];
+    }
+
+    @Override
+    public void consume(int worker, Batch b) {
+        Bucket[] mine = buckets(worker);
+        int n = b.selected();
+        int[] sel = b.selection();
+        long[] keys = b.computed(runs.key().index());
+        int slots = runs.slots();
+        long[][] v = new long[slots][];
+        for (int s = 0; s < slots; s++) {
+            v[s] = b.computed(runs.slot(s).index());
+        }
+        PageStrings page = strings[worker];
+        byte[] bytes = page.bytes();
+        for (int j = 0; j < n; j++) {
+            int i = sel[j];
+            long ref = keys[i];
+            int at;
+            Bucket into;
+            if (ref == PageStrings.NULL) {
+                into = mine[NULL_BUCKET];
+                at = into.add(0, bytes, 0, 0);
+            } else {
+                int hash = page.hash(ref);
+                into = mine[StringIds.segmentOf(hash)];
+                at = into.add(hash, bytes, PageStrings.start(ref), page.length(ref));
+            }
+            long[] values = into.values;
+            for (int s = 0; s < slots; s++) {
+                values[at + s] = v[s][i];
+            }
+        }
+    }
+
+    private Bucket[] buckets(int worker) {
+        Bucket[] mine = buckets[worker];
+        if (mine == null) {
+            mine = buckets[worker] = new Bucket[BUCKETS];
+            // an even share and a fifth more: a bucket that outgrows it doubles, a copy on this worker's path
+            int each = (int) Math.min(Integer.MAX_VALUE / 16, (long) expectedRows * 6 / 5 / strings.length / StringIds.SEGMENTS);
+            for (int k = 0; k < BUCKETS; k++) {
+                mine[k] = new Bucket(runs.slots(), k == NULL_BUCKET ? 16 : each, bytesEach);
+            }
+        }
+        return mine;
+    }
+
+    /** Every worker's bucket {@code k} (those that dealt nothing have none). */
+    Bucket[] bucket(int k) {
+        return Arrays.stream(buckets).filter(w -> w != null).map(w -> w[k]).toArray(Bucket[]::new);
+    }
+
+    Combine[] combine() {
+        return runs.combine();
+    }
+
+    int slots() {
+        return runs.slots();
+    }
+
+    /** The aggregate's answer, keyed by {@code ids}' ids of the keys, ascending: call once, after the barrier. */
+    AggregateResult result(MorselScheduler scheduler, StringIds ids) {
+        return SegmentBuild.build(scheduler, this, ids);
+    }
+}
