@@ -38,9 +38,57 @@ final class SegmentBuild {
                 rows += b.rows;
             }
         }
-        scheduler.run(Pipeline.of("segment build", PipelineKind.MERGE, tasks, rows,
-                (worker, task, ctx) -> built[task.id()] = buildOne(task.id(), deal.bucket(task.id()), slots, combine, ids)));
+        if (deal.hasStringSlot()) {
+            internSlotStrings(scheduler, deal, ids);
+        }
+        scheduler.run(Pipeline.of("segment build", PipelineKind.MERGE, tasks, rows, (worker, task, ctx) -> {
+            AggregateResult r = buildOne(task.id(), deal.bucket(task.id()), slots, combine, ids);
+            if (deal.hasStringSlot()) {
+                long[] values = r.values();
+                for (int g = 0, at = deal.stringSlot(); g < r.rows(); g++, at += slots) {
+                    values[at] = deal.idOfHandle(values[at]);
+                }
+            }
+            built[task.id()] = r;
+        }));
         return gather(built, slots);
+    }
+
+    /**
+     * The wave before the build when rows carry a second string: one task per segment interns every worker's slot strings
+     * of that segment and keeps each one's local index, which the build then reads to turn a row's handle into an id.
+     */
+    private static void internSlotStrings(MorselScheduler scheduler, SegmentDeal deal, StringIds ids) {
+        int workers = deal.slotBucketsOf(0).length;
+        int[][][] locals = new int[workers][StringIds.SEGMENTS][];
+        List<Morsel> tasks = new ArrayList<>();
+        for (int k = 0; k < StringIds.SEGMENTS; k++) {
+            tasks.add(new Morsel(k, k, k + 1, 0));
+        }
+        scheduler.run(Pipeline.of("slot strings interned", PipelineKind.MERGE, tasks, 0, (worker, task, ctx) -> {
+            int k = task.id();
+            SegmentDeal.Bucket[] byWorker = deal.slotBucketsOf(k);
+            int strings = 0;
+            int bytes = 0;
+            for (SegmentDeal.Bucket b : byWorker) {
+                strings += b == null ? 0 : b.rows;
+                bytes += b == null ? 0 : b.used;
+            }
+            if (strings > 0) {
+                ids.expectIn(k, strings, bytes / strings);
+            }
+            for (int w = 0; w < byWorker.length; w++) {
+                SegmentDeal.Bucket b = byWorker[w];
+                if (b == null) {
+                    continue;
+                }
+                int[] local = locals[w][k] = new int[b.rows];
+                for (int r = 0; r < b.rows; r++) {
+                    local[r] = ids.localIn(k, b.bytes, b.keyStart(r), b.keyLength(r), b.hash(r));
+                }
+            }
+        }));
+        deal.slotLocals = locals;
     }
 
     /** Bucket {@code k} of every worker, interned into segment {@code k} and combined by key. */

@@ -86,6 +86,13 @@ final class SegmentDeal implements Sink {
     private final int expectedRows;
     /** Per worker, per bucket; a worker makes its own on its first batch. */
     private final Bucket[][] buckets;
+    /** The slot that holds a second string (a site's request id), or -1: its values are references into {@link #slotStrings}. */
+    private final int stringSlot;
+    private final PageStrings[] slotStrings;
+    /** Per worker, per segment: the slot strings dealt (no slots of their own); a row's handle is {@link #handle}. */
+    private final Bucket[][] slotBuckets;
+    /** Per worker, per segment, per slot string dealt: its segment-local index, once {@link SegmentBuild} has interned them. */
+    int[][][] slotLocals;
 
     /**
      * @param strings      each worker's page strings, which the key column refers to
@@ -93,11 +100,56 @@ final class SegmentDeal implements Sink {
      * @param bytesEach    the expected length of a key
      */
     SegmentDeal(RunCombine runs, PageStrings[] strings, int expectedRows, int bytesEach) {
+        this(runs, strings, expectedRows, bytesEach, -1, null);
+    }
+
+    /**
+     * As {@link #SegmentDeal(RunCombine, PageStrings[], int, int)}, slot {@code stringSlot} holding a second string per row
+     * (a reference into {@code slotStrings}, or {@link PageStrings#NULL}): its bytes are dealt by their own segment and
+     * interned there before the rows are built, and the answer's slot holds its dictionary id ({@link StringIds#NULL} for
+     * null). The slot must be the value of an ARG_MAX pair whose orders never tie between different strings.
+     */
+    SegmentDeal(RunCombine runs, PageStrings[] strings, int expectedRows, int bytesEach, int stringSlot, PageStrings[] slotStrings) {
         this.runs = runs;
         this.strings = strings;
         this.bytesEach = bytesEach;
         this.expectedRows = expectedRows;
         this.buckets = new Bucket[strings.length][];
+        this.stringSlot = stringSlot;
+        this.slotStrings = slotStrings;
+        this.slotBuckets = new Bucket[strings.length][];
+    }
+
+    /** A dealt slot string's handle: 0 for null, else its worker, segment and row in {@link #slotBuckets}, plus one. */
+    private static long handle(int worker, int segment, int row) {
+        return ((long) worker << 40 | (long) segment << 32 | row) + 1;
+    }
+
+    boolean hasStringSlot() {
+        return stringSlot >= 0;
+    }
+
+    int stringSlot() {
+        return stringSlot;
+    }
+
+    /** Every worker's slot strings of segment {@code k}, indexed by worker ({@code null} for a worker that dealt none). */
+    Bucket[] slotBucketsOf(int k) {
+        Bucket[] b = new Bucket[slotBuckets.length];
+        for (int w = 0; w < b.length; w++) {
+            b[w] = slotBuckets[w] == null ? null : slotBuckets[w][k];
+        }
+        return b;
+    }
+
+    /** The dictionary id of a dealt slot string's handle, once its segment is interned. */
+    long idOfHandle(long handle) {
+        if (handle == 0) {
+            return StringIds.NULL;
+        }
+        long h = handle - 1;
+        int segment = (int) (h >>> 32) & 0xff;
+        return StringIds.idOf(segment, slotLocals[(int) (h >>> 40)][segment][(int) h]);
     }
 
     @Override
@@ -130,7 +182,22 @@ final class SegmentDeal implements Sink {
             for (int s = 0; s < slots; s++) {
                 values[at + s] = v[s][i];
             }
+            if (stringSlot >= 0) {
+                values[at + stringSlot] = dealSlotString(worker, v[stringSlot][i]);
+            }
         }
+    }
+
+    private long dealSlotString(int worker, long ref) {
+        if (ref == PageStrings.NULL) {
+            return 0;
+        }
+        PageStrings page = slotStrings[worker];
+        int hash = page.hash(ref);
+        int segment = StringIds.segmentOf(hash);
+        Bucket into = slotBuckets[worker][segment];
+        into.add(hash, page.bytes(), PageStrings.start(ref), page.length(ref));
+        return handle(worker, segment, into.rows - 1);
     }
 
     private Bucket[] buckets(int worker) {
@@ -141,6 +208,12 @@ final class SegmentDeal implements Sink {
             int each = (int) Math.min(Integer.MAX_VALUE / 16, (long) expectedRows * 6 / 5 / strings.length / StringIds.SEGMENTS);
             for (int k = 0; k < BUCKETS; k++) {
                 mine[k] = new Bucket(runs.slots(), k == NULL_BUCKET ? 16 : each, bytesEach);
+            }
+            if (stringSlot >= 0) {
+                slotBuckets[worker] = new Bucket[StringIds.SEGMENTS];
+                for (int k = 0; k < StringIds.SEGMENTS; k++) {
+                    slotBuckets[worker][k] = new Bucket(0, each, bytesEach);
+                }
             }
         }
         return mine;

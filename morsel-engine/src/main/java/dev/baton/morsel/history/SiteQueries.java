@@ -242,8 +242,9 @@ final class SiteQueries {
             ids.expect(2L * expectedSites, STRING_BYTES); // a site key and a request id per site
         }
         PageStrings[] keys = PageStrings.perWorker(fold.threads());
+        PageStrings[] requests = PageStrings.perWorker(fold.threads());
         boolean scoped = scope.namespace() != null;
-        return new TopicFold.TopicQuery<>(ranges, HISTORY_COLUMNS, worker -> historyDecoder(keys[worker], scoped), scan -> {
+        return new TopicFold.TopicQuery<>(ranges, HISTORY_COLUMNS, worker -> historyDecoder(keys[worker], requests[worker], scoped), scan -> {
             if (scope.fromMillis() != Long.MIN_VALUE) {
                 scan.filter(RangeFilter.between(scan.col("at"), scope.fromMillis(), Long.MAX_VALUE));
             }
@@ -266,7 +267,8 @@ final class SiteQueries {
                     .maxBy(order, scan.col("queue"))
                     .maxBy(order, scan.col("type"))
                     .min(dispatchAt);
-            SegmentDeal deal = new SegmentDeal(runs, keys, expectedSites, STRING_BYTES);
+            // the latest dispatch's request id is dealt by its own segment too, and interned there before the sites are built
+            SegmentDeal deal = new SegmentDeal(runs, keys, expectedSites, STRING_BYTES, S_REQUEST, requests);
             scan.into(deal);
             return scheduler -> deal.result(scheduler, ids);
         });
@@ -334,9 +336,9 @@ final class SiteQueries {
      * at the query's dictionary, after its HistoryLog was closed.
      */
 
-    /** A worker's decoder of the sites query, its site keys kept in {@code keys}. */
-    TopicPageSource.RowDecoder historyDecoder(PageStrings keys, boolean scoped) {
-        return new HistoryDecoder(keys, scoped);
+    /** A worker's decoder of the sites query, its site keys kept in {@code keys} and its dispatches' request ids in {@code requests}. */
+    TopicPageSource.RowDecoder historyDecoder(PageStrings keys, PageStrings requests, boolean scoped) {
+        return new HistoryDecoder(keys, requests, scoped);
     }
 
     /** The dictionary every query of this instance interns into. */
@@ -363,24 +365,29 @@ final class SiteQueries {
     }
 
     /**
-     * A worker's decoder of history records into {@link #HISTORY_COLUMNS}: the site key as a reference into the
-     * worker's {@link PageStrings} (its id is found when its segment is built), the other strings as ids.
+     * A worker's decoder of history records into {@link #HISTORY_COLUMNS}: the site key and a dispatch's request id as
+     * references into the worker's {@link PageStrings} (their ids are found when their segments are built), the other
+     * strings (few: queues, types, namespaces) as ids.
      */
     private final class HistoryDecoder implements TopicPageSource.RowDecoder {
         private final ProjectedRow buffer = history.newRow();
         private final RecentIds recent = new RecentIds(ids, HISTORY_COLUMNS.size());
         private final PageStrings keys;
+        /** Apart from the keys: each keeps its last string, which is what lets a run's rows share one key reference. */
+        private final PageStrings requests;
         /** Whether the query filters by namespace: only then is the namespace interned. */
         private final boolean scoped;
 
-        HistoryDecoder(PageStrings keys, boolean scoped) {
+        HistoryDecoder(PageStrings keys, PageStrings requests, boolean scoped) {
             this.keys = keys;
+            this.requests = requests;
             this.scoped = scoped;
         }
 
         @Override
         public void pageStarts() {
             keys.clear();
+            requests.clear();
         }
 
         @Override
@@ -399,7 +406,7 @@ final class SiteQueries {
             // the namespace only for a scope's filter; a site's workflow is in its key, and no answer reads it from the value
             row[5] = scoped ? recent.id(5, e.utf8(H_NAMESPACE)) : StringIds.NULL;
             // only a dispatch's own fields are read by the aggregate: the rest are not interned
-            row[6] = dispatch ? recent.id(6, e.utf8(H_REQUEST)) : StringIds.NULL;
+            row[6] = dispatch ? requests.add(e.utf8(H_REQUEST)) : PageStrings.NULL;
             row[7] = dispatch ? e.getInt(H_ATTEMPT) : 0;
             row[8] = dispatch ? recent.id(8, e.utf8(H_QUEUE)) : StringIds.NULL;
             row[9] = dispatch ? recent.id(9, e.utf8(H_TYPE)) : StringIds.NULL;

@@ -75,6 +75,77 @@ class SegmentDealTest {
         }
     }
 
+    @Test
+    void shouldTurnASecondStringDealtByItsOwnSegmentIntoItsDictionaryId() {
+        int keys = 1_500;
+        int requests = 5_000;
+        PageStrings keyStrings = new PageStrings();
+        PageStrings requestStrings = new PageStrings();
+        long[] keyRefs = new long[keys];
+        long[] requestRefs = new long[requests];
+        StringIds todays = new StringIds();
+        long[] requestIds = new long[requests];
+        for (int k = 0; k < keys; k++) {
+            keyRefs[k] = add(keyStrings, "ns/wf-" + k + "/1");
+        }
+        for (int q = 0; q < requests; q++) {
+            String request = q == 0 ? null : "request-" + (q * 31);
+            requestRefs[q] = request == null ? PageStrings.NULL : add(requestStrings, request);
+            requestIds[q] = todays.id(request);
+        }
+        long[][] rows = new long[12_000][];
+        int key = 0;
+        for (int i = 0; i < rows.length; i++) {
+            if (i % 4 == 0) {
+                key = (key * 53 + 7) % keys;
+            }
+            int q = (i * 7 + key) % requests;
+            rows[i] = new long[] {keyRefs[key], todays.id("ns/wf-" + key + "/1"), i, requestRefs[q], requestIds[q]};
+        }
+        Path file = dir.resolve("requests.btn");
+        try (PageFileWriter w = new PageFileWriter(file, List.of("ref", "id", "o", "req", "reqId"), 1024)) {
+            for (long[] row : rows) {
+                w.append(row);
+            }
+        }
+        PageFile f = PageFile.open(file);
+        for (int workers = 1; workers <= 2; workers++) {
+            Map<String, List<String>> expected;
+            try (MorselScheduler s = new MorselScheduler(workers, 1, MorselMetrics.noop())) {
+                ScanPipeline scan = ScanPipeline.over(f);
+                HashAggregate agg = HashAggregate.groupBy(scan.col("id"), 16).maxBy(scan.col("o"), scan.col("reqId"));
+                s.run(scan.into(agg).pipeline("today", PipelineKind.SCAN, Morsels.partition(0, f.pageCount(), 2, 1), workers));
+                expected = withStrings(agg.result(s), todays);
+            }
+            StringIds built = new StringIds();
+            PageStrings[] byKey = new PageStrings[workers];
+            PageStrings[] byRequest = new PageStrings[workers];
+            Arrays.fill(byKey, keyStrings);
+            Arrays.fill(byRequest, requestStrings);
+            try (MorselScheduler s = new MorselScheduler(workers, 1, MorselMetrics.noop())) {
+                ScanPipeline scan = ScanPipeline.over(f);
+                RunCombine runs = scan.combineRuns("site", scan.col("ref")).maxBy(scan.col("o"), scan.col("req"));
+                SegmentDeal deal = new SegmentDeal(runs, byKey, 64, 24, 1, byRequest);
+                s.run(scan.into(deal).pipeline("bucketed", PipelineKind.SCAN, Morsels.partition(0, f.pageCount(), 2, 1), workers));
+                AggregateResult r = deal.result(s, built);
+
+                assertThat(withStrings(r, built)).as("at %d workers", workers).isEqualTo(expected);
+                for (int i = 0; i < r.rows(); i++) {
+                    assertThat(r.value(i, 1)).isEqualTo(built.id(built.string(r.value(i, 1))));
+                }
+            }
+        }
+    }
+
+    /** Each group as key string -> [order, the value slot's string]. */
+    private static Map<String, List<String>> withStrings(AggregateResult r, StringIds ids) {
+        Map<String, List<String>> m = new HashMap<>();
+        for (int i = 0; i < r.rows(); i++) {
+            m.put(ids.string(r.key(i)), Arrays.asList(Long.toString(r.value(i, 0)), ids.string(r.value(i, 1))));
+        }
+        return m;
+    }
+
     private static long add(PageStrings s, String string) {
         byte[] b = string.getBytes(StandardCharsets.UTF_8);
         return s.add(b, 0, b.length);

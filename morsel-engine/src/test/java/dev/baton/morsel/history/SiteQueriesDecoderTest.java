@@ -39,7 +39,7 @@ class SiteQueriesDecoderTest {
         SchemaRegistry registry = SchemaRegistry.forUrl("mem://site-queries-decoder-test", Map.of());
         SiteQueries queries = new SiteQueries(new ProjectedReader(registry, () -> LogProjections.HISTORY),
                 new ProjectedReader(registry, () -> LogProjections.OUTCOME));
-        TopicPageSource.RowDecoder decoder = queries.historyDecoder(new PageStrings(), false);
+        TopicPageSource.RowDecoder decoder = queries.historyDecoder(new PageStrings(), new PageStrings(), false);
         decoder.pageStarts();
         ByteBuffer key = ByteBuffer.wrap("ns/wf/1".getBytes(StandardCharsets.UTF_8));
         assertThat(decoder.decode(new ConsumerRecord<>(BatonTopics.HISTORY, 0, 0L, key, null), new long[10])).isFalse(); // a tombstone
