@@ -42,8 +42,9 @@ import org.apache.kafka.clients.consumer.ConsumerRecord;
 
 /**
  * The history queries as operator compositions over a topic read as columns: a projected decoder
- * turns each record into longs (strings through a {@link StringIds} dictionary; the group key as a
- * reference to the page's copy of its bytes, {@link PageStrings}), then
+ * turns each record into longs (the few queues, types and namespaces through a {@link StringIds}
+ * dictionary; the group key, and a dispatch's request id, as references to the page's copy of their
+ * bytes, {@link PageStrings}, interned segment by segment once dealt), then
  *
  * <pre>
  * sites:   scan baton.history → filter at ≥ from, namespace = n → project dispatch_order, dispatch_at
