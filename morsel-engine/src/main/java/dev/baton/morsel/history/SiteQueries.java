@@ -33,6 +33,7 @@ import dev.baton.morsel.operator.ColumnRef;
 import dev.baton.morsel.operator.Expr;
 import dev.baton.morsel.operator.HashAggregate;
 import dev.baton.morsel.operator.RangeFilter;
+import dev.baton.morsel.operator.RunCombine;
 import dev.baton.morsel.operator.SortLimit;
 import dev.baton.schemas.UndecodableRecordException;
 import dev.baton.topics.BatonTopics;
@@ -41,18 +42,22 @@ import org.apache.kafka.clients.consumer.ConsumerRecord;
 
 /**
  * The history queries as operator compositions over a topic read as columns: a projected decoder
- * turns each record into longs (strings through a {@link StringIds} dictionary), then
+ * turns each record into longs (the few queues, types and namespaces through a {@link StringIds}
+ * dictionary; the group key, and a dispatch's request id, as references to the page's copy of their
+ * bytes, {@link PageStrings}, interned segment by segment once dealt), then
  *
  * <pre>
  * sites:   scan baton.history → filter at ≥ from, namespace = n → project dispatch_order, dispatch_at
- *          → hash aggregate by site: last kind by offset; request, attempt, queue, type of the
- *            latest dispatch (ARG_MAX by dispatch_order); first dispatch time (MIN)
- * answers: scan baton.results → filter unmatched = 0 → project first = -offset
- *          → hash aggregate by request: completed, reason prefix, time of its first outcome (ARG_MAX by first)
+ *          → combine runs of one site → deal by dictionary segment → build segment by segment:
+ *            last kind by offset; request, attempt, queue, type of the latest dispatch (ARG_MAX by
+ *            dispatch_order); first dispatch time (MIN)
+ * answers: scan baton.results → filter unmatched = 0 → project first = -offset → combine runs of one request
+ *          → deal → build by request: completed, reason prefix, time of its first outcome (ARG_MAX by first)
  * </pre>
  *
  * A site's events sit in one partition, so "latest" by offset is well defined and ARG_MAX merges
- * partials in any order: the per-site fold that was a sequential loop is an aggregate.
+ * partials in any order: the per-site fold that was a sequential loop is an aggregate
+ * ({@link RunCombine}, {@link SegmentDeal}, {@link SegmentBuild}).
  */
 final class SiteQueries {
 
@@ -237,11 +242,14 @@ final class SiteQueries {
         if (scope.equals(HistoryLog.Scope.ALL)) {
             ids.expect(2L * expectedSites, STRING_BYTES); // a site key and a request id per site
         }
-        return new TopicFold.TopicQuery<>(ranges, HISTORY_COLUMNS, historyDecoder(scope.namespace() != null), scan -> {
+        PageStrings[] keys = PageStrings.perWorker(fold.threads());
+        PageStrings[] requests = PageStrings.perWorker(fold.threads());
+        boolean scoped = scope.namespace() != null;
+        return new TopicFold.TopicQuery<>(ranges, HISTORY_COLUMNS, worker -> historyDecoder(keys[worker], requests[worker], scoped), scan -> {
             if (scope.fromMillis() != Long.MIN_VALUE) {
                 scan.filter(RangeFilter.between(scan.col("at"), scope.fromMillis(), Long.MAX_VALUE));
             }
-            if (scope.namespace() != null) {
+            if (scoped) {
                 scan.filter(RangeFilter.between(scan.col("namespace"), namespace, namespace));
             }
             ColumnRef offset = scan.col("offset");
@@ -251,30 +259,37 @@ final class SiteQueries {
             // the time of a dispatch, Long.MAX_VALUE otherwise: the first dispatch is the MIN
             ColumnRef dispatchAt = scan.project("dispatch_at", Expr.add(Expr.mul(scan.col("at"), dispatched),
                     Expr.mul(Expr.sub(Expr.lit(1), dispatched), Expr.lit(Long.MAX_VALUE))));
-            HashAggregate agg = HashAggregate.groupBy(scan.col("site"), expectedSites)
+            // a site's records lie together in its partition: fold each run of them into one row, then deal the rows by
+            // dictionary segment and build the aggregate segment by segment (docs/decisions.md, "Replay's sites scan bucketed")
+            RunCombine runs = scan.combineRuns("site", scan.col("site"))
                     .maxBy(offset, scan.col("kind"))
                     .maxBy(order, scan.col("request"))
                     .maxBy(order, scan.col("attempt"))
                     .maxBy(order, scan.col("queue"))
                     .maxBy(order, scan.col("type"))
                     .min(dispatchAt);
-            scan.into(agg);
-            return agg::result;
+            // the latest dispatch's request id is dealt by its own segment too, and interned there before the sites are built
+            SegmentDeal deal = new SegmentDeal(runs, keys, expectedSites, STRING_BYTES, S_REQUEST, requests);
+            scan.into(deal);
+            return scheduler -> deal.result(scheduler, ids);
         });
     }
 
     private TopicFold.TopicQuery<AggregateResult> answersQuery(TopicFold fold) {
         List<OffsetRange> ranges = fold.partitions(BatonTopics.RESULTS);
         int expectedRequests = expectedGroups(ranges, 1); // a request is answered once, but for unmatched copies
-        return new TopicFold.TopicQuery<>(ranges, OUTCOME_COLUMNS, outcomeDecoder(), scan -> {
+        PageStrings[] requests = PageStrings.perWorker(fold.threads());
+        return new TopicFold.TopicQuery<>(ranges, OUTCOME_COLUMNS, worker -> new OutcomeDecoder(requests[worker]), scan -> {
             scan.filter(RangeFilter.between(scan.col("unmatched"), 0, 0));
             ColumnRef first = scan.project("first", Expr.sub(Expr.lit(0), scan.col("offset")));
-            HashAggregate agg = HashAggregate.groupBy(scan.col("request"), expectedRequests)
+            // requests are dealt by the same segments as the sites' request ids were interned in: one dictionary, one id
+            RunCombine runs = scan.combineRuns("request", scan.col("request"))
                     .maxBy(first, scan.col("completed"))
                     .maxBy(first, scan.col("reason"))
                     .maxBy(first, scan.col("at"));
-            scan.into(agg);
-            return agg::result;
+            SegmentDeal deal = new SegmentDeal(runs, requests, expectedRequests, STRING_BYTES);
+            scan.into(deal);
+            return scheduler -> deal.result(scheduler, ids);
         });
     }
 
@@ -286,7 +301,7 @@ final class SiteQueries {
     List<long[]> workflowPositions(TopicFold fold, String workflowId, String namespace) {
         long workflow = ids.id(workflowId);
         long ns = ids.id(namespace);
-        AggregateResult a = fold.query(fold.partitions(BatonTopics.HISTORY), POSITION_COLUMNS, positionDecoder(), scan -> {
+        AggregateResult a = fold.query(new TopicFold.TopicQuery<>(fold.partitions(BatonTopics.HISTORY), POSITION_COLUMNS, worker -> new PositionDecoder(), scan -> {
             scan.filter(RangeFilter.between(scan.col("workflow"), workflow, workflow));
             if (namespace != null) {
                 scan.filter(RangeFilter.between(scan.col("namespace"), ns, ns));
@@ -294,7 +309,7 @@ final class SiteQueries {
             HashAggregate agg = HashAggregate.groupBy(scan.col("position"), 64).min(scan.col("at"));
             scan.into(agg);
             return agg::result;
-        }, () -> false).value();
+        }), () -> false).value();
         return a.rows() == 0 ? List.of() : new SortLimit(List.of(SortLimit.Order.asc(1)), a.rows()).apply(a);
     }
 
@@ -316,10 +331,29 @@ final class SiteQueries {
         return position & ((1L << POSITION_OFFSET_BITS) - 1);
     }
 
-    private TopicPageSource.RowDecoder positionDecoder() {
-        ThreadLocal<ProjectedRow> rows = ThreadLocal.withInitial(history::newRow);
-        return (rec, row) -> {
-            ProjectedRow e = decode(history, BatonTopics.HISTORY, rec, rows.get());
+    /*
+     * The decoders below are one per worker (TopicPageSource.RowDecoders), not thread-locals: worker 0 runs on the
+     * calling thread, and a thread-local left that thread holding the last query's row and recent strings, which point
+     * at the query's dictionary, after its HistoryLog was closed.
+     */
+
+    /** A worker's decoder of the sites query, its site keys kept in {@code keys} and its dispatches' request ids in {@code requests}. */
+    TopicPageSource.RowDecoder historyDecoder(PageStrings keys, PageStrings requests, boolean scoped) {
+        return new HistoryDecoder(keys, requests, scoped);
+    }
+
+    /** The dictionary every query of this instance interns into. */
+    StringIds dictionary() {
+        return ids;
+    }
+
+    /** A worker's decoder of history records into {@link #POSITION_COLUMNS}. */
+    private final class PositionDecoder implements TopicPageSource.RowDecoder {
+        private final ProjectedRow buffer = history.newRow();
+
+        @Override
+        public boolean decode(ConsumerRecord<ByteBuffer, ByteBuffer> rec, long[] row) {
+            ProjectedRow e = SiteQueries.this.decode(history, BatonTopics.HISTORY, rec, buffer);
             if (e == null) {
                 return false;
             }
@@ -328,57 +362,88 @@ final class SiteQueries {
             row[2] = ids.id(e.utf8(H_WORKFLOW));
             row[3] = ids.id(e.utf8(H_NAMESPACE));
             return true;
-        };
+        }
     }
 
-    /** A scanning thread's decode buffer and its memory of the last strings per column. */
-    private record DecodeState(ProjectedRow row, RecentIds recent) {
-    }
+    /**
+     * A worker's decoder of history records into {@link #HISTORY_COLUMNS}: the site key and a dispatch's request id as
+     * references into the worker's {@link PageStrings} (their ids are found when their segments are built), the other
+     * strings (few: queues, types, namespaces) as ids.
+     */
+    private final class HistoryDecoder implements TopicPageSource.RowDecoder {
+        private final ProjectedRow buffer = history.newRow();
+        private final RecentIds recent = new RecentIds(ids, HISTORY_COLUMNS.size());
+        private final PageStrings keys;
+        /** Apart from the keys: each keeps its last string, which is what lets a run's rows share one key reference. */
+        private final PageStrings requests;
+        /** Whether the query filters by namespace: only then is the namespace interned. */
+        private final boolean scoped;
 
-    /** @param scoped whether the query filters by namespace: only then is the namespace interned */
-    private TopicPageSource.RowDecoder historyDecoder(boolean scoped) {
-        ThreadLocal<DecodeState> states = ThreadLocal.withInitial(() -> new DecodeState(history.newRow(), new RecentIds(ids, HISTORY_COLUMNS.size())));
-        return (rec, row) -> {
-            DecodeState state = states.get();
-            ProjectedRow e = decode(history, BatonTopics.HISTORY, rec, state.row());
+        HistoryDecoder(PageStrings keys, PageStrings requests, boolean scoped) {
+            this.keys = keys;
+            this.requests = requests;
+            this.scoped = scoped;
+        }
+
+        @Override
+        public void pageStarts() {
+            keys.clear();
+            requests.clear();
+        }
+
+        @Override
+        public boolean decode(ConsumerRecord<ByteBuffer, ByteBuffer> rec, long[] row) {
+            ProjectedRow e = SiteQueries.this.decode(history, BatonTopics.HISTORY, rec, buffer);
             if (e == null) {
                 return false;
             }
-            RecentIds recent = state.recent();
             int kind = e.getInt(H_KIND);
             boolean dispatch = kind == HistoryKind.DISPATCHED.ordinal();
             row[0] = rec.offset();
             row[1] = kind;
             row[2] = dispatch ? 1 : 0;
             row[3] = e.getLong(H_AT);
-            row[4] = recent.id(4, rec.key());
+            row[4] = keys.add(rec.key());
             // the namespace only for a scope's filter; a site's workflow is in its key, and no answer reads it from the value
             row[5] = scoped ? recent.id(5, e.utf8(H_NAMESPACE)) : StringIds.NULL;
             // only a dispatch's own fields are read by the aggregate: the rest are not interned
-            row[6] = dispatch ? recent.id(6, e.utf8(H_REQUEST)) : StringIds.NULL;
+            row[6] = dispatch ? requests.add(e.utf8(H_REQUEST)) : PageStrings.NULL;
             row[7] = dispatch ? e.getInt(H_ATTEMPT) : 0;
             row[8] = dispatch ? recent.id(8, e.utf8(H_QUEUE)) : StringIds.NULL;
             row[9] = dispatch ? recent.id(9, e.utf8(H_TYPE)) : StringIds.NULL;
             return true;
-        };
+        }
     }
 
-    private TopicPageSource.RowDecoder outcomeDecoder() {
-        ThreadLocal<ProjectedRow> rows = ThreadLocal.withInitial(outcomes::newRow);
-        return (rec, row) -> {
-            ProjectedRow o = decode(outcomes, BatonTopics.RESULTS, rec, rows.get());
+    /** A worker's decoder of outcomes into {@link #OUTCOME_COLUMNS}: the request id as a reference into its {@link PageStrings}. */
+    private final class OutcomeDecoder implements TopicPageSource.RowDecoder {
+        private final ProjectedRow buffer = outcomes.newRow();
+        private final PageStrings requests;
+
+        OutcomeDecoder(PageStrings requests) {
+            this.requests = requests;
+        }
+
+        @Override
+        public void pageStarts() {
+            requests.clear();
+        }
+
+        @Override
+        public boolean decode(ConsumerRecord<ByteBuffer, ByteBuffer> rec, long[] row) {
+            ProjectedRow o = SiteQueries.this.decode(outcomes, BatonTopics.RESULTS, rec, buffer);
             if (o == null) {
                 return false;
             }
             boolean unmatched = o.getBoolean(O_UNMATCHED);
             row[0] = rec.offset();
-            row[1] = unmatched ? StringIds.NULL : ids.id(o.utf8(O_REQUEST));
+            row[1] = unmatched ? PageStrings.NULL : requests.add(o.utf8(O_REQUEST));
             row[2] = o.getInt(O_STATUS) == OutcomeStatus.COMPLETED.ordinal() ? 1 : 0;
             row[3] = unmatched ? StringIds.NULL : reasonPrefixId(o.utf8(O_REASON));
             row[4] = o.getLong(O_AT);
             row[5] = unmatched ? 1 : 0;
             return true;
-        };
+        }
     }
 
     /**

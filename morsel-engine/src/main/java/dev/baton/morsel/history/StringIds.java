@@ -22,8 +22,11 @@ import org.apache.avro.util.Utf8;
 final class StringIds {
 
     static final long NULL = 0;
-    /** Segments, each with its own lock: the scan's workers rarely wait for one another. */
-    private static final int SEGMENTS = 64;
+    /**
+     * Segments, each with its own lock: the scan's workers rarely wait for one another. A string's segment is its
+     * hash's low bits, so a scan can deal strings by segment and intern each segment's share apart ({@link #idIn}).
+     */
+    static final int SEGMENTS = 64;
 
     private static final VarHandle LONG = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
 
@@ -78,6 +81,30 @@ final class StringIds {
         int segment = hash & (SEGMENTS - 1);
         long local = segments[segment].intern(bytes, offset, length, hash);
         return local * SEGMENTS + segment + 1;
+    }
+
+    /** The segment a string of this {@link #hash} is interned in. */
+    static int segmentOf(int hash) {
+        return hash & (SEGMENTS - 1);
+    }
+
+    /**
+     * The segment-local index of the string {@code length} bytes from {@code offset} spell, whose {@link #hash} is
+     * {@code hash} and whose segment is {@code segment} ({@link #segmentOf}): what {@link #id(byte[], int, int)}
+     * answers, as {@link #idOf}{@code (segment, local)}, without hashing again.
+     */
+    int localIn(int segment, byte[] bytes, int offset, int length, int hash) {
+        return (int) segments[segment].intern(bytes, offset, length, hash);
+    }
+
+    /** The id of segment {@code segment}'s string {@code local}: ids of one segment ascend with their local index. */
+    static long idOf(int segment, long local) {
+        return local * SEGMENTS + segment + 1;
+    }
+
+    /** Makes room in segment {@code segment} for {@code more} strings beyond those it holds, of about {@code bytesEach} bytes. */
+    void expectIn(int segment, long more, int bytesEach) {
+        segments[segment].expectMore(more, bytesEach);
     }
 
     String string(long id) {
@@ -168,6 +195,10 @@ final class StringIds {
             while (2 * strings > slots.length) {
                 rehash();
             }
+        }
+
+        synchronized void expectMore(long more, int bytesEach) {
+            expect(count + more, bytesEach);
         }
 
         synchronized String string(int index) {

@@ -35,7 +35,7 @@ final class QueryJob<R> {
         for (int q = 0; q < queries.size(); q++) {
             TopicFold.TopicQuery<R> query = queries.get(q);
             TopicMorsels.Plan plan = TopicMorsels.plan(query.ranges(), offsetsPerMorsel.applyAsLong(query.ranges()), threads);
-            TopicPageSource source = TopicPageSource.columns(consumers, plan.ranges(), query.columns(), query.decoder());
+            TopicPageSource source = TopicPageSource.columns(consumers, plan.ranges(), query.columns(), query.decoders());
             ScanPipeline scan = ScanPipeline.over(source);
             answers.add(query.query().assemble(scan));
             String topic = query.ranges().isEmpty() ? "nothing" : query.ranges().get(0).topic();

@@ -148,11 +148,16 @@ public final class TopicFold implements AutoCloseable {
         Function<MorselScheduler, R> assemble(ScanPipeline scan);
     }
 
-    /** A query over ranges of one topic read as {@code columns} by {@code decoder}, for {@link #queryTogether}. */
-    public record TopicQuery<R>(List<OffsetRange> ranges, List<String> columns, TopicPageSource.RowDecoder decoder, Query<R> query) {
+    /** A query over ranges of one topic read as {@code columns} by each worker's decoder, for {@link #queryTogether}. */
+    public record TopicQuery<R>(List<OffsetRange> ranges, List<String> columns, TopicPageSource.RowDecoders decoders, Query<R> query) {
         public TopicQuery {
             ranges = List.copyOf(ranges);
             columns = List.copyOf(columns);
+        }
+
+        /** One thread-safe decoder for every worker. */
+        public TopicQuery(List<OffsetRange> ranges, List<String> columns, TopicPageSource.RowDecoder decoder, Query<R> query) {
+            this(ranges, columns, TopicPageSource.RowDecoders.shared(decoder), query);
         }
     }
 

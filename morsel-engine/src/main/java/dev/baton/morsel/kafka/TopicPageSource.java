@@ -42,11 +42,36 @@ public final class TopicPageSource implements PageSource, AutoCloseable {
     @FunctionalInterface
     public interface RowDecoder {
         boolean decode(ConsumerRecord<ByteBuffer, ByteBuffer> record, long[] row);
+
+        /**
+         * Told before this decoder decodes the records of a page (on the worker's thread): a decoder that keeps what
+         * its rows refer to beside them (a page's strings) starts afresh here, once the page before has gone through
+         * the pipeline.
+         */
+        default void pageStarts() {
+        }
+    }
+
+    /**
+     * A decoder per worker, made by the worker on its first page: what a decoder keeps (its decode buffer, its last
+     * strings) belongs to the query and one worker, not to whichever thread ran it, so nothing of it stays behind on a
+     * thread once the query is done (a thread-local did: the calling thread runs worker 0).
+     */
+    @FunctionalInterface
+    public interface RowDecoders {
+        RowDecoder forWorker(int worker);
+
+        /** One decoder shared by every worker: it must be thread-safe. */
+        static RowDecoders shared(RowDecoder decoder) {
+            return worker -> decoder;
+        }
     }
 
     private final List<OffsetRange> ranges;
     private final List<String> columns;
-    private final RowDecoder decoder;
+    private final RowDecoders decoders;
+    /** Worker {@code w}'s decoder, made by that worker on its first page. */
+    private final RowDecoder[] workerDecoders;
     private final ScanConsumers consumers;
     private final boolean ownsConsumers;
     private final ThreadLocal<DecodedPage> decoded = new ThreadLocal<>();
@@ -84,13 +109,14 @@ public final class TopicPageSource implements PageSource, AutoCloseable {
      * @param workers      how many workers scan at once (one consumer each)
      */
     public TopicPageSource(Map<String, Object> clientConfig, List<OffsetRange> ranges, int workers, List<String> columns, RowDecoder decoder) {
-        this(new ScanConsumers(clientConfig, workers), true, ranges, columns, decoder);
+        this(new ScanConsumers(clientConfig, workers), true, ranges, columns, RowDecoders.shared(decoder));
     }
 
-    private TopicPageSource(ScanConsumers consumers, boolean owns, List<OffsetRange> ranges, List<String> columns, RowDecoder decoder) {
+    private TopicPageSource(ScanConsumers consumers, boolean owns, List<OffsetRange> ranges, List<String> columns, RowDecoders decoders) {
         this.ranges = List.copyOf(ranges);
         this.columns = List.copyOf(columns);
-        this.decoder = decoder;
+        this.decoders = decoders;
+        this.workerDecoders = new RowDecoder[consumers.workers()];
         this.consumers = consumers;
         this.ownsConsumers = owns;
     }
@@ -105,7 +131,12 @@ public final class TopicPageSource implements PageSource, AutoCloseable {
      * them open. Each scanning thread claims one of the consumers for the view's lifetime.
      */
     public static TopicPageSource columns(ScanConsumers consumers, List<OffsetRange> ranges, List<String> columns, RowDecoder decoder) {
-        return new TopicPageSource(consumers, false, ranges, columns, decoder);
+        return columns(consumers, ranges, columns, RowDecoders.shared(decoder));
+    }
+
+    /** As {@link #columns(ScanConsumers, List, List, RowDecoder)}, each worker decoding with a decoder of its own. */
+    public static TopicPageSource columns(ScanConsumers consumers, List<OffsetRange> ranges, List<String> columns, RowDecoders decoders) {
+        return new TopicPageSource(consumers, false, ranges, columns, decoders);
     }
 
     /** Records the column view fetched (every committed record of its decoded pages, kept or not). */
@@ -120,7 +151,7 @@ public final class TopicPageSource implements PageSource, AutoCloseable {
 
     /** A raw view on consumers the caller owns and reuses across scans; closing the view leaves them open. */
     public static TopicPageSource raw(ScanConsumers consumers, List<OffsetRange> ranges) {
-        return new TopicPageSource(consumers, false, ranges, List.of(), (r, row) -> true);
+        return new TopicPageSource(consumers, false, ranges, List.of(), RowDecoders.shared((r, row) -> true));
     }
 
     public List<OffsetRange> ranges() {
@@ -218,6 +249,8 @@ public final class TopicPageSource implements PageSource, AutoCloseable {
             d.columns = DecodedPage.buffers(columns.size(), capacity);
         }
         ByteBuffer[] cols = d.columns;
+        RowDecoder decoder = decoderOf(worker);
+        decoder.pageStarts();
         long[] row = new long[columns.size()];
         long[] bytes = new long[1];
         int[] rows = new int[1];
@@ -235,6 +268,14 @@ public final class TopicPageSource implements PageSource, AutoCloseable {
         bytesRead.addAndGet(bytes[0]);
         d.rows = rows[0];
         d.page = page;
+        return d;
+    }
+
+    private RowDecoder decoderOf(int worker) {
+        RowDecoder d = workerDecoders[worker];
+        if (d == null) {
+            d = workerDecoders[worker] = decoders.forWorker(worker); // only worker's own tasks read or write its entry
+        }
         return d;
     }
 

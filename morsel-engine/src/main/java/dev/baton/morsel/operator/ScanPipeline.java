@@ -68,6 +68,16 @@ public final class ScanPipeline {
         return target;
     }
 
+    /**
+     * Folds runs of adjacent rows with one {@code key} into one row each ({@link RunCombine}); add its slots to the
+     * returned stage, and read its output through {@link RunCombine#key()} and {@link RunCombine#slot}.
+     */
+    public RunCombine combineRuns(String name, Expr key) {
+        RunCombine runs = new RunCombine(layout, key, name);
+        then(runs);
+        return runs;
+    }
+
     /** Inner-joins with {@code build} on {@code key}; the build's payload becomes column {@code payloadName}. */
     public ColumnRef probe(JoinBuild build, Expr key, String payloadName) {
         ColumnRef payload = layout.addComputed(payloadName);

@@ -1,0 +1,239 @@
+package dev.baton.morsel.history;
+
+import java.util.Arrays;
+
+import dev.baton.morsel.operator.AggregateResult;
+import dev.baton.morsel.operator.Batch;
+import dev.baton.morsel.operator.Combine;
+import dev.baton.morsel.operator.RunCombine;
+import dev.baton.morsel.operator.Sink;
+import dev.baton.morsel.scheduler.MorselScheduler;
+
+/**
+ * A radix deal by dictionary segment: the sink of an aggregate whose key is a string ({@link PageStrings}), fed by a
+ * {@link RunCombine}. Each worker writes each row (its key's bytes and hash, its slots) sequentially into one of its
+ * buckets, the bucket being the {@link StringIds} segment the key belongs to ({@link StringIds#segmentOf}); nothing is
+ * looked up per row. After the barrier {@link #result} builds the answer bucket by bucket ({@link SegmentBuild}), with
+ * tables the size of one segment's share.
+ *
+ * <p>Why: probing one dictionary and one aggregate of millions of entries per record costs a few dependent cache
+ * misses each; written in order and built by segment, the same work fits in the cache (docs/decisions.md, "Replay's
+ * sites scan bucketed"). Thread contract: {@link #consume} on worker threads, {@link #result} once after the barrier.
+ */
+final class SegmentDeal implements Sink {
+
+    /** One bucket per dictionary segment, and one more for rows whose key is null. */
+    static final int BUCKETS = StringIds.SEGMENTS + 1;
+    static final int NULL_BUCKET = StringIds.SEGMENTS;
+
+    /** One worker's rows of one segment, in the order dealt. */
+    static final class Bucket {
+        final int slots;
+        int rows;
+        /** Per row: its key's hash above where its bytes start in {@link #bytes}. */
+        long[] keys;
+        /** Per row: its slots. */
+        long[] values;
+        /** Each key: its length (an int), then its bytes. */
+        byte[] bytes;
+        int used;
+
+        Bucket(int slots, int expectedRows, int bytesEach) {
+            this.slots = slots;
+            int n = Math.max(16, expectedRows);
+            keys = new long[n];
+            values = new long[n * slots];
+            bytes = new byte[n * (Integer.BYTES + bytesEach)];
+        }
+
+        /** Adds a row; returns where its slots start in {@link #values}. */
+        int add(int hash, byte[] from, int offset, int length) {
+            if (rows == keys.length) {
+                keys = Arrays.copyOf(keys, 2 * rows);
+                values = Arrays.copyOf(values, 2 * rows * slots);
+            }
+            if (used + Integer.BYTES + length > bytes.length) {
+                bytes = Arrays.copyOf(bytes, Math.max(used + Integer.BYTES + length, 2 * bytes.length));
+            }
+            bytes[used] = (byte) length;
+            bytes[used + 1] = (byte) (length >>> 8);
+            bytes[used + 2] = (byte) (length >>> 16);
+            bytes[used + 3] = (byte) (length >>> 24);
+            System.arraycopy(from, offset, bytes, used + Integer.BYTES, length);
+            keys[rows] = (long) hash << 32 | used;
+            used += Integer.BYTES + length;
+            return rows++ * slots;
+        }
+
+        int hash(int row) {
+            return (int) (keys[row] >>> 32);
+        }
+
+        /** Where row {@code row}'s key bytes start. */
+        int keyStart(int row) {
+            return (int) keys[row] + Integer.BYTES;
+        }
+
+        int keyLength(int row) {
+            int at = (int) keys[row];
+            return bytes[at] & 0xff | (bytes[at + 1] & 0xff) << 8 | (bytes[at + 2] & 0xff) << 16 | bytes[at + 3] << 24;
+        }
+    }
+
+    private final RunCombine runs;
+    private final PageStrings[] strings;
+    private final int bytesEach;
+    private final int expectedRows;
+    /** Per worker, per bucket; a worker makes its own on its first batch. */
+    private final Bucket[][] buckets;
+    /** The slot that holds a second string (a site's request id), or -1: its values are references into {@link #slotStrings}. */
+    private final int stringSlot;
+    private final PageStrings[] slotStrings;
+    /** Per worker, per segment: the slot strings dealt (no slots of their own); a row's handle is {@link #handle}. */
+    private final Bucket[][] slotBuckets;
+    /** Per worker, per segment, per slot string dealt: its segment-local index, once {@link SegmentBuild} has interned them. */
+    int[][][] slotLocals;
+
+    /**
+     * @param strings      each worker's page strings, which the key column refers to
+     * @param expectedRows rows expected in all (after the run combine), for the buckets' first size
+     * @param bytesEach    the expected length of a key
+     */
+    SegmentDeal(RunCombine runs, PageStrings[] strings, int expectedRows, int bytesEach) {
+        this(runs, strings, expectedRows, bytesEach, -1, null);
+    }
+
+    /**
+     * As {@link #SegmentDeal(RunCombine, PageStrings[], int, int)}, slot {@code stringSlot} holding a second string per row
+     * (a reference into {@code slotStrings}, or {@link PageStrings#NULL}): its bytes are dealt by their own segment and
+     * interned there before the rows are built, and the answer's slot holds its dictionary id ({@link StringIds#NULL} for
+     * null). The slot must be the value of an ARG_MAX pair whose orders never tie between different strings.
+     */
+    SegmentDeal(RunCombine runs, PageStrings[] strings, int expectedRows, int bytesEach, int stringSlot, PageStrings[] slotStrings) {
+        this.runs = runs;
+        this.strings = strings;
+        this.bytesEach = bytesEach;
+        this.expectedRows = expectedRows;
+        this.buckets = new Bucket[strings.length][];
+        this.stringSlot = stringSlot;
+        this.slotStrings = slotStrings;
+        this.slotBuckets = new Bucket[strings.length][];
+    }
+
+    /** A dealt slot string's handle: 0 for null, else its worker, segment and row in {@link #slotBuckets}, plus one. */
+    private static long handle(int worker, int segment, int row) {
+        return ((long) worker << 40 | (long) segment << 32 | row) + 1;
+    }
+
+    boolean hasStringSlot() {
+        return stringSlot >= 0;
+    }
+
+    int stringSlot() {
+        return stringSlot;
+    }
+
+    /** Every worker's slot strings of segment {@code k}, indexed by worker ({@code null} for a worker that dealt none). */
+    Bucket[] slotBucketsOf(int k) {
+        Bucket[] b = new Bucket[slotBuckets.length];
+        for (int w = 0; w < b.length; w++) {
+            b[w] = slotBuckets[w] == null ? null : slotBuckets[w][k];
+        }
+        return b;
+    }
+
+    /** The dictionary id of a dealt slot string's handle, once its segment is interned. */
+    long idOfHandle(long handle) {
+        if (handle == 0) {
+            return StringIds.NULL;
+        }
+        long h = handle - 1;
+        int segment = (int) (h >>> 32) & 0xff;
+        return StringIds.idOf(segment, slotLocals[(int) (h >>> 40)][segment][(int) h]);
+    }
+
+    @Override
+    public void consume(int worker, Batch b) {
+        Bucket[] mine = buckets(worker);
+        int n = b.selected();
+        int[] sel = b.selection();
+        long[] keys = b.computed(runs.key().index());
+        int slots = runs.slots();
+        long[][] v = new long[slots][];
+        for (int s = 0; s < slots; s++) {
+            v[s] = b.computed(runs.slot(s).index());
+        }
+        PageStrings page = strings[worker];
+        byte[] bytes = page.bytes();
+        for (int j = 0; j < n; j++) {
+            int i = sel[j];
+            long ref = keys[i];
+            int at;
+            Bucket into;
+            if (ref == PageStrings.NULL) {
+                into = mine[NULL_BUCKET];
+                at = into.add(0, bytes, 0, 0);
+            } else {
+                int hash = page.hash(ref);
+                into = mine[StringIds.segmentOf(hash)];
+                at = into.add(hash, bytes, PageStrings.start(ref), page.length(ref));
+            }
+            long[] values = into.values;
+            for (int s = 0; s < slots; s++) {
+                values[at + s] = v[s][i];
+            }
+            if (stringSlot >= 0) {
+                values[at + stringSlot] = dealSlotString(worker, v[stringSlot][i]);
+            }
+        }
+    }
+
+    private long dealSlotString(int worker, long ref) {
+        if (ref == PageStrings.NULL) {
+            return 0;
+        }
+        PageStrings page = slotStrings[worker];
+        int hash = page.hash(ref);
+        int segment = StringIds.segmentOf(hash);
+        Bucket into = slotBuckets[worker][segment];
+        into.add(hash, page.bytes(), PageStrings.start(ref), page.length(ref));
+        return handle(worker, segment, into.rows - 1);
+    }
+
+    private Bucket[] buckets(int worker) {
+        Bucket[] mine = buckets[worker];
+        if (mine == null) {
+            mine = buckets[worker] = new Bucket[BUCKETS];
+            // an even share and a fifth more: a bucket that outgrows it doubles, a copy on this worker's path
+            int each = (int) Math.min(Integer.MAX_VALUE / 16, (long) expectedRows * 6 / 5 / strings.length / StringIds.SEGMENTS);
+            for (int k = 0; k < BUCKETS; k++) {
+                mine[k] = new Bucket(runs.slots(), k == NULL_BUCKET ? 16 : each, bytesEach);
+            }
+            if (stringSlot >= 0) {
+                slotBuckets[worker] = new Bucket[StringIds.SEGMENTS];
+                for (int k = 0; k < StringIds.SEGMENTS; k++) {
+                    slotBuckets[worker][k] = new Bucket(0, each, bytesEach);
+                }
+            }
+        }
+        return mine;
+    }
+
+    /** Every worker's bucket {@code k} (those that dealt nothing have none). */
+    Bucket[] bucket(int k) {
+        return Arrays.stream(buckets).filter(w -> w != null).map(w -> w[k]).toArray(Bucket[]::new);
+    }
+
+    Combine[] combine() {
+        return runs.combine();
+    }
+
+    int slots() {
+        return runs.slots();
+    }
+
+    /** The aggregate's answer, keyed by {@code ids}' ids of the keys, ascending: call once, after the barrier. */
+    AggregateResult result(MorselScheduler scheduler, StringIds ids) {
+        return SegmentBuild.build(scheduler, this, ids);
+    }
+}
