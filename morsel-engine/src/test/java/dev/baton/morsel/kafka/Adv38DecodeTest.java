@@ -137,4 +137,39 @@ class Adv38DecodeTest {
             assertThat(mine.reason()).as("reason for index byte " + bad + " (EventSerde: " + full.getMessage() + ")").isEqualTo(full.reason());
         }
     }
+
+    /**
+     * A reader "bytes" field the writer lacks, with a default: Avro's Field.defaultVal() is a byte[] for bytes (the JSON
+     * string's ISO-8859-1 bytes), and ProjectionPlan.Compiler.defaultOf takes value.toString(), i.e. "[B@…".
+     */
+    @Test
+    void aBytesDefaultIsTheDefaultsBytesAsAvroReadsIt() throws IOException {
+        Schema writer = new Schema.Parser().parse("{\"type\":\"record\",\"name\":\"R\",\"fields\":[{\"name\":\"v\",\"type\":\"long\"}]}");
+        Schema reader = new Schema.Parser().parse("{\"type\":\"record\",\"name\":\"R\",\"fields\":[{\"name\":\"v\",\"type\":\"long\"},"
+                + "{\"name\":\"blob\",\"type\":\"bytes\",\"default\":\"abc\"}]}");
+        GenericData.Record rec = new GenericData.Record(writer);
+        rec.put("v", 1L);
+        byte[] body = encode(writer, rec);
+        GenericRecord avro = new GenericDatumReader<GenericRecord>(writer, reader).read(null, DecoderFactory.get().binaryDecoder(body, null));
+        java.nio.ByteBuffer expected = (java.nio.ByteBuffer) avro.get("blob");
+        byte[] expectedBytes = new byte[expected.remaining()];
+        expected.duplicate().get(expectedBytes);
+        assertThat(planRead(writer, reader, body, "blob").bytes(0)).isEqualTo(expectedBytes);
+    }
+
+    /**
+     * An array block written with a negative count and a byte size that does not match its items (count -1, size 100, one
+     * item). Avro's reader, reading the array (it is in the reader schema, just not projected), ignores the size and reads
+     * the item, and then the next field: the value decodes. The plan skips an unprojected array by the block's byte size
+     * (WireReader.blockCount(true)), runs off the end and refuses it as truncated.
+     */
+    @Test
+    void anUnprojectedArrayIsReadAsAvroReadsItNotByItsBlockSize() throws IOException {
+        Schema schema = new Schema.Parser().parse("{\"type\":\"record\",\"name\":\"R\",\"fields\":["
+                + "{\"name\":\"arr\",\"type\":{\"type\":\"array\",\"items\":\"long\"}},{\"name\":\"v\",\"type\":\"long\"}]}");
+        byte[] body = {1, (byte) 200, 1, 2, 0, 14}; // count -1, size 100, item 1, end, v = 7
+        GenericRecord avro = new GenericDatumReader<GenericRecord>(schema, schema).read(null, DecoderFactory.get().binaryDecoder(body, null));
+        assertThat(avro.get("v")).isEqualTo(7L);
+        assertThat(planRead(schema, schema, body, "v").getLong(0)).isEqualTo(7L);
+    }
 }
