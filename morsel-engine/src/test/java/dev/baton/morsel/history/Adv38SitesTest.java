@@ -101,4 +101,55 @@ class Adv38SitesTest {
         assertThat(ids.string(a)).isEqualTo(ids.string(b)); // both "\uFFFD": the map of sites has one entry for two rows
         assertThat(a).as("one site for one key string").isEqualTo(b);
     }
+
+    /**
+     * The sites side of the same tie: one site key dispatched in two partitions at the same offset (5), request "req-b"
+     * attempt 2 queue q-hi in one, request "req-a" attempt 1 queue q-lo in the other. SiteQueries.sitesQuery folds request,
+     * attempt, queue and type as separate ARG_MAX pairs over dispatch_order (the offset): each breaks the tie by its own
+     * value (the request by a PageStrings reference in RunCombine, by a (worker, segment, row) handle in SegmentBuild), so the
+     * site's "latest dispatch" mixes the two: the reference's plainSites keeps one dispatch whole.
+     */
+    @Test
+    void aSitesLatestDispatchIsOneDispatchEvenWhenTwoTieOnOffset() {
+        StringIds built = new StringIds();
+        long qHi = built.id("q-hi");
+        long qLo = built.id("q-lo");
+        assertThat(qHi).isNotEqualTo(qLo);
+        PageStrings keys = new PageStrings();
+        PageStrings requests = new PageStrings();
+        long site = add(keys, "ns/wf/act");
+        long reqB = add(requests, "req-b"); // reference 0: the smaller reference
+        long reqA = add(requests, "req-a");
+        long[] fillers = new long[1023];
+        for (int i = 0; i < fillers.length; i++) {
+            fillers[i] = add(keys, "ns/filler-" + i + "/1");
+        }
+        // columns: site, order (offset for a dispatch), request ref, attempt, queue id
+        Path file = dir.resolve("sites.btn");
+        try (PageFileWriter w = new PageFileWriter(file, List.of("site", "order", "request", "attempt", "queue"), 1024)) {
+            w.append(new long[] {site, 5, reqB, 2, qHi}); // partition 0, offset 5
+            for (int i = 0; i < fillers.length; i++) {
+                w.append(new long[] {fillers[i], 10 + i, PageStrings.NULL, 0, 0});
+            }
+            w.append(new long[] {site, 5, reqA, 1, qLo}); // partition 1, offset 5
+        }
+        PageFile f = PageFile.open(file);
+        assertThat(f.pageCount()).isGreaterThan(1);
+        try (MorselScheduler s = new MorselScheduler(1, 1, MorselMetrics.noop())) {
+            ScanPipeline scan = ScanPipeline.over(f);
+            ColumnRef order = scan.col("order");
+            RunCombine runs = scan.combineRuns("site", scan.col("site"))
+                    .maxBy(order, scan.col("request"))
+                    .maxBy(order, scan.col("attempt"))
+                    .maxBy(order, scan.col("queue"));
+            SegmentDeal deal = new SegmentDeal(runs, new PageStrings[] {keys}, 64, 24, 1, new PageStrings[] {requests});
+            s.run(scan.into(deal).pipeline("sites", PipelineKind.SCAN, Morsels.partition(0, f.pageCount(), 2, 1), 1));
+            AggregateResult r = deal.result(s, built);
+            int row = Arrays.binarySearch(r.keys(), 0, r.rows(), built.id("ns/wf/act"));
+            assertThat(row).isGreaterThanOrEqualTo(0);
+            List<Object> dispatch = Arrays.asList(built.string(r.value(row, 1)), r.value(row, 3), built.string(r.value(row, 5)));
+            assertThat(dispatch).as("request, attempt, queue of one dispatch")
+                    .isIn(Arrays.asList("req-b", 2L, "q-hi"), Arrays.asList("req-a", 1L, "q-lo"));
+        }
+    }
 }
