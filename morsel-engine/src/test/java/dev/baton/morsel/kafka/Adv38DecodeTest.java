@@ -172,4 +172,25 @@ class Adv38DecodeTest {
         assertThat(avro.get("v")).isEqualTo(7L);
         assertThat(planRead(schema, schema, body, "v").getLong(0)).isEqualTo(7L);
     }
+
+    /**
+     * The same damaged kind index, with "kind" not projected: EventSerde refuses the value (CORRUPT_BODY), the projected
+     * reader skips the enum as an int (ProjectionPlan.Compiler.skip: ENUM -> SKIP_INT, no range check) and accepts it.
+     */
+    @Test
+    void anUnprojectedEnumIndexOutOfRangeIsRefusedAsEventSerdeRefusesIt() {
+        SchemaRegistry registry = SchemaRegistry.forUrl("mem://adv38-enum-skip", Map.of());
+        EventSerde<HistoryEvent> serde = EventSerde.of(HistoryEvent.class, registry);
+        HistoryEvent event = HistoryEvent.newBuilder().setKind(HistoryKind.DISPATCHED)
+                .setSite(new SiteRef("ns", "wf", "act")).setAttempt(1).setAtMillis(5L).build();
+        byte[] damaged = serde.encode("baton.history", event);
+        damaged[5] = 42; // kind index 21: one past the last symbol
+        UndecodableRecordException full = catchThrowableOfType(() -> serde.decode("baton.history", damaged), UndecodableRecordException.class);
+        assertThat(full).isNotNull();
+        ProjectedReader projected = new ProjectedReader(registry, Projection.of(HistoryEvent.getClassSchema(), "attempt", "atMillis"));
+        UndecodableRecordException mine = catchThrowableOfType(() -> projected.decode("baton.history", damaged, projected.newRow()),
+                UndecodableRecordException.class);
+        assertThat(mine).as("the projected reader refuses what EventSerde refuses: " + full.getMessage()).isNotNull();
+        assertThat(mine.reason()).isEqualTo(full.reason());
+    }
 }
