@@ -152,4 +152,59 @@ class Adv38SitesTest {
                     .isIn(Arrays.asList("req-b", 2L, "q-hi"), Arrays.asList("req-a", 1L, "q-lo"));
         }
     }
+
+    /**
+     * Odd keys through RunCombine → SegmentDeal → SegmentBuild at 1 and 2 workers, against a plain fold: null, empty, a key
+     * of 70,000 bytes (beyond PageStrings' first 64 KiB arena), a non-ASCII one of 80,000 bytes, and a key that is a prefix
+     * of another. Rows in runs, keys coming back in later runs and pages.
+     */
+    @Test
+    void oddKeysFoldAsAPlainLoopFoldsThem() {
+        String[] strings = {null, "", "x".repeat(70_000), "\u00e9".repeat(40_000), "ab", "abc", "ns/wf/1"};
+        PageStrings page = new PageStrings();
+        long[] refs = new long[strings.length];
+        for (int k = 0; k < strings.length; k++) {
+            refs[k] = strings[k] == null ? PageStrings.NULL : add(page, strings[k]);
+        }
+        java.util.SplittableRandom random = new java.util.SplittableRandom(38);
+        java.util.Map<String, long[]> expected = new java.util.HashMap<>();
+        Path file = dir.resolve("odd.btn");
+        try (PageFileWriter w = new PageFileWriter(file, List.of("ref", "o", "v", "m"), 1024)) {
+            int key = 0;
+            for (int i = 0; i < 5_000; i++) {
+                if (random.nextInt(3) == 0) {
+                    key = random.nextInt(strings.length);
+                }
+                long v = random.nextLong(1_000);
+                long m = random.nextLong(1_000_000);
+                w.append(new long[] {refs[key], i, v, m});
+                long[] e = expected.computeIfAbsent(strings[key], x -> new long[] {Long.MIN_VALUE, 0, Long.MAX_VALUE});
+                if (i > e[0]) {
+                    e[0] = i;
+                    e[1] = v;
+                }
+                e[2] = Math.min(e[2], m);
+            }
+        }
+        PageFile f = PageFile.open(file);
+        for (int workers = 1; workers <= 2; workers++) {
+            PageStrings[] byWorker = new PageStrings[workers];
+            Arrays.fill(byWorker, page);
+            StringIds built = new StringIds();
+            try (MorselScheduler s = new MorselScheduler(workers, 1, MorselMetrics.noop())) {
+                ScanPipeline scan = ScanPipeline.over(f);
+                RunCombine runs = scan.combineRuns("k", scan.col("ref")).maxBy(scan.col("o"), scan.col("v")).min(scan.col("m"));
+                SegmentDeal deal = new SegmentDeal(runs, byWorker, 64, 24);
+                s.run(scan.into(deal).pipeline("odd", PipelineKind.SCAN, Morsels.partition(0, f.pageCount(), 2, 1), workers));
+                AggregateResult r = deal.result(s, built);
+                java.util.Map<String, List<Long>> got = new java.util.HashMap<>();
+                for (int i = 0; i < r.rows(); i++) {
+                    got.put(built.string(r.key(i)), List.of(r.value(i, 0), r.value(i, 1), r.value(i, 2)));
+                }
+                java.util.Map<String, List<Long>> want = new java.util.HashMap<>();
+                expected.forEach((k, e) -> want.put(k, List.of(e[0], e[1], e[2])));
+                assertThat(got).as("at %d workers", workers).isEqualTo(want);
+            }
+        }
+    }
 }
