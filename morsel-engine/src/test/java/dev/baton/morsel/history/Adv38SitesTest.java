@@ -207,4 +207,118 @@ class Adv38SitesTest {
             }
         }
     }
+
+    /**
+     * A segment past LongAggTable's dense keys: the dictionary already holds 70,000 strings of segment 0 (a previous
+     * query's), so this query's keys of segment 0 get local indexes above 65,536 beside ones it interned before; rows of
+     * both kinds, some keys coming back, at 1 and 2 workers.
+     */
+    @Test
+    void aSegmentBeyondTheDenseKeysFoldsAsAPlainLoop() {
+        List<String> segment0 = new java.util.ArrayList<>();
+        for (int i = 0; segment0.size() < 70_100; i++) {
+            byte[] b = ("s-" + i).getBytes(StandardCharsets.UTF_8);
+            if (StringIds.segmentOf(StringIds.hash(b, b.length)) == 0) {
+                segment0.add("s-" + i);
+            }
+        }
+        // keys: 50 interned early (locals < 65,536) and 50 late (locals > 65,536), all of segment 0
+        List<String> keys = new java.util.ArrayList<>(segment0.subList(0, 50));
+        keys.addAll(segment0.subList(70_050, 70_100));
+        PageStrings page = new PageStrings();
+        long[] refs = new long[keys.size()];
+        for (int k = 0; k < keys.size(); k++) {
+            refs[k] = add(page, keys.get(k));
+        }
+        java.util.SplittableRandom random = new java.util.SplittableRandom(3838);
+        java.util.Map<String, List<Long>> want = new java.util.HashMap<>();
+        Path file = dir.resolve("dense.btn");
+        try (PageFileWriter w = new PageFileWriter(file, List.of("ref", "o", "v"), 1024)) {
+            for (int i = 0; i < 4_000; i++) {
+                int k = random.nextInt(keys.size());
+                long v = random.nextLong(1_000_000);
+                w.append(new long[] {refs[k], i, v});
+                want.put(keys.get(k), List.of((long) i, v));
+            }
+        }
+        PageFile f = PageFile.open(file);
+        for (int workers = 1; workers <= 2; workers++) {
+            StringIds built = new StringIds();
+            for (String s0 : segment0.subList(50, 70_050)) {
+                built.id(s0);
+            }
+            for (String s0 : segment0.subList(0, 50)) { // these get locals 70,000..70,049; the late ones come after
+                built.id(s0);
+            }
+            PageStrings[] byWorker = new PageStrings[workers];
+            Arrays.fill(byWorker, page);
+            try (MorselScheduler s = new MorselScheduler(workers, 1, MorselMetrics.noop())) {
+                ScanPipeline scan = ScanPipeline.over(f);
+                RunCombine runs = scan.combineRuns("k", scan.col("ref")).maxBy(scan.col("o"), scan.col("v"));
+                SegmentDeal deal = new SegmentDeal(runs, byWorker, 64, 24);
+                s.run(scan.into(deal).pipeline("dense", PipelineKind.SCAN, Morsels.partition(0, f.pageCount(), 2, 1), workers));
+                AggregateResult r = deal.result(s, built);
+                java.util.Map<String, List<Long>> got = new java.util.HashMap<>();
+                for (int i = 0; i < r.rows(); i++) {
+                    got.put(built.string(r.key(i)), List.of(r.value(i, 0), r.value(i, 1)));
+                }
+                assertThat(got).as("at %d workers", workers).isEqualTo(want);
+                long[] ascending = Arrays.copyOf(r.keys(), r.rows());
+                Arrays.sort(ascending);
+                assertThat(Arrays.copyOf(r.keys(), r.rows())).containsExactly(ascending);
+            }
+        }
+    }
+
+    /**
+     * Two different keys with the same StringIds.hash (found by brute force, so the same segment and the same PageStrings
+     * hash), alternating in runs, adjacent to each other and across pages, at 1 and 2 workers.
+     */
+    @Test
+    void twoKeysWithEqualHashesStayTwoSites() {
+        java.util.Map<Integer, String> seen = new java.util.HashMap<>();
+        String a = null;
+        String b = null;
+        for (int i = 0; a == null; i++) {
+            String k = "ns/wf-" + i + "/act";
+            byte[] bytes = k.getBytes(StandardCharsets.UTF_8);
+            String other = seen.putIfAbsent(StringIds.hash(bytes, bytes.length), k);
+            if (other != null) {
+                a = other;
+                b = k;
+            }
+        }
+        PageStrings page = new PageStrings();
+        long ra = add(page, a);
+        long rb = add(page, b);
+        long ra2 = add(page, a); // not the last string added: a second reference to a
+        assertThat(page.hash(ra)).isEqualTo(page.hash(rb));
+        Path file = dir.resolve("collide.btn");
+        long[] sums = new long[2];
+        try (PageFileWriter w = new PageFileWriter(file, List.of("ref", "v"), 1024)) {
+            for (int i = 0; i < 3_000; i++) {
+                boolean isA = (i / 2) % 3 != 1;
+                w.append(new long[] {isA ? (i % 5 == 0 ? ra2 : ra) : rb, i});
+                sums[isA ? 0 : 1] += i;
+            }
+        }
+        PageFile f = PageFile.open(file);
+        for (int workers = 1; workers <= 2; workers++) {
+            PageStrings[] byWorker = new PageStrings[workers];
+            Arrays.fill(byWorker, page);
+            StringIds built = new StringIds();
+            try (MorselScheduler s = new MorselScheduler(workers, 1, MorselMetrics.noop())) {
+                ScanPipeline scan = ScanPipeline.over(f);
+                RunCombine runs = scan.combineRuns("k", scan.col("ref")).sum(scan.col("v"));
+                SegmentDeal deal = new SegmentDeal(runs, byWorker, 64, 24);
+                s.run(scan.into(deal).pipeline("collide", PipelineKind.SCAN, Morsels.partition(0, f.pageCount(), 2, 1), workers));
+                AggregateResult r = deal.result(s, built);
+                java.util.Map<String, Long> got = new java.util.HashMap<>();
+                for (int i = 0; i < r.rows(); i++) {
+                    got.put(built.string(r.key(i)), r.value(i, 0));
+                }
+                assertThat(got).as("at %d workers (%s, %s)", workers, a, b).isEqualTo(java.util.Map.of(a, sums[0], b, sums[1]));
+            }
+        }
+    }
 }
