@@ -59,6 +59,16 @@ final class PlanSteps {
         row.nulls[slot] = false;
     }
 
+    static void intToFloat(int slot, WireReader in, ProjectedRow row) throws IOException {
+        row.doubles[slot] = (float) in.readInt();
+        row.nulls[slot] = false;
+    }
+
+    static void longToFloat(int slot, WireReader in, ProjectedRow row) throws IOException {
+        row.doubles[slot] = (float) in.readLong();
+        row.nulls[slot] = false;
+    }
+
     static void floatToDouble(int slot, WireReader in, ProjectedRow row) throws IOException {
         row.doubles[slot] = in.readFloat();
         row.nulls[slot] = false;
@@ -81,6 +91,13 @@ final class PlanSteps {
 
     static void skipInt(WireReader in, ProjectedRow row) throws IOException {
         in.readInt();
+    }
+
+    static void skipEnum(int symbols, WireReader in, ProjectedRow row) throws IOException {
+        int index = in.readInt();
+        if (index < 0 || index >= symbols) {
+            throw new IllegalArgumentException("enum index " + index + " outside the writer's " + symbols + " symbols");
+        }
     }
 
     static void skipLong(WireReader in, ProjectedRow row) throws IOException {

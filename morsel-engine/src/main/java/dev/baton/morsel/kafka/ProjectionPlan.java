@@ -57,11 +57,14 @@ final class ProjectionPlan {
     private static final MethodHandle READ_BOOLEAN = step("readBoolean", int.class);
     private static final MethodHandle INT_TO_DOUBLE = step("intToDouble", int.class);
     private static final MethodHandle LONG_TO_DOUBLE = step("longToDouble", int.class);
+    private static final MethodHandle INT_TO_FLOAT = step("intToFloat", int.class);
+    private static final MethodHandle LONG_TO_FLOAT = step("longToFloat", int.class);
     private static final MethodHandle FLOAT_TO_DOUBLE = step("floatToDouble", int.class);
     private static final MethodHandle READ_DOUBLE = step("readDouble", int.class);
     private static final MethodHandle READ_STRING = step("readString", int.class);
     private static final MethodHandle READ_ENUM = step("readEnum", EnumMapping.class, int.class);
     private static final MethodHandle SKIP_INT = step("skipInt");
+    private static final MethodHandle SKIP_ENUM = step("skipEnum", int.class);
     private static final MethodHandle SKIP_LONG = step("skipLong");
     private static final MethodHandle SKIP_BOOLEAN = step("skipBoolean");
     private static final MethodHandle SKIP_FIXED = step("skipFixed", int.class);
@@ -156,7 +159,8 @@ final class ProjectionPlan {
     record EnumMapping(int[] ordinals, List<String> symbols, String writer, String reader) {
         long ordinal(int index) {
             if (index < 0 || index >= ordinals.length) {
-                throw new Mismatch("enum index " + index + " outside the writer's " + ordinals.length + " symbols of " + writer);
+                // a damaged body, not a schema the reader cannot take: refused as corrupt, as EventSerde refuses it
+                throw new IllegalArgumentException("enum index " + index + " outside the writer's " + ordinals.length + " symbols of " + writer);
             }
             if (ordinals[index] < 0) {
                 throw new Mismatch("enum symbol " + symbols.get(index) + " is unknown to the reader's " + reader + ", which has no default");
@@ -252,8 +256,9 @@ final class ProjectionPlan {
                 case INT, LONG -> wt == Schema.Type.INT ? READ_INT : wt == Schema.Type.LONG && rt == Schema.Type.LONG ? READ_LONG : null;
                 case BOOLEAN -> wt == Schema.Type.BOOLEAN ? READ_BOOLEAN : null;
                 case FLOAT, DOUBLE -> switch (wt) {
-                    case INT -> INT_TO_DOUBLE;
-                    case LONG -> LONG_TO_DOUBLE;
+                    // Avro promotes to the reader's type: an int or long read as float is rounded to a float first.
+                    case INT -> rt == Schema.Type.FLOAT ? INT_TO_FLOAT : INT_TO_DOUBLE;
+                    case LONG -> rt == Schema.Type.FLOAT ? LONG_TO_FLOAT : LONG_TO_DOUBLE;
                     case FLOAT -> FLOAT_TO_DOUBLE;
                     case DOUBLE -> rt == Schema.Type.DOUBLE ? READ_DOUBLE : null;
                     default -> null;
@@ -287,7 +292,8 @@ final class ProjectionPlan {
                     long ordinal = Projection.nonNull(node.readerType).getEnumOrdinal(value.toString());
                     defaults.add(MethodHandles.insertArguments(DEFAULT_LONG, 0, ordinal, slot));
                 } else if (kind == Projection.SlotKind.STRING) {
-                    byte[] utf8 = value.toString().getBytes(StandardCharsets.UTF_8);
+                    // a bytes field's default is already its bytes (Avro reads the JSON string's ISO-8859-1 bytes)
+                    byte[] utf8 = value instanceof byte[] bytes ? bytes : value.toString().getBytes(StandardCharsets.UTF_8);
                     defaults.add(MethodHandles.insertArguments(DEFAULT_STRING, 0, utf8, slot));
                 } else if (kind == Projection.SlotKind.DOUBLE) {
                     defaults.add(MethodHandles.insertArguments(DEFAULT_DOUBLE, 0, ((Number) value).doubleValue(), slot));
@@ -372,7 +378,9 @@ final class ProjectionPlan {
             return switch (w.getType()) {
                 case NULL -> NOTHING;
                 case BOOLEAN -> SKIP_BOOLEAN;
-                case INT, ENUM -> SKIP_INT;
+                case INT -> SKIP_INT;
+                // An index outside the symbols is a damaged body even where the query does not read the field, as Avro refuses it.
+                case ENUM -> MethodHandles.insertArguments(SKIP_ENUM, 0, w.getEnumSymbols().size());
                 case LONG -> SKIP_LONG;
                 case FLOAT -> MethodHandles.insertArguments(SKIP_FIXED, 0, 4);
                 case DOUBLE -> MethodHandles.insertArguments(SKIP_FIXED, 0, 8);
