@@ -4,7 +4,10 @@ package dev.baton.bench.replay;
 enum ScanKind {
     /** Polls and drops: one tuned consumer per thread, partitions dealt largest first. */
     RAW("raw consumer"),
-    /** {@code HistoryLog.sites}: what {@code baton replay} scans before it reads results and the changelog. */
+    /**
+     * {@code HistoryLog.siteCount}: {@code baton replay}'s sites query over history, its rows left keyed by
+     * ids as replay reads them (replay runs it beside the answers query over results).
+     */
     REPLAY("replay scan"),
     /** {@code HistoryStats.compute} by outcome: history folded per site, then results read. */
     STATS("history stats");

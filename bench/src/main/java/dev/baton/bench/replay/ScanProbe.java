@@ -70,7 +70,7 @@ final class ScanProbe implements AutoCloseable {
     private Run timed(HistoryLog log) {
         long start = System.nanoTime();
         switch (kind) {
-            case REPLAY -> log.sites(HistoryLog.Scope.ALL);
+            case REPLAY -> log.siteCount(HistoryLog.Scope.ALL);
             case STATS -> HistoryStats.compute(log, HistoryLog.Scope.ALL, HistoryStats.GroupBy.OUTCOME);
             default -> throw new IllegalStateException(kind.name());
         }

@@ -20,6 +20,7 @@ import java.util.function.Supplier;
 import dev.baton.events.DispatchKind;
 import dev.baton.events.HistoryEvent;
 import dev.baton.morsel.MorselMetrics;
+import dev.baton.morsel.operator.AggregateResult;
 import dev.baton.morsel.kafka.OffsetRange;
 import dev.baton.morsel.kafka.ProjectedReader;
 import dev.baton.morsel.kafka.ProjectedRow;
@@ -118,15 +119,16 @@ public final class HistoryLog implements AutoCloseable {
     }
 
     /**
-     * Every site with an event in scope, folded from {@code baton.history} by the engine's operators
-     * ({@link SiteQueries}: scan, filter, project, hash aggregate).
+     * How many sites have an event in scope: the sites query of {@code replay} alone, over
+     * {@code baton.history} ({@link SiteQueries}: scan, filter, project, run combine, deal, build),
+     * its rows left keyed by dictionary ids as {@code replay} reads them.
      */
-    public Map<String, SiteTrail> sites(Scope scope) {
+    public int siteCount(Scope scope) {
         long before = queries.undecodable();
-        TopicFold.Result<Map<String, SiteTrail>> r = queries.sites(fold, scope);
+        TopicFold.Result<AggregateResult> r = queries.siteRows(fold, scope);
         lastScan = r;
         lastUndecodable = queries.undecodable() - before;
-        return r.value();
+        return r.value().rows();
     }
 
     /**

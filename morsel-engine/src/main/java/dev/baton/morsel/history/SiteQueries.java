@@ -107,16 +107,12 @@ final class SiteQueries {
         return undecodable.get();
     }
 
-    /** Every site with an event in scope, as the composition above folds it. */
-    TopicFold.Result<Map<String, SiteTrail>> sites(TopicFold fold, HistoryLog.Scope scope) {
-        TopicFold.Result<AggregateResult> r = fold.query(sitesQuery(fold, scope), () -> false);
-        AggregateResult a = r.value();
-        Map<String, SiteTrail> sites = new HashMap<>();
-        for (int i = 0; i < a.rows(); i++) {
-            SiteTrail t = trail(a, i, ids);
-            sites.put(t.siteKey, t);
-        }
-        return new TopicFold.Result<>(sites, r.records(), r.bytes(), r.morsels(), r.offsetsPerMorsel(), r.nanos());
+    /**
+     * Every site with an event in scope, as the composition above folds it, left as rows keyed by
+     * dictionary ids: what {@code replay} reads, without a string or an object per site.
+     */
+    TopicFold.Result<AggregateResult> siteRows(TopicFold fold, HistoryLog.Scope scope) {
+        return fold.query(sitesQuery(fold, scope), () -> false);
     }
 
     /** Row {@code i} of the sites aggregate as a {@link SiteTrail}, its strings made from {@code ids}. */

@@ -9,7 +9,7 @@ import org.apache.kafka.clients.consumer.ConsumerConfig;
 /**
  * A measurement, not a test (issue 30, h/decode38): the warm replay scan's process CPU per history record against a held
  * broker, the figure a loaded machine moves least. Each run queries a fresh {@link HistoryLog} made before its clock, as
- * {@code bench replay}'s warm runs do, and reads {@code sites(ALL)} (history and results); the process's CPU over the run
+ * {@code bench replay}'s warm runs do, and reads {@code siteCount(ALL)} (the sites query over history, as replay runs it); the process's CPU over the run
  * counts the scan threads, the consumers' network threads, the collector and the JIT. Run it with one jar, then another,
  * alternating: {@code java -cp test-classes:baton.jar dev.baton.morsel.kafka.ScanCpuHarness 127.0.0.1:PORT THREADS WARMUPS RUNS}.
  */
@@ -27,7 +27,7 @@ public final class ScanCpuHarness {
             try (HistoryLog log = new HistoryLog(config, "kafka://", threads)) {
                 long cpu0 = os.getProcessCpuTime();
                 long t0 = System.nanoTime();
-                log.sites(HistoryLog.Scope.ALL);
+                log.siteCount(HistoryLog.Scope.ALL);
                 long cpu = os.getProcessCpuTime() - cpu0;
                 long wall = System.nanoTime() - t0;
                 long records = log.lastScan().records();
