@@ -172,7 +172,7 @@ class HistoryScanReferenceIT {
                     EventSerde<HistoryEvent> serde = EventSerde.of(HistoryEvent.class, registry);
                     TopicScan.forEach(KAFKA.bootstrapServers(), BatonTopics.HISTORY, r -> {
                         HistoryEvent e = serde.decode(r);
-                        if (e.getSite().getWorkflowId().equals(workflow)) {
+                        if (e.getSite().getWorkflowId().equals(workflow) && wellFormed(r.key())) {
                             plain.add(e);
                         }
                     });
@@ -184,6 +184,7 @@ class HistoryScanReferenceIT {
                 assertThat(log.workflow(workflow, "no-such-namespace")).isEmpty();
             }
             assertThat(log.workflow("wf-none", null)).isEmpty();
+            assertThat(log.workflow("wf-bad", null)).as("only records under keys that are not UTF-8").isEmpty();
         }
     }
 
