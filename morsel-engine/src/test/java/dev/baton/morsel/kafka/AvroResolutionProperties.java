@@ -1,24 +1,31 @@
 package dev.baton.morsel.kafka;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.io.ByteArrayOutputStream;
 import java.io.EOFException;
 import java.io.IOException;
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.SplittableRandom;
 
+import dev.baton.schemas.UndecodableRecordException;
+import dev.baton.schemas.registry.SchemaRegistry;
 import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
 import org.junit.jupiter.api.Test;
+import org.apache.avro.AvroRuntimeException;
 import org.apache.avro.Schema;
 import org.apache.avro.generic.GenericData;
 import org.apache.avro.generic.GenericDatumReader;
 import org.apache.avro.generic.GenericRecord;
 import org.apache.avro.io.BinaryDecoder;
 import org.apache.avro.io.DecoderFactory;
+import org.apache.avro.specific.SpecificDatumReader;
 
 /**
  * The compiled plan against Avro's own resolving reader ({@code GenericDatumReader} with the writer and the reader
@@ -176,6 +183,29 @@ class AvroResolutionProperties {
         byte[] rightSize = {1, 2, 2, 0, 14}; // count -1, size 1: both read v = 7
         assertThat(avroOutcome(withArray, withoutArray, GenericData.get(), rightSize)).isEqualTo("v=7");
         assertThat(planOutcome(withArray, withoutArray, rightSize)).isEqualTo("v=7");
+    }
+
+    /**
+     * A writer with fields a and b read by a reader whose a also answers to b: Avro's datum reader renames b to a and
+     * refuses every value (a duplicate field), and Avro's compatibility checker, which EventSerde and the projected
+     * reader both ask first, throws (a field matching two). Both readers now call the writer's schema incompatible
+     * (SchemaEvolution), where Avro's exception escaped them before.
+     */
+    @Test
+    void aRenameAvroRefusesIsAnIncompatibleSchemaNotAnEscapedException() {
+        Schema writer = new Schema.Parser().parse("""
+                {"type": "record", "name": "R", "fields": [{"name": "a", "type": "long"}, {"name": "b", "type": "long"}]}""");
+        Schema reader = new Schema.Parser().parse("""
+                {"type": "record", "name": "R", "fields": [{"name": "a", "type": "long", "aliases": ["b"]}]}""");
+        byte[] body = {2, 4};
+        assertThatThrownBy(() -> new SpecificDatumReader<Object>(writer, reader).read(null, DecoderFactory.get().binaryDecoder(body, null)))
+                .isInstanceOf(AvroRuntimeException.class);
+        SchemaRegistry registry = SchemaRegistry.forUrl("mem://avro-resolution-duplicate", Map.of());
+        int id = registry.register("t-value", writer);
+        byte[] framed = ByteBuffer.allocate(5 + body.length).put((byte) 0).putInt(id).put(body).array();
+        ProjectedReader projected = new ProjectedReader(registry, Projection.of(reader, "a"));
+        assertThatThrownBy(() -> projected.decode("t", framed, projected.newRow()))
+                .isInstanceOfSatisfying(UndecodableRecordException.class, e -> assertThat(e.reason()).isEqualTo(UndecodableRecordException.Reason.INCOMPATIBLE_SCHEMA));
     }
 
     private static String avroOutcome(Schema writer, Schema reader, GenericData data, byte[] body) {
