@@ -13,7 +13,9 @@ import org.apache.avro.util.Utf8;
  *
  * <p>Damage is reported as Avro reports it to {@code EventSerde}: running out of bytes is an
  * {@link EOFException} (a truncated value); a varint longer than its type allows, a negative
- * length or count, or a length beyond what a Java array holds is an {@link IOException} (a corrupt body).
+ * length or block size, or a length or count beyond what a Java array holds is an {@link IOException} (a
+ * corrupt body). Where the reader's schema lacks a value, Avro skips it more leniently, and so do
+ * {@link #skipUnread} and {@link #blockCount} when told to skip.
  *
  * <p>Not thread-safe: one per {@link ProjectedRow}.
  */
