@@ -122,7 +122,8 @@ final class ProjectionPlan {
             // whose new name is another reader field's alias shows; the plan reads what EventSerde reads.
             renamed = Schema.applyAliases(Schema.applyAliases(writer, projection.reader()), projection.reader());
         } catch (AvroRuntimeException e) {
-            // Two writer fields renamed alike: Avro refuses every value, and EventSerde calls that a corrupt body.
+            // Two writer fields renamed alike: Avro refuses every value. Behind ProjectedReader the compatibility check
+            // refuses such a writer first (SchemaEvolution); a plan compiled without it refuses as Avro does.
             String why = e.getMessage();
             return new ProjectionPlan((in, row) -> {
                 throw new AvroRuntimeException(why);
