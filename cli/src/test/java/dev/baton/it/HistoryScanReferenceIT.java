@@ -53,6 +53,16 @@ class HistoryScanReferenceIT {
     private static final String REGISTRY = "kafka://";
     /** A time half-way through the history's events: a scope from it leaves out the earlier half. */
     private static final long MIDWAY = 1_000_000L + ACTIVITIES * 10L / 2;
+    /**
+     * Dispatches under keys that are not UTF-8 and decode alike ("main/wf-bad\uFFFD/1"): no Baton write has such a key,
+     * and both the scan and the plain loop leave them out as undecodable.
+     */
+    private static final List<byte[]> BAD_KEYS = List.of("main/wf-bad?/1".getBytes(UTF_8), "main/wf-bad?/1".getBytes(UTF_8));
+
+    static {
+        BAD_KEYS.get(0)[11] = (byte) 0xff;
+        BAD_KEYS.get(1)[11] = (byte) 0xfe;
+    }
 
     @BeforeAll
     static void writeHistory() throws Exception {
@@ -97,6 +107,11 @@ class HistoryScanReferenceIT {
                     sends.add(producer.send(new ProducerRecord<>(BatonTopics.RESULTS, "client".getBytes(UTF_8), outcomes.encode(BatonTopics.RESULTS, o))));
                 }
             }
+            for (byte[] bad : BAD_KEYS) {
+                HistoryEvent e = HistoryEvent.newBuilder().setKind(HistoryKind.DISPATCHED).setSite(new SiteKey("main", "wf-bad", "1").toRef())
+                        .setAttempt(1).setRequestId("req-bad").setQueue("q0").setActivityType("t0").setAtMillis(1_000_000L).build();
+                sends.add(producer.send(new ProducerRecord<>(BatonTopics.HISTORY, bad, history.encode(BatonTopics.HISTORY, e))));
+            }
         }
         for (Future<?> f : sends) {
             f.get(60, TimeUnit.SECONDS);
@@ -134,6 +149,7 @@ class HistoryScanReferenceIT {
             List<String> dangling = plain.values().stream().filter(t -> !answered.containsKey(t.requestId)).map(t -> t.site).sorted().toList();
             assertThat(report.dangling().stream().map(SiteTrail::siteKey).toList()).isEqualTo(dangling).isNotEmpty();
             assertThat(report.sites()).isEqualTo(ACTIVITIES);
+            assertThat(log.lastUndecodable()).isEqualTo(BAD_KEYS.size());
             Map<String, Integer> byOutcome = new TreeMap<>();
             Map<String, Outcome> outcomes = plainOutcomes();
             plain.values().stream().map(t -> outcomes.get(t.requestId)).filter(o -> o != null).forEach(o -> byOutcome.merge(kind(o), 1, Integer::sum));
@@ -156,7 +172,7 @@ class HistoryScanReferenceIT {
                     EventSerde<HistoryEvent> serde = EventSerde.of(HistoryEvent.class, registry);
                     TopicScan.forEach(KAFKA.bootstrapServers(), BatonTopics.HISTORY, r -> {
                         HistoryEvent e = serde.decode(r);
-                        if (e.getSite().getWorkflowId().equals(workflow)) {
+                        if (e.getSite().getWorkflowId().equals(workflow) && wellFormed(r.key())) {
                             plain.add(e);
                         }
                     });
@@ -168,6 +184,7 @@ class HistoryScanReferenceIT {
                 assertThat(log.workflow(workflow, "no-such-namespace")).isEmpty();
             }
             assertThat(log.workflow("wf-none", null)).isEmpty();
+            assertThat(log.workflow("wf-bad", null)).as("only records under keys that are not UTF-8").isEmpty();
         }
     }
 
@@ -191,6 +208,9 @@ class HistoryScanReferenceIT {
         try (SchemaRegistry registry = SchemaRegistry.forUrl(REGISTRY, config())) {
             EventSerde<HistoryEvent> serde = EventSerde.of(HistoryEvent.class, registry);
             TopicScan.forEach(KAFKA.bootstrapServers(), BatonTopics.HISTORY, r -> {
+                if (!wellFormed(r.key())) {
+                    return; // not a key Baton writes: undecodable for the history queries
+                }
                 HistoryEvent e = serde.decode(r);
                 if (e.getKind() != HistoryKind.DISPATCHED || namespace != null && !namespace.equals(e.getSite().getNamespace())
                         || e.getAtMillis() < fromMillis) {
@@ -259,6 +279,15 @@ class HistoryScanReferenceIT {
 
     private static String pct(Histogram h, double p) {
         return h.getTotalCount() == 0 ? "-" : Long.toString(h.getValueAtPercentile(p));
+    }
+
+    private static boolean wellFormed(byte[] key) {
+        try {
+            UTF_8.newDecoder().decode(ByteBuffer.wrap(key)); // reports ill-formed bytes where new String(...) replaces them
+            return true;
+        } catch (java.nio.charset.CharacterCodingException e) {
+            return false;
+        }
     }
 
     private static Map<String, Object> config() {

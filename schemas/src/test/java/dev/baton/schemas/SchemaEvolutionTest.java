@@ -45,6 +45,17 @@ class SchemaEvolutionTest {
         }
     }
 
+    /** Avro's checker throws for a reader field that matches two writer fields; the guard (and every decoder) says incompatible. */
+    @Test
+    void shouldCallAReaderFieldThatAnswersToTwoWriterFieldsIncompatibleNotThrow() {
+        Schema writer = new Schema.Parser().parse("""
+                {"type": "record", "name": "R", "fields": [{"name": "a", "type": "long"}, {"name": "b", "type": "long"}]}""");
+        Schema reader = new Schema.Parser().parse("""
+                {"type": "record", "name": "R", "fields": [{"name": "a", "type": "long", "aliases": ["b"]}]}""");
+
+        assertThat(SchemaEvolution.backwardIncompatibilities(reader, writer)).hasValueSatisfying(why -> assertThat(why).contains("matches multiple fields"));
+    }
+
     @Test
     void shouldRejectAFieldAddedWithoutADefault() throws IOException {
         Schema released = parse(RELEASED, RELEASED.resolve("Outcome.avsc"));

@@ -116,6 +116,10 @@ final class PlanSteps {
         in.skipString();
     }
 
+    static void skipUnread(WireReader in, ProjectedRow row) throws IOException {
+        in.skipUnread();
+    }
+
     static int unionIndex(WireReader in, ProjectedRow row) throws IOException {
         return in.readInt();
     }
@@ -159,13 +163,35 @@ final class PlanSteps {
         invoke(body[0], in, row);
     }
 
-    /** An array's or a map's blocks, each item skipped by {@code item} (rare in Baton's events). */
+    /**
+     * An array's or a map's blocks as Avro skips a value the reader's schema lacks: a block whose byte size the writer
+     * gave is skipped by it, unread; others item by item, each by {@code item} (rare in Baton's events).
+     */
     static void blocks(MethodHandle item, WireReader in, ProjectedRow row) throws IOException {
         for (long n = in.blockCount(true); n != 0; n = in.blockCount(true)) {
             for (long i = 0; i < n; i++) {
                 invoke(item, in, row);
             }
         }
+    }
+
+    /**
+     * An array's or a map's blocks as Avro reads a value the reader's schema has: item by item, a block's byte size
+     * read but not used (a wrong size does not move the read). See {@link #blocks} for a value the reader lacks.
+     */
+    static void items(MethodHandle item, WireReader in, ProjectedRow row) throws IOException {
+        long read = 0;
+        for (long n = in.itemCount(read); n != 0; n = in.itemCount(read)) {
+            for (long i = 0; i < n; i++) {
+                invoke(item, in, row);
+            }
+            read += n;
+        }
+    }
+
+    /** An enum the query does not read but the reader's schema has: Avro maps its symbol, and refuses one it cannot. */
+    static void checkEnum(ProjectionPlan.EnumMapping mapping, WireReader in, ProjectedRow row) throws IOException {
+        mapping.ordinal(in.readInt());
     }
 
     private static void invoke(MethodHandle step, WireReader in, ProjectedRow row) throws IOException {

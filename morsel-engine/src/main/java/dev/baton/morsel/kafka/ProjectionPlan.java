@@ -16,12 +16,14 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
+import org.apache.avro.AvroRuntimeException;
 import org.apache.avro.JsonProperties;
 import org.apache.avro.Schema;
 
 /**
  * A {@link Projection} compiled against one writer schema: the writer's fields in the order they
- * were written, each either read into its slot (resolved to the reader's type by Avro's rules:
+ * were written, renamed by the reader's aliases and then matched by name as Avro's resolving reader
+ * matches them, each either read into its slot (resolved to the reader's type by Avro's rules:
  * int to long, float or double; long to float or double; string and bytes both ways; enum symbols
  * by name, unknown ones to the reader's default; unions by branch) or skipped with the
  * {@link WireReader}'s skips. Reader fields the writer lacks take their defaults. Nothing is allocated per
@@ -69,6 +71,7 @@ final class ProjectionPlan {
     private static final MethodHandle SKIP_BOOLEAN = step("skipBoolean");
     private static final MethodHandle SKIP_FIXED = step("skipFixed", int.class);
     private static final MethodHandle SKIP_STRING = step("skipString");
+    private static final MethodHandle SKIP_UNREAD = step("skipUnread");
     private static final MethodHandle BAD_UNION_INDEX = step("badUnionIndex", int.class, int.class);
     private static final MethodHandle SET_NULL = step("setNull", int.class);
     private static final MethodHandle SET_NULLS = step("setNulls", int[].class);
@@ -78,6 +81,8 @@ final class ProjectionPlan {
     private static final MethodHandle DEFAULT_STRING = step("defaultString", byte[].class, int.class);
     private static final MethodHandle RECURSE = step("recurse", MethodHandle[].class);
     private static final MethodHandle BLOCKS = step("blocks", MethodHandle.class);
+    private static final MethodHandle ITEMS = step("items", MethodHandle.class);
+    private static final MethodHandle CHECK_ENUM = step("checkEnum", EnumMapping.class);
 
     private static final byte[] TEMPLATE = templateBytes();
     private static final int MAX_COMPILED = 1024;
@@ -109,9 +114,24 @@ final class ProjectionPlan {
     }
 
     private static ProjectionPlan build(Schema writer, Projection projection) {
+        Schema renamed;
+        try {
+            // Avro renames the writer's fields and named types by the reader's aliases, then matches by name alone: an
+            // alias outranks a writer field of the reader field's name. Its datum readers (EventSerde's, generic, fast
+            // or not) rename twice, once themselves and once in the ResolvingDecoder they make, which a renamed field
+            // whose new name is another reader field's alias shows; the plan reads what EventSerde reads.
+            renamed = Schema.applyAliases(Schema.applyAliases(writer, projection.reader()), projection.reader());
+        } catch (AvroRuntimeException e) {
+            // Two writer fields renamed alike: Avro refuses every value. Behind ProjectedReader the compatibility check
+            // refuses such a writer first (SchemaEvolution); a plan compiled without it refuses as Avro does.
+            String why = e.getMessage();
+            return new ProjectionPlan((in, row) -> {
+                throw new AvroRuntimeException(why);
+            });
+        }
         Compiler c = new Compiler(projection);
         List<MethodHandle> fields = new ArrayList<>();
-        c.record(writer, projection.reader(), projection.root(), fields);
+        c.record(renamed, projection.reader(), projection.root(), fields);
         List<MethodHandle> all = new ArrayList<>(c.defaults); // found while compiling the fields, run before them
         all.addAll(fields);
         return new ProjectionPlan(define(sequence(all)));
@@ -176,19 +196,22 @@ final class ProjectionPlan {
         final List<MethodHandle> defaults = new ArrayList<>();
         /** The records being skipped, innermost last, each with the holder of its body for a record met again inside itself. */
         private final List<Schema> skipping = new ArrayList<>();
+        /** The reader's type of each record being skipped (null: the reader lacks it). */
+        private final List<Schema> skippingReaders = new ArrayList<>();
         private final List<MethodHandle[]> skippingBodies = new ArrayList<>();
 
         Compiler(Projection projection) {
             this.projection = projection;
         }
 
+        /** {@code writer} with the reader's aliases applied: its fields match the reader's by name. */
         void record(Schema writer, Schema reader, Projection.Node node, List<MethodHandle> out) {
             Set<String> matched = new HashSet<>();
             for (Schema.Field wf : writer.getFields()) {
-                Schema.Field rf = readerField(reader, wf);
+                Schema.Field rf = reader.getField(wf.name());
                 Projection.Node child = rf == null ? null : node.children.get(rf.name());
                 if (child == null) {
-                    out.add(skip(wf.schema()));
+                    out.add(skip(wf.schema(), rf == null ? null : rf.schema()));
                 } else {
                     matched.add(rf.name());
                     out.add(field(wf.schema(), rf.schema(), child));
@@ -200,19 +223,6 @@ final class ProjectionPlan {
                     defaultOf(rf.hasDefaultValue() ? rf.defaultVal() : null, e.getValue());
                 }
             }
-        }
-
-        private static Schema.Field readerField(Schema reader, Schema.Field writerField) {
-            Schema.Field f = reader.getField(writerField.name());
-            if (f != null) {
-                return f;
-            }
-            for (Schema.Field candidate : reader.getFields()) {
-                if (candidate.aliases().contains(writerField.name())) {
-                    return candidate;
-                }
-            }
-            return null;
         }
 
         /** A projected field: a leaf read into its slot, or a record entered. */
@@ -373,24 +383,37 @@ final class ProjectionPlan {
             };
         }
 
-        /** Skips one value of the writer's type without materialising it. */
-        private MethodHandle skip(Schema w) {
+        /**
+         * Skips one value of the writer's type without materialising it. {@code r} is the reader's type of the value, or
+         * null where the reader lacks it: Avro skips such a value (an array's or map's blocks by their byte size where the
+         * writer gave it), but reads one the reader has although the query does not (item by item, an enum's symbol
+         * mapped), and refuses there what it cannot read.
+         */
+        private MethodHandle skip(Schema w, Schema reader) {
+            Schema r = reader == null || w.getType() == Schema.Type.UNION ? reader : readerBranch(w, reader);
+            if (reader != null && r == null) {
+                return fail("writer type " + w + " matches no branch of reader type " + reader);
+            }
             return switch (w.getType()) {
                 case NULL -> NOTHING;
                 case BOOLEAN -> SKIP_BOOLEAN;
                 case INT -> SKIP_INT;
-                // An index outside the symbols is a damaged body even where the query does not read the field, as Avro refuses it.
-                case ENUM -> MethodHandles.insertArguments(SKIP_ENUM, 0, w.getEnumSymbols().size());
+                // An index outside the symbols is a damaged body even where the query does not read the field, as Avro
+                // refuses it; where the reader lacks the field Avro skips the index unchecked.
+                case ENUM -> r == null ? SKIP_INT : r.getType() == Schema.Type.ENUM ? MethodHandles.insertArguments(CHECK_ENUM, 0, enumMapping(w, r))
+                        : MethodHandles.insertArguments(SKIP_ENUM, 0, w.getEnumSymbols().size());
                 case LONG -> SKIP_LONG;
                 case FLOAT -> MethodHandles.insertArguments(SKIP_FIXED, 0, 4);
                 case DOUBLE -> MethodHandles.insertArguments(SKIP_FIXED, 0, 8);
-                case STRING, BYTES -> SKIP_STRING;
+                case STRING, BYTES -> r == null ? SKIP_UNREAD : SKIP_STRING;
                 case FIXED -> MethodHandles.insertArguments(SKIP_FIXED, 0, w.getFixedSize());
-                case UNION -> union(w.getTypes().stream().map(this::skip).toList());
-                case RECORD -> skipRecord(w);
-                // Rare in Baton's events: blocks are skipped by their byte size when the writer gave it, else item by item.
-                case ARRAY -> MethodHandles.insertArguments(BLOCKS, 0, skip(w.getElementType()));
-                case MAP -> MethodHandles.insertArguments(BLOCKS, 0, sequence(List.of(SKIP_STRING, skip(w.getValueType()))));
+                case UNION -> union(w.getTypes().stream().map(b -> skip(b, r)).toList());
+                case RECORD -> skipRecord(w, r != null && r.getType() == Schema.Type.RECORD ? r : null);
+                // Rare in Baton's events.
+                case ARRAY -> MethodHandles.insertArguments(r == null ? BLOCKS : ITEMS, 0,
+                        skip(w.getElementType(), r != null && r.getType() == Schema.Type.ARRAY ? r.getElementType() : null));
+                case MAP -> MethodHandles.insertArguments(r == null ? BLOCKS : ITEMS, 0,
+                        sequence(List.of(r == null ? SKIP_UNREAD : SKIP_STRING, skip(w.getValueType(), r != null && r.getType() == Schema.Type.MAP ? r.getValueType() : null))));
             };
         }
 
@@ -398,20 +421,23 @@ final class ProjectionPlan {
          * A record's fields skipped in line; a record met again inside itself (a failure's cause is a failure) is
          * skipped through a holder of its own body, filled in once its fields are compiled, instead of recursing forever.
          */
-        private MethodHandle skipRecord(Schema w) {
+        private MethodHandle skipRecord(Schema w, Schema r) {
             for (int i = skipping.size() - 1; i >= 0; i--) {
-                if (skipping.get(i) == w) {
+                if (skipping.get(i) == w && skippingReaders.get(i) == r) {
                     return MethodHandles.insertArguments(RECURSE, 0, (Object) skippingBodies.get(i));
                 }
             }
             MethodHandle[] holder = new MethodHandle[1];
             skipping.add(w);
+            skippingReaders.add(r);
             skippingBodies.add(holder);
             List<MethodHandle> fields = new ArrayList<>();
             for (Schema.Field f : w.getFields()) {
-                fields.add(skip(f.schema()));
+                Schema.Field rf = r == null ? null : r.getField(f.name());
+                fields.add(skip(f.schema(), rf == null ? null : rf.schema()));
             }
             skipping.remove(skipping.size() - 1);
+            skippingReaders.remove(skippingReaders.size() - 1);
             skippingBodies.remove(skippingBodies.size() - 1);
             holder[0] = sequence(fields);
             return holder[0];

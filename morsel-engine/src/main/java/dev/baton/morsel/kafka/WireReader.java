@@ -13,13 +13,15 @@ import org.apache.avro.util.Utf8;
  *
  * <p>Damage is reported as Avro reports it to {@code EventSerde}: running out of bytes is an
  * {@link EOFException} (a truncated value); a varint longer than its type allows, a negative
- * length or count, or a length beyond what a Java array holds is an {@link IOException} (a corrupt body).
+ * length or block size, or a length or count beyond what a Java array holds is an {@link IOException} (a
+ * corrupt body). Where the reader's schema lacks a value, Avro skips it more leniently, and so do
+ * {@link #skipUnread} and {@link #blockCount} when told to skip.
  *
  * <p>Not thread-safe: one per {@link ProjectedRow}.
  */
 final class WireReader {
 
-    /** The longest string or bytes Avro reads by default (its {@code SystemLimitException} bound). */
+    /** The longest string or bytes, and the most items of an array or map, Avro reads by default (its {@code SystemLimitException} bounds). */
     private static final int MAX_LENGTH = Integer.MAX_VALUE - 8;
 
     private byte[] buf = new byte[0];
@@ -86,6 +88,20 @@ final class WireReader {
         pos += length;
     }
 
+    /**
+     * Skips a string or bytes value the reader's schema lacks, as Avro skips one: a negative length skips nothing
+     * (where a value the reader has is refused for it, by {@link #skipString}).
+     */
+    void skipUnread() throws IOException {
+        long length = readLong();
+        if (length > limit - pos) {
+            throw new EOFException("needed " + length + " bytes, " + (limit - pos) + " left");
+        }
+        if (length > 0) {
+            pos += (int) length;
+        }
+    }
+
     void skipFixed(int bytes) throws IOException {
         need(bytes);
         pos += bytes;
@@ -99,11 +115,17 @@ final class WireReader {
      */
     long blockCount(boolean skipBlock) throws IOException {
         long count = readLong();
+        if (count > MAX_LENGTH) {
+            throw new IOException("a block of " + count + " items is over the limit of " + MAX_LENGTH);
+        }
         if (count >= 0) {
             return count;
         }
+        if (count == Long.MIN_VALUE) { // refused before its size is read, as Avro refuses it
+            throw new IOException("malformed block: count " + count);
+        }
         long bytes = readLong();
-        if (bytes < 0 || count == Long.MIN_VALUE) {
+        if (bytes < 0) {
             throw new IOException("malformed block: count " + count + ", size " + bytes);
         }
         if (skipBlock) {
@@ -114,6 +136,21 @@ final class WireReader {
             return -1;
         }
         return -count;
+    }
+
+    /**
+     * Reads the item count of the next block of an array or map the reader's schema has, as Avro's resolving reader reads
+     * one: a negative count's byte size is checked and then not used (the items are read one by one whatever it says),
+     * and the items of one value may not add up past Avro's collection limit.
+     *
+     * @param before the items of this value's earlier blocks
+     */
+    long itemCount(long before) throws IOException {
+        long count = blockCount(false);
+        if (count > MAX_LENGTH - before) {
+            throw new IOException("a collection of " + before + " + " + count + " items is over the limit of " + MAX_LENGTH);
+        }
+        return count;
     }
 
     private int length() throws IOException {

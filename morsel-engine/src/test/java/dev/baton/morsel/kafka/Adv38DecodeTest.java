@@ -21,7 +21,6 @@ import org.apache.avro.generic.GenericRecord;
 import org.apache.avro.io.BinaryEncoder;
 import org.apache.avro.io.DecoderFactory;
 import org.apache.avro.io.EncoderFactory;
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 
 /** Adversarial review (h/adv38): the projected decode against Avro's resolving reader and EventSerde. */
@@ -75,7 +74,6 @@ class Adv38DecodeTest {
      * reader's aliases to the writer (Schema.applyAliases): the writer's x is read as the reader's a, and the reader's x
      * takes its default.
      */
-    @Disabled("open defect (issue 30, since the step plan): the plan matches a writer field by name before the reader aliases; docs/decisions.md, The adversary of the bucketed scan")
     @Test
     void anAliasNamingAnotherReaderFieldResolvesAsAvroDoes() throws IOException {
         Schema writer = new Schema.Parser().parse("{\"type\":\"record\",\"name\":\"R\",\"fields\":[{\"name\":\"x\",\"type\":\"long\"}]}");
@@ -91,7 +89,6 @@ class Adv38DecodeTest {
     }
 
     /** The writer has both "a" and "b"; the reader's "a" also answers to "b". */
-    @Disabled("open defect (issue 30, since the step plan): the plan matches a writer field by name before the reader aliases; docs/decisions.md, The adversary of the bucketed scan")
     @Test
     void aWriterFieldAndAnAliasOfTheSameReaderFieldResolveAsAvroDoes() throws IOException {
         Schema writer = new Schema.Parser().parse("{\"type\":\"record\",\"name\":\"R\",\"fields\":[{\"name\":\"a\",\"type\":\"long\"},{\"name\":\"b\",\"type\":\"long\"}]}");
@@ -163,10 +160,10 @@ class Adv38DecodeTest {
     /**
      * An array block written with a negative count and a byte size that does not match its items (count -1, size 100, one
      * item). Avro's reader, reading the array (it is in the reader schema, just not projected), ignores the size and reads
-     * the item, and then the next field: the value decodes. The plan skips an unprojected array by the block's byte size
-     * (WireReader.blockCount(true)), runs off the end and refuses it as truncated.
+     * the item, and then the next field: the value decodes. Settled (issue 30, h/decode39): the plan reads a field the
+     * reader has item by item, and skips by the block size only a field the reader lacks, as Avro skips it
+     * ({@link AvroResolutionProperties#avroReadsAReaderArrayItemByItemAndSkipsAWriterOnlyOneByItsBlockSize}).
      */
-    @Disabled("unsettled (issue 30): whether Avro skips a skipped field's array block by its byte size (as the plan does) or reads its items; docs/decisions.md, The adversary of the bucketed scan")
     @Test
     void anUnprojectedArrayIsReadAsAvroReadsItNotByItsBlockSize() throws IOException {
         Schema schema = new Schema.Parser().parse("{\"type\":\"record\",\"name\":\"R\",\"fields\":["
