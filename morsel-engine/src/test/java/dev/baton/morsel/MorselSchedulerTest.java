@@ -81,9 +81,15 @@ class MorselSchedulerTest {
         Thread caller = Thread.currentThread();
         try (MorselScheduler s = new MorselScheduler(2, 1, MorselMetrics.noop())) {
             Set<Thread> workerZero = ConcurrentHashMap.newKeySet();
+            // Worker 1 waits for worker 0's first morsel: on a loaded machine it could otherwise steal all 400 before
+            // the caller's thread runs, and worker 0 would have run nothing to look at.
+            CountDownLatch zeroRan = new CountDownLatch(1);
             s.run(new Pipeline("where", morsels, (w, m, ctx) -> {
                 if (w == 0) {
                     workerZero.add(Thread.currentThread());
+                    zeroRan.countDown();
+                } else {
+                    zeroRan.await(10, TimeUnit.SECONDS);
                 }
             }));
             assertThat(workerZero).containsExactly(caller);
