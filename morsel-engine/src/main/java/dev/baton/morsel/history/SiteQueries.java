@@ -72,17 +72,17 @@ final class SiteQueries {
     private static final int ORDER_PARTITION_BITS = 20;
     private static final long MAX_ORDER_OFFSET = (1L << (Long.SIZE - 1 - ORDER_PARTITION_BITS)) - 1;
     private static final List<String> OUTCOME_COLUMNS = List.of("order", "request", "completed", "reason", "at", "unmatched");
-    // Slots of the sites aggregate (a maxBy takes two: its order, then its value) and of the answers aggregate.
+    // Slots of the sites aggregate (a maxBy: its order, then its values) and of the answers aggregate.
     private static final int S_LAST_KIND = 1;
     private static final int S_DISPATCH_ORDER = 2;
     private static final int S_REQUEST = 3;
-    private static final int S_ATTEMPT = 5;
-    private static final int S_QUEUE = 7;
-    private static final int S_TYPE = 9;
-    private static final int S_FIRST_DISPATCH_AT = 10;
+    private static final int S_ATTEMPT = 4;
+    private static final int S_QUEUE = 5;
+    private static final int S_TYPE = 6;
+    private static final int S_FIRST_DISPATCH_AT = 7;
     private static final int A_COMPLETED = 1;
-    private static final int A_REASON = 3;
-    private static final int A_AT = 5;
+    private static final int A_REASON = 2;
+    private static final int A_AT = 3;
     /** Groups a query's tables start with when nothing says more. */
     private static final int EXPECTED_GROUPS = 1 << 12;
     /**
@@ -264,10 +264,8 @@ final class SiteQueries {
             // dictionary segment and build the aggregate segment by segment (docs/decisions.md, "Replay's sites scan bucketed")
             RunCombine runs = scan.combineRuns("site", scan.col("site"))
                     .maxBy(order, scan.col("kind"))
-                    .maxBy(dispatchOrder, scan.col("request"))
-                    .maxBy(dispatchOrder, scan.col("attempt"))
-                    .maxBy(dispatchOrder, scan.col("queue"))
-                    .maxBy(dispatchOrder, scan.col("type"))
+                    // one order for the latest dispatch's four fields: they are one record's, and the deal writes it once
+                    .maxBy(dispatchOrder, scan.col("request"), scan.col("attempt"), scan.col("queue"), scan.col("type"))
                     .min(dispatchAt);
             // the latest dispatch's request id is dealt by its own segment too, and interned there before the sites are built
             SegmentDeal deal = new SegmentDeal(runs, keys, expectedSites, STRING_BYTES, S_REQUEST, requests);
@@ -285,9 +283,7 @@ final class SiteQueries {
             ColumnRef first = scan.project("first", Expr.sub(Expr.lit(0), scan.col("order")));
             // requests are dealt by the same segments as the sites' request ids were interned in: one dictionary, one id
             RunCombine runs = scan.combineRuns("request", scan.col("request"))
-                    .maxBy(first, scan.col("completed"))
-                    .maxBy(first, scan.col("reason"))
-                    .maxBy(first, scan.col("at"));
+                    .maxBy(first, scan.col("completed"), scan.col("reason"), scan.col("at"));
             SegmentDeal deal = new SegmentDeal(runs, requests, expectedRequests, STRING_BYTES);
             scan.into(deal);
             return scheduler -> deal.result(scheduler, ids);

@@ -75,16 +75,14 @@ class Adv38SitesTest {
                 ScanPipeline scan = ScanPipeline.over(f);
                 ColumnRef first = scan.col("first");
                 RunCombine runs = scan.combineRuns("request", scan.col("request"))
-                        .maxBy(first, scan.col("completed"))
-                        .maxBy(first, scan.col("reason"))
-                        .maxBy(first, scan.col("at"));
+                        .maxBy(first, scan.col("completed"), scan.col("reason"), scan.col("at"));
                 SegmentDeal deal = new SegmentDeal(runs, byWorker, 64, 24);
                 s.run(scan.into(deal).pipeline("answers", PipelineKind.SCAN, Morsels.partition(0, f.pageCount(), 2, 1), workers));
                 AggregateResult r = deal.result(s, built);
                 long reqId = built.id("req-1");
                 int row = Arrays.binarySearch(r.keys(), 0, r.rows(), reqId);
                 assertThat(row).isGreaterThanOrEqualTo(0);
-                List<Long> answer = List.of(r.value(row, 1), r.value(row, 3), r.value(row, 5)); // completed, reason, at
+                List<Long> answer = List.of(r.value(row, 1), r.value(row, 2), r.value(row, 3)); // completed, reason, at
                 assertThat(answer).as("at %d workers: one record's outcome", workers)
                         .isIn(List.of(0L, terminal, 100L), List.of(1L, StringIds.NULL, 50L));
             }
@@ -144,15 +142,13 @@ class Adv38SitesTest {
             ScanPipeline scan = ScanPipeline.over(f);
             ColumnRef order = scan.col("order");
             RunCombine runs = scan.combineRuns("site", scan.col("site"))
-                    .maxBy(order, scan.col("request"))
-                    .maxBy(order, scan.col("attempt"))
-                    .maxBy(order, scan.col("queue"));
+                    .maxBy(order, scan.col("request"), scan.col("attempt"), scan.col("queue"));
             SegmentDeal deal = new SegmentDeal(runs, new PageStrings[] {keys}, 64, 24, 1, new PageStrings[] {requests});
             s.run(scan.into(deal).pipeline("sites", PipelineKind.SCAN, Morsels.partition(0, f.pageCount(), 2, 1), 1));
             AggregateResult r = deal.result(s, built);
             int row = Arrays.binarySearch(r.keys(), 0, r.rows(), built.id("ns/wf/act"));
             assertThat(row).isGreaterThanOrEqualTo(0);
-            List<Object> dispatch = Arrays.asList(built.string(r.value(row, 1)), r.value(row, 3), built.string(r.value(row, 5)));
+            List<Object> dispatch = Arrays.asList(built.string(r.value(row, 1)), r.value(row, 2), built.string(r.value(row, 3)));
             assertThat(dispatch).as("request, attempt, queue of one dispatch")
                     .isIn(Arrays.asList("req-b", 2L, "q-hi"), Arrays.asList("req-a", 1L, "q-lo"));
         }
