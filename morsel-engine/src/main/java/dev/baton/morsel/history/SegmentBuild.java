@@ -14,9 +14,10 @@ import dev.baton.morsel.scheduler.PipelineKind;
 /**
  * The build after a {@link SegmentDeal}: a {@link PipelineKind#MERGE} pipeline with one task per bucket, each taking
  * every worker's rows of its dictionary segment together. A task interns its keys into that segment of the
- * dictionary (a bulk intern: every string it sees belongs there) and combines the rows in a {@link LongAggTable}
- * keyed by the segment-local index, sized from the rows it holds, so neither grows while it fills. A bucket's tables
- * are one segment's share: small enough to stay in the cache where one table of every key was not.
+ * dictionary (a bulk intern: every string it sees belongs there) and combines the rows by segment-local index: placed
+ * in an array over the stretch of indexes its keys take, read out in index order (ascending ids, no sort), or, when
+ * few keys are spread over many indexes, in a {@link LongAggTable} sized from the rows it holds, then sorted. A
+ * bucket's arrays are one segment's share: small enough to stay in the cache where one table of every key was not.
  *
  * <p>Ids keep {@link StringIds}' form ({@link StringIds#idOf}), so whoever reads the answer reads the same ids and
  * strings as from a dictionary filled row by row. The buckets' answers are gathered in id order ({@link IdOrderGather}).
