@@ -14,14 +14,21 @@ import dev.baton.morsel.scheduler.PipelineKind;
 /**
  * The build after a {@link SegmentDeal}: a {@link PipelineKind#MERGE} pipeline with one task per bucket, each taking
  * every worker's rows of its dictionary segment together. A task interns its keys into that segment of the
- * dictionary (a bulk intern: every string it sees belongs there) and combines the rows in a {@link LongAggTable}
- * keyed by the segment-local index, sized from the rows it holds, so neither grows while it fills. A bucket's tables
- * are one segment's share: small enough to stay in the cache where one table of every key was not.
+ * dictionary (a bulk intern: every string it sees belongs there) and combines the rows by segment-local index: placed
+ * in an array over the stretch of indexes its keys take, read out in index order (ascending ids, no sort), or, when
+ * few keys are spread over many indexes, in a {@link LongAggTable} sized from the rows it holds, then sorted. A
+ * bucket's arrays are one segment's share: small enough to stay in the cache where one table of every key was not.
  *
  * <p>Ids keep {@link StringIds}' form ({@link StringIds#idOf}), so whoever reads the answer reads the same ids and
- * strings as from a dictionary filled row by row. The buckets' answers are gathered in id order.
+ * strings as from a dictionary filled row by row. The buckets' answers are gathered in id order ({@link IdOrderGather}).
  */
 final class SegmentBuild {
+
+    /**
+     * A segment's rows are placed by local index when their local indexes span at most this many times their count;
+     * wider (a small scope's keys among a large dictionary's), a table is cheaper than the array.
+     */
+    private static final int PLACED_SPREAD = 4;
 
     private SegmentBuild() {
     }
@@ -51,7 +58,7 @@ final class SegmentBuild {
             }
             built[task.id()] = r;
         }));
-        return gather(built, slots);
+        return IdOrderGather.gather(scheduler, built, slots);
     }
 
     /**
@@ -102,8 +109,8 @@ final class SegmentBuild {
         if (rows == 0) {
             return new AggregateResult(new long[0], new long[0], slots);
         }
-        LongAggTable table = new LongAggTable(slots, rows, combine);
         if (k == SegmentDeal.NULL_BUCKET) {
+            LongAggTable table = new LongAggTable(slots, rows, combine);
             for (SegmentDeal.Bucket b : buckets) {
                 for (int r = 0; r < b.rows; r++) {
                     table.addAll(StringIds.NULL, b.values, r);
@@ -112,11 +119,77 @@ final class SegmentBuild {
             return table.sorted();
         }
         ids.expectIn(k, rows, bytes / rows);
+        int[] locals = new int[rows];
+        int min = Integer.MAX_VALUE;
+        int max = -1;
+        int i = 0;
         for (SegmentDeal.Bucket b : buckets) {
             byte[] keyBytes = b.bytes;
+            for (int r = 0; r < b.rows; r++, i++) {
+                int local = locals[i] = ids.localIn(k, keyBytes, b.keyStart(r), b.keyLength(r), b.hash(r));
+                min = Math.min(min, local);
+                max = Math.max(max, local);
+            }
+        }
+        long spread = (long) max - min + 1;
+        return spread <= (long) PLACED_SPREAD * rows ? placed(k, buckets, locals, min, (int) spread, slots, combine)
+                : hashed(k, buckets, locals, slots, combine);
+    }
+
+    /**
+     * The rows combined in place by local index, read out in that order: ascending ids with no hash and no sort. A
+     * query's keys of one segment are most of a stretch of its local indexes (a whole history's sites were interned
+     * together, and its answers' requests by the sites before them), so the array is about the groups' size.
+     */
+    private static AggregateResult placed(int k, SegmentDeal.Bucket[] buckets, int[] locals, int min, int spread, int slots,
+            Combine[] combine) {
+        long[] acc = new long[spread * slots];
+        if (combine != null) {
+            for (int s = 0; s < slots; s++) {
+                long identity = combine[s].identity();
+                for (int at = s; at < acc.length; at += slots) {
+                    acc[at] = identity;
+                }
+            }
+        }
+        boolean[] seen = new boolean[spread];
+        int groups = 0;
+        int i = 0;
+        for (SegmentDeal.Bucket b : buckets) {
+            for (int r = 0; r < b.rows; r++, i++) {
+                int at = locals[i] - min;
+                if (!seen[at]) {
+                    seen[at] = true;
+                    groups++;
+                }
+                Combine.combine(combine, slots, acc, at * slots, b.values, r * slots);
+            }
+        }
+        long[] keys = new long[groups];
+        if (groups == spread) { // every local index of the stretch is a group: the array is the answer
+            for (int g = 0; g < groups; g++) {
+                keys[g] = StringIds.idOf(k, min + g);
+            }
+            return new AggregateResult(keys, acc, slots);
+        }
+        long[] values = new long[groups * slots];
+        for (int at = 0, g = 0; at < spread; at++) {
+            if (seen[at]) {
+                keys[g] = StringIds.idOf(k, min + at);
+                System.arraycopy(acc, at * slots, values, g * slots, slots);
+                g++;
+            }
+        }
+        return new AggregateResult(keys, values, slots);
+    }
+
+    /** The rows combined in a table keyed by local index, then sorted: for a few keys spread over many local indexes. */
+    private static AggregateResult hashed(int k, SegmentDeal.Bucket[] buckets, int[] locals, int slots, Combine[] combine) {
+        LongAggTable table = new LongAggTable(slots, locals.length, combine);
+        int i = 0;
+        for (SegmentDeal.Bucket b : buckets) {
             for (int r = 0; r < b.rows; r++) {
-                int local = ids.localIn(k, keyBytes, b.keyStart(r), b.keyLength(r), b.hash(r));
-                table.addAll(local, b.values, r);
+                table.addAll(locals[i++], b.values, r);
             }
         }
         AggregateResult local = table.sorted();
@@ -125,45 +198,5 @@ final class SegmentBuild {
             keys[g] = StringIds.idOf(k, keys[g]); // ascending with the local index: still sorted
         }
         return local;
-    }
-
-    /**
-     * The buckets' answers in one, keys ascending. A segment's ids are {@code local * SEGMENTS + segment + 1}: ascending
-     * ids go local index by local index, segment by segment within one, so the gather steps through the local indexes
-     * and takes from each bucket the row of that index, if it has one. Null's bucket (key 0) comes first.
-     */
-    static AggregateResult gather(AggregateResult[] built, int slots) {
-        int total = 0;
-        long maxLocal = -1;
-        for (int k = 0; k < built.length; k++) {
-            AggregateResult r = built[k];
-            total += r.rows();
-            if (k != SegmentDeal.NULL_BUCKET && r.rows() > 0) {
-                maxLocal = Math.max(maxLocal, (r.key(r.rows() - 1) - 1) / StringIds.SEGMENTS);
-            }
-        }
-        long[] keys = new long[total];
-        long[] values = new long[total * slots];
-        int out = copy(built[SegmentDeal.NULL_BUCKET], 0, built[SegmentDeal.NULL_BUCKET].rows(), keys, values, 0, slots);
-        int[] head = new int[StringIds.SEGMENTS];
-        for (long local = 0; local <= maxLocal; local++) {
-            for (int k = 0; k < StringIds.SEGMENTS; k++) {
-                AggregateResult r = built[k];
-                int h = head[k];
-                if (h < r.rows() && r.key(h) == StringIds.idOf(k, local)) {
-                    keys[out] = r.key(h);
-                    System.arraycopy(r.values(), h * slots, values, out * slots, slots);
-                    out++;
-                    head[k] = h + 1;
-                }
-            }
-        }
-        return new AggregateResult(keys, values, slots);
-    }
-
-    private static int copy(AggregateResult from, int start, int end, long[] keys, long[] values, int at, int slots) {
-        System.arraycopy(from.keys(), start, keys, at, end - start);
-        System.arraycopy(from.values(), start * slots, values, at * slots, (end - start) * slots);
-        return at + end - start;
     }
 }

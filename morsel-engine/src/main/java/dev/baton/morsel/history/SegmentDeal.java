@@ -107,7 +107,7 @@ final class SegmentDeal implements Sink {
      * As {@link #SegmentDeal(RunCombine, PageStrings[], int, int)}, slot {@code stringSlot} holding a second string per row
      * (a reference into {@code slotStrings}, or {@link PageStrings#NULL}): its bytes are dealt by their own segment and
      * interned there before the rows are built, and the answer's slot holds its dictionary id ({@link StringIds#NULL} for
-     * null). The slot must be the value of an ARG_MAX pair whose orders never tie between different strings.
+     * null). The slot must be a value of an ARG_MAX whose orders never tie between different rows.
      */
     SegmentDeal(RunCombine runs, PageStrings[] strings, int expectedRows, int bytesEach, int stringSlot, PageStrings[] slotStrings) {
         this.runs = runs;

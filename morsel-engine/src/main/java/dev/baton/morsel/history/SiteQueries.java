@@ -49,37 +49,40 @@ import org.apache.kafka.clients.consumer.ConsumerRecord;
  * <pre>
  * sites:   scan baton.history → filter at ≥ from, namespace = n → project dispatch_order, dispatch_at
  *          → combine runs of one site → deal by dictionary segment → build segment by segment:
- *            last kind by offset; request, attempt, queue, type of the latest dispatch (ARG_MAX by
+ *            last kind by order; request, attempt, queue, type of the latest dispatch (ARG_MAX by
  *            dispatch_order); first dispatch time (MIN)
- * answers: scan baton.results → filter unmatched = 0 → project first = -offset → combine runs of one request
+ * answers: scan baton.results → filter unmatched = 0 → project first = -order → combine runs of one request
  *          → deal → build by request: completed, reason prefix, time of its first outcome (ARG_MAX by first)
  * </pre>
  *
- * A site's events sit in one partition, so "latest" by offset is well defined and ARG_MAX merges
- * partials in any order: the per-site fold that was a sequential loop is an aggregate
- * ({@link RunCombine}, {@link SegmentDeal}, {@link SegmentBuild}).
+ * A record's order is its offset with its partition below it ({@link #order}): a site's events sit in one partition,
+ * where "latest" is by offset, and two records never share an order, so every ARG_MAX slot of a group picks the same
+ * record's value even when one key was written to two partitions, and partials merge in any order: the per-site fold
+ * that was a sequential loop is an aggregate ({@link RunCombine}, {@link SegmentDeal}, {@link SegmentBuild}).
  */
 final class SiteQueries {
 
     private static final HistoryKind[] KINDS = HistoryKind.values();
-    private static final List<String> HISTORY_COLUMNS = List.of("offset", "kind", "dispatched", "at", "site", "namespace", "request",
+    private static final List<String> HISTORY_COLUMNS = List.of("order", "kind", "dispatched", "at", "site", "namespace", "request",
             "attempt", "queue", "type");
     private static final List<String> POSITION_COLUMNS = List.of("position", "at", "workflow", "namespace");
     /** A record's position packs its partition above its offset's 40 bits (a trillion offsets per partition). */
     private static final int POSITION_OFFSET_BITS = 40;
-    private static final List<String> OUTCOME_COLUMNS = List.of("offset", "request", "completed", "reason", "at", "unmatched");
-    // Slots of the sites aggregate (a maxBy takes two: its order, then its value) and of the answers aggregate.
-    private static final int S_LAST_OFFSET = 0;
+    /** A record's order keeps its partition in its low bits (a million partitions), its offset above (~8.8 trillion). */
+    private static final int ORDER_PARTITION_BITS = 20;
+    private static final long MAX_ORDER_OFFSET = (1L << (Long.SIZE - 1 - ORDER_PARTITION_BITS)) - 1;
+    private static final List<String> OUTCOME_COLUMNS = List.of("order", "request", "completed", "reason", "at", "unmatched");
+    // Slots of the sites aggregate (a maxBy: its order, then its values) and of the answers aggregate.
     private static final int S_LAST_KIND = 1;
-    private static final int S_DISPATCH_OFFSET = 2;
+    private static final int S_DISPATCH_ORDER = 2;
     private static final int S_REQUEST = 3;
-    private static final int S_ATTEMPT = 5;
-    private static final int S_QUEUE = 7;
-    private static final int S_TYPE = 9;
-    private static final int S_FIRST_DISPATCH_AT = 10;
+    private static final int S_ATTEMPT = 4;
+    private static final int S_QUEUE = 5;
+    private static final int S_TYPE = 6;
+    private static final int S_FIRST_DISPATCH_AT = 7;
     private static final int A_COMPLETED = 1;
-    private static final int A_REASON = 3;
-    private static final int A_AT = 5;
+    private static final int A_REASON = 2;
+    private static final int A_AT = 3;
     /** Groups a query's tables start with when nothing says more. */
     private static final int EXPECTED_GROUPS = 1 << 12;
     /**
@@ -118,10 +121,8 @@ final class SiteQueries {
     /** Row {@code i} of the sites aggregate as a {@link SiteTrail}, its strings made from {@code ids}. */
     private static SiteTrail trail(AggregateResult a, int i, StringIds ids) {
         SiteTrail t = new SiteTrail(ids.string(a.key(i)));
-        t.lastOffset = a.value(i, S_LAST_OFFSET);
         t.lastKind = KINDS[(int) a.value(i, S_LAST_KIND)];
-        if (a.value(i, S_DISPATCH_OFFSET) >= 0) {
-            t.dispatchOffset = a.value(i, S_DISPATCH_OFFSET);
+        if (a.value(i, S_DISPATCH_ORDER) >= 0) {
             t.requestId = ids.string(a.value(i, S_REQUEST));
             t.attempt = (int) a.value(i, S_ATTEMPT);
             t.queue = ids.string(a.value(i, S_QUEUE));
@@ -181,7 +182,7 @@ final class SiteQueries {
         }
 
         boolean dispatched(int site) {
-            return sites().value(site, S_DISPATCH_OFFSET) >= 0;
+            return sites().value(site, S_DISPATCH_ORDER) >= 0;
         }
 
         long request(int site) {
@@ -248,21 +249,19 @@ final class SiteQueries {
             if (scoped) {
                 scan.filter(RangeFilter.between(scan.col("namespace"), namespace, namespace));
             }
-            ColumnRef offset = scan.col("offset");
+            ColumnRef order = scan.col("order");
             ColumnRef dispatched = scan.col("dispatched");
-            // offset for a dispatch, -1 otherwise: the latest dispatch is the ARG_MAX by this order
-            ColumnRef order = scan.project("dispatch_order", Expr.sub(Expr.mul(Expr.add(offset, Expr.lit(1)), dispatched), Expr.lit(1)));
+            // the record's order for a dispatch, -1 otherwise: the latest dispatch is the ARG_MAX by this
+            ColumnRef dispatchOrder = scan.project("dispatch_order", Expr.sub(Expr.mul(Expr.add(order, Expr.lit(1)), dispatched), Expr.lit(1)));
             // the time of a dispatch, Long.MAX_VALUE otherwise: the first dispatch is the MIN
             ColumnRef dispatchAt = scan.project("dispatch_at", Expr.add(Expr.mul(scan.col("at"), dispatched),
                     Expr.mul(Expr.sub(Expr.lit(1), dispatched), Expr.lit(Long.MAX_VALUE))));
             // a site's records lie together in its partition: fold each run of them into one row, then deal the rows by
             // dictionary segment and build the aggregate segment by segment (docs/decisions.md, "Replay's sites scan bucketed")
             RunCombine runs = scan.combineRuns("site", scan.col("site"))
-                    .maxBy(offset, scan.col("kind"))
-                    .maxBy(order, scan.col("request"))
-                    .maxBy(order, scan.col("attempt"))
-                    .maxBy(order, scan.col("queue"))
-                    .maxBy(order, scan.col("type"))
+                    .maxBy(order, scan.col("kind"))
+                    // one order for the latest dispatch's four fields: they are one record's, and the deal writes it once
+                    .maxBy(dispatchOrder, scan.col("request"), scan.col("attempt"), scan.col("queue"), scan.col("type"))
                     .min(dispatchAt);
             // the latest dispatch's request id is dealt by its own segment too, and interned there before the sites are built
             SegmentDeal deal = new SegmentDeal(runs, keys, expectedSites, STRING_BYTES, S_REQUEST, requests);
@@ -277,12 +276,10 @@ final class SiteQueries {
         PageStrings[] requests = PageStrings.perWorker(fold.threads());
         return new TopicFold.TopicQuery<>(ranges, OUTCOME_COLUMNS, worker -> new OutcomeDecoder(requests[worker]), scan -> {
             scan.filter(RangeFilter.between(scan.col("unmatched"), 0, 0));
-            ColumnRef first = scan.project("first", Expr.sub(Expr.lit(0), scan.col("offset")));
+            ColumnRef first = scan.project("first", Expr.sub(Expr.lit(0), scan.col("order")));
             // requests are dealt by the same segments as the sites' request ids were interned in: one dictionary, one id
             RunCombine runs = scan.combineRuns("request", scan.col("request"))
-                    .maxBy(first, scan.col("completed"))
-                    .maxBy(first, scan.col("reason"))
-                    .maxBy(first, scan.col("at"));
+                    .maxBy(first, scan.col("completed"), scan.col("reason"), scan.col("at"));
             SegmentDeal deal = new SegmentDeal(runs, requests, expectedRequests, STRING_BYTES);
             scan.into(deal);
             return scheduler -> deal.result(scheduler, ids);
@@ -317,6 +314,19 @@ final class SiteQueries {
 
     static long position(int partition, long offset) {
         return (long) partition << POSITION_OFFSET_BITS | offset;
+    }
+
+    /**
+     * A record's place in a topic as one long that no other record of the topic shares: its offset, then its partition
+     * (a site's or a request's records sit in one partition, where this orders them by offset as before; a key written to
+     * two partitions has its records at one offset ordered by partition rather than tied).
+     */
+    static long order(int partition, long offset) {
+        if (partition >>> ORDER_PARTITION_BITS != 0 || offset > MAX_ORDER_OFFSET) {
+            throw new IllegalArgumentException("a record's order needs a partition below " + (1 << ORDER_PARTITION_BITS)
+                    + " and an offset up to " + MAX_ORDER_OFFSET + ", was partition " + partition + " offset " + offset);
+        }
+        return offset << ORDER_PARTITION_BITS | partition;
     }
 
     static int partitionOf(long position) {
@@ -395,7 +405,7 @@ final class SiteQueries {
             }
             int kind = e.getInt(H_KIND);
             boolean dispatch = kind == HistoryKind.DISPATCHED.ordinal();
-            row[0] = rec.offset();
+            row[0] = order(rec.partition(), rec.offset());
             row[1] = kind;
             row[2] = dispatch ? 1 : 0;
             row[3] = e.getLong(H_AT);
@@ -432,7 +442,7 @@ final class SiteQueries {
                 return false;
             }
             boolean unmatched = o.getBoolean(O_UNMATCHED);
-            row[0] = rec.offset();
+            row[0] = order(rec.partition(), rec.offset());
             row[1] = unmatched ? PageStrings.NULL : requests.add(o.utf8(O_REQUEST));
             row[2] = o.getInt(O_STATUS) == OutcomeStatus.COMPLETED.ordinal() ? 1 : 0;
             row[3] = unmatched ? StringIds.NULL : reasonPrefixId(o.utf8(O_REASON));

@@ -5,18 +5,16 @@ import dev.baton.events.HistoryKind;
 /**
  * What history says about one site: its latest dispatch (request, attempt, queue, type), its first
  * dispatch time and its latest event's kind. All events of a site sit in one partition, so "latest"
- * means highest offset; {@link SiteQueries} computes these as a hash aggregate's ARG_MAX and MIN.
+ * means highest offset; {@link SiteQueries} computes these as an aggregate's ARG_MAX and MIN.
  */
 public final class SiteTrail {
 
     final String siteKey;
-    long dispatchOffset = -1;
     String requestId;
     int attempt;
     String queue;
     String activityType;
     long firstDispatchAt = Long.MAX_VALUE;
-    long lastOffset = -1;
     HistoryKind lastKind;
 
     SiteTrail(String siteKey) {

@@ -3,8 +3,10 @@ package dev.baton.morsel.operator;
 /**
  * How an aggregate slot meets another partial's value of the same group. Every kind is associative
  * and commutative, so a merged answer does not depend on which worker or node saw which rows.
- * {@link #ARG_MAX_ORDER} and {@link #ARG_MAX_VALUE} come as a pair of adjacent slots: the value of
- * the row with the largest order (on equal orders, the larger value), the order kept beside it.
+ * {@link #ARG_MAX_ORDER} comes first in a run of adjacent slots, followed by one or more {@link #ARG_MAX_VALUE}s: the
+ * values of the row with the largest order (on equal orders, the larger values, compared in slot order), the order kept
+ * before them. Values of one order move together, so they are always one row's: several values of one record need one
+ * order, not one each.
  */
 public enum Combine {
     SUM(0),
@@ -26,9 +28,9 @@ public enum Combine {
 
     /**
      * Combines the {@code ops.length} slots at {@code from[fromBase ..]} into {@code into[intoBase ..]};
-     * {@code ops == null} means every slot sums.
+     * {@code ops == null} means every slot sums. Into a group's first row, start from each slot's {@link #identity}.
      */
-    static void combine(Combine[] ops, int slots, long[] into, int intoBase, long[] from, int fromBase) {
+    public static void combine(Combine[] ops, int slots, long[] into, int intoBase, long[] from, int fromBase) {
         if (ops == null) {
             for (int s = 0; s < slots; s++) {
                 into[intoBase + s] += from[fromBase + s];
@@ -43,15 +45,40 @@ public enum Combine {
                 case MIN -> into[at] = Math.min(into[at], x);
                 case MAX -> into[at] = Math.max(into[at], x);
                 case ARG_MAX_ORDER -> {
-                    long v = from[fromBase + s + 1];
-                    if (x > into[at] || x == into[at] && v > into[at + 1]) {
-                        into[at] = x;
-                        into[at + 1] = v;
+                    int n = argMaxValues(ops, s);
+                    if (x > into[at] || x == into[at] && valuesAbove(from, fromBase + s + 1, into, at + 1, n)) {
+                        System.arraycopy(from, fromBase + s, into, at, n + 1);
                     }
+                    s += n;
                 }
-                case ARG_MAX_VALUE -> { } // moved with its order
+                case ARG_MAX_VALUE -> throw new IllegalStateException("slot " + s + " is an ARG_MAX value without its order");
             }
         }
+    }
+
+    /** How many {@link #ARG_MAX_VALUE} slots follow the {@link #ARG_MAX_ORDER} at {@code order} (at least one). */
+    public static int argMaxValues(Combine[] ops, int order) {
+        int n = 0;
+        while (order + 1 + n < ops.length && ops[order + 1 + n] == ARG_MAX_VALUE) {
+            n++;
+        }
+        if (n == 0) {
+            throw new IllegalStateException("the ARG_MAX order at slot " + order + " has no value after it");
+        }
+        return n;
+    }
+
+    /**
+     * Whether the {@code n} values at {@code a[from ..]} come after those at {@code b[at ..]}, compared in slot order: the
+     * tie-break of two equal orders, which keeps a merged answer independent of the order partials meet in.
+     */
+    public static boolean valuesAbove(long[] a, int from, long[] b, int at, int n) {
+        for (int i = 0; i < n; i++) {
+            if (a[from + i] != b[at + i]) {
+                return a[from + i] > b[at + i];
+            }
+        }
+        return false;
     }
 
     /** Whether {@code ops} has any slot that does not sum. */

@@ -31,10 +31,19 @@ public final class RunCombine implements Stage {
         this.key = layout.addComputed(name + "_key");
     }
 
-    /** Adds {@code ARG_MAX(value, order)} as the next two slots, as {@link HashAggregate#maxBy} does. */
-    public RunCombine maxBy(Expr order, Expr value) {
+    /**
+     * Adds {@code ARG_MAX(values, order)} as the next slots: the order, then each value of the row that has the largest
+     * order (on equal orders, the larger values in slot order). The values are one row's, whatever the rows' order of
+     * arrival, and cost one order between them; with one value it is {@link HashAggregate#maxBy}.
+     */
+    public RunCombine maxBy(Expr order, Expr... values) {
+        if (values.length == 0) {
+            throw new IllegalArgumentException("an ARG_MAX needs at least one value, was 0");
+        }
         add(order, Combine.ARG_MAX_ORDER);
-        add(value, Combine.ARG_MAX_VALUE);
+        for (Expr value : values) {
+            add(value, Combine.ARG_MAX_VALUE);
+        }
         return this;
     }
 
@@ -83,6 +92,7 @@ public final class RunCombine implements Stage {
 
     @Override
     public void apply(Batch b) {
+        Combine[] kinds = combine();
         int n = b.selected();
         int[] sel = b.selection();
         long[] keys = b.computed(key.index());
@@ -98,7 +108,7 @@ public final class RunCombine implements Stage {
         for (int j = 0; j < n; j++) {
             int i = sel[j];
             if (first >= 0 && keys[i] == keys[first]) {
-                fold(v, first, i);
+                fold(kinds, v, first, i);
             } else {
                 first = i;
                 sel[runs++] = i; // in place: runs <= j
@@ -108,23 +118,34 @@ public final class RunCombine implements Stage {
     }
 
     /** Folds row {@code i}'s slots into row {@code into}'s. */
-    private void fold(long[][] v, int into, int i) {
+    private static void fold(Combine[] kinds, long[][] v, int into, int i) {
         for (int s = 0; s < v.length; s++) {
             long[] x = v[s];
-            switch (slots.get(s).kind()) {
+            switch (kinds[s]) {
                 case SUM -> x[into] += x[i];
                 case MIN -> x[into] = Math.min(x[into], x[i]);
                 case MAX -> x[into] = Math.max(x[into], x[i]);
                 case ARG_MAX_ORDER -> {
-                    long[] y = v[s + 1];
-                    if (x[i] > x[into] || x[i] == x[into] && y[i] > y[into]) {
-                        x[into] = x[i];
-                        y[into] = y[i];
+                    int n = Combine.argMaxValues(kinds, s);
+                    if (x[i] > x[into] || x[i] == x[into] && valuesAbove(v, s + 1, n, i, into)) {
+                        for (int k = s; k <= s + n; k++) {
+                            v[k][into] = v[k][i];
+                        }
                     }
-                    s++;
+                    s += n;
                 }
                 case ARG_MAX_VALUE -> throw new IllegalStateException("slot " + s + " is an ARG_MAX value without its order");
             }
         }
+    }
+
+    /** Whether row {@code i}'s {@code n} values from slot {@code from} come after row {@code into}'s, in slot order. */
+    private static boolean valuesAbove(long[][] v, int from, int n, int i, int into) {
+        for (int k = from; k < from + n; k++) {
+            if (v[k][i] != v[k][into]) {
+                return v[k][i] > v[k][into];
+            }
+        }
+        return false;
     }
 }

@@ -47,6 +47,35 @@ class RunCombineTest {
     }
 
     @Test
+    void shouldTakeEveryValueOfAnArgMaxFromTheRowWithTheLargestOrder() {
+        // key 1: orders 5, 5, 4; the tie on 5 goes to the larger first value (4 over 3), and the second value comes with it
+        long[][] rows = {{1, 5, 3, 100}, {1, 5, 4, 1}, {1, 4, 9, 9}};
+        PageFile f = Tables.write(dir, "argmax", List.of("k", "o", "v", "w"), rows, 4096);
+        ScanPipeline scan = ScanPipeline.over(f);
+        RunCombine runs = scan.combineRuns("r", scan.col("k")).maxBy(scan.col("o"), scan.col("v"), scan.col("w"));
+        Batch b = new Batch(f, 4);
+        b.reset(0);
+        runs.apply(b);
+
+        assertThat(b.selected()).isEqualTo(1);
+        assertThat(new long[] {b.computed(runs.slot(0).index())[0], b.computed(runs.slot(1).index())[0], b.computed(runs.slot(2).index())[0]})
+                .containsExactly(5, 4, 1);
+    }
+
+    @Test
+    void shouldCombinePartialsOfAnArgMaxOfSeveralValuesAlikeInEitherOrder() {
+        Combine[] kinds = {Combine.ARG_MAX_ORDER, Combine.ARG_MAX_VALUE, Combine.ARG_MAX_VALUE, Combine.MIN};
+        long[] partials = {5, 3, 100, 7, 5, 4, 1, 2, 4, 9, 9, 0}; // three partials of one group, four slots each
+        for (int[] order : new int[][] {{0, 1, 2}, {2, 1, 0}, {1, 0, 2}}) {
+            LongAggTable t = new LongAggTable(4, 4, kinds);
+            for (int p : order) {
+                t.addAll(1, partials, p);
+            }
+            assertThat(t.sorted().row(0)).as("partials in order %s", java.util.Arrays.toString(order)).containsExactly(1, 5, 4, 1, 0);
+        }
+    }
+
+    @Test
     void shouldLeaveAnAggregateAfterItAnsweringWhatTheAggregateAloneAnswersWhateverThePagesAndWorkers() {
         // runs of 1 to 7 rows, many crossing 64-row pages, so a run is split across pages, morsels and workers
         int n = 3_000;
