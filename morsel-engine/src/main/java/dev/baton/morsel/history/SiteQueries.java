@@ -236,9 +236,6 @@ final class SiteQueries {
         List<OffsetRange> ranges = fold.partitions(BatonTopics.HISTORY);
         // a whole history has a few events per site (a dispatch, a lease, an outcome): tables sized for that do not grow mid-scan
         int expectedSites = scope.equals(HistoryLog.Scope.ALL) ? expectedGroups(ranges, EVENTS_PER_SITE) : EXPECTED_GROUPS;
-        if (scope.equals(HistoryLog.Scope.ALL)) {
-            ids.expect(2L * expectedSites, STRING_BYTES); // a site key and a request id per site
-        }
         PageStrings[] keys = PageStrings.perWorker(fold.threads());
         PageStrings[] requests = PageStrings.perWorker(fold.threads());
         boolean scoped = scope.namespace() != null;
