@@ -88,7 +88,7 @@ public final class BatonStreamsApp implements AutoCloseable {
                 new SiteMetrics(meters), queues, queueService, config.workerStaleMs(), config.defaultRetryPolicy(), config.heartbeatWindowMs(), config.dedupeWindowMs(),
                 config.timerResolutionMs(), config.maxPayloadBytes(), config.transportLossBudget(),
                 QueueTimeouts.from(configs), InputPartitions.of(partitionsAdmin), config.atLeastOnce(),
-                config.tokenKey()));
+                config.sitesCached(), config.tokenKey()));
         Topology topology = BatonTopology.build(supplier, serdes.workerStatus());
         Properties props = config.streamsProperties();
         // A record whose processing throws is dead-lettered (its caller answered) instead of stopping the thread.

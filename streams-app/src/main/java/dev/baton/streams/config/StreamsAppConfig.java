@@ -206,6 +206,16 @@ public final class StreamsAppConfig extends AbstractConfig {
         return StreamsConfig.AT_LEAST_ONCE.equals(getString(PROCESSING_GUARANTEE_CONFIG));
     }
 
+    /**
+     * Whether the {@code sites} store sits behind Kafka Streams' record cache: exactly-once with
+     * {@code statestore.cache.max.bytes} set above 0 (off by default; Kafka Streams builds every store
+     * uncached at 0, whatever the store's builder asked for).
+     */
+    public boolean sitesCached() {
+        Object bytes = streamsProperties().get(StreamsConfig.STATESTORE_CACHE_MAX_BYTES_CONFIG);
+        return !atLeastOnce() && Long.parseLong(String.valueOf(bytes).trim()) > 0;
+    }
+
     /** The token key's bytes, or null when unset. */
     public byte[] tokenKey() {
         Password p = getPassword(TOKEN_KEY_CONFIG);

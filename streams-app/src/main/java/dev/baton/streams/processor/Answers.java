@@ -93,7 +93,7 @@ final class Answers {
     /**
      * A history event of a site's current run with each field given, made with the record's constructor, not Avro's builder
      * (which copies the schema's field list and fills each unset field with a copy of its default): two per activity, when
-     * it is dispatched and when it resolves. Every other field of the schema defaults to null, so this is the event the
+     * it is dispatched and when it resolves, and a third under exactly-once, when it is leased. Every other field of the schema defaults to null, so this is the event the
      * builder makes from the same values ({@code AnswersTest} fails when a field is added).
      */
     static HistoryEvent runHistory(SiteRef site, SiteState state, HistoryKind kind, Integer generation, String workerId, String reason,

@@ -23,12 +23,20 @@ public final class SiteProcessorSupplier implements ProcessorSupplier<byte[], by
      * Everything a processor needs besides its context. {@code atLeastOnce}: the
      * app runs with {@code processing.guarantee=at_least_once}, so a restored state may be ahead of
      * its committed input and deadlines fire through deadline records ({@link DeadlineRecords}).
+     * {@code sitesCached}: the {@code sites} store sits behind Kafka Streams' record cache (exactly-once with
+     * {@code statestore.cache.max.bytes} above 0; Kafka Streams builds every store uncached when it is 0).
      * {@code tokenKey}: the key new sites' token secrets are derived from, or null for random secrets.
      */
     public record Settings(EventSerdes serdes, SiteMetrics metrics, QueueDirectory queues, QueueService queueService,
                            long workerStaleMs, RetryPolicy defaultRetryPolicy, long heartbeatWindowMs, long dedupeWindowMs, long timerResolutionMs,
                            int maxPayloadBytes, int transportLossBudget, QueueTimeouts queueTimeouts,
-                           InputPartitions inputPartitions, boolean atLeastOnce, byte[] tokenKey) {
+                           InputPartitions inputPartitions, boolean atLeastOnce, boolean sitesCached, byte[] tokenKey) {
+        public Settings {
+            if (atLeastOnce && sitesCached) {
+                throw new IllegalArgumentException("the sites store may sit behind the record cache only under exactly-once, was cached "
+                        + "under at-least-once");
+            }
+        }
     }
 
     private final Settings settings;
@@ -62,26 +70,26 @@ public final class SiteProcessorSupplier implements ProcessorSupplier<byte[], by
 
     @Override
     public Set<StoreBuilder<?>> stores() {
-        // sites: changelogged, behind Kafka Streams' record cache: a row written several times
-        // between two commits (dispatched, leased, completed) reaches the changelog once, with its
-        // last value, when the commit flushes the cache, still inside the transaction that made it
-        // (Streams flushes the cache before it flushes the producer and commits). What reaches the
-        // changelog is a subset of the row's writes, so a restore sees nothing it could not before.
+        // sites: changelogged. Behind Kafka Streams' record cache when the user gives it memory (exactly-once only):
+        // a row written several times between two commits (dispatched, leased, completed) reaches the changelog
+        // once, with its last value, when the commit flushes the cache, still inside the transaction that made it
+        // (Streams flushes the cache before it flushes the producer and commits). What reaches the changelog is
+        // a subset of the row's writes, so a restore sees nothing it could not before. At-least-once: outputs are
+        // visible as soon as they are sent, so a row write held in the cache until the next commit could be lost
+        // in a crash after its answer went out, and the input read again decided differently (the model check
+        // found it: AttemptRefused, then SiteCollision).
+        // Uncached (at-least-once, and exactly-once by default): the change-logging layer copies the store's
+        // position on every write for a header it does not write (see PositionSkippingStore). A cached store keeps
+        // Kafka's store as it is: its record cache merges that position into the one an IQv2 query answered from
+        // the cache is checked against.
         // deadlines: the expiry tier of the DeadlineIndex, derived from the sites
         // rows (each row carries its armed deadlines) and rebuilt when a task starts, so no
         // changelog. It is in RocksDB rather than memory: it holds an EXPIRE entry for every site
         // resolved within the dedupe window.
-        // At-least-once: the change-logging layer copies the store's position on every write for a header it does
-        // not write (see PositionSkippingStore). Exactly-once keeps Kafka's store as it is: its record cache merges
-        // that position into the one an IQv2 query answered from the cache is checked against.
         KeyValueBytesStoreSupplier sitesKind = storeKind.apply(TopologyNames.SITES_STORE);
-        StoreBuilder<?> sites = Stores.keyValueStoreBuilder(settings.atLeastOnce() ? PositionSkippingStore.supplier(sitesKind) : sitesKind,
-                new BytesSerde(), new ByteArraySerde());
-        // At-least-once: outputs are visible as soon as they are sent, so a row write held in the cache
-        // until the next commit could be lost in a crash after its answer went out, and the input read
-        // again decided differently (the model check found it: AttemptRefused, then SiteCollision).
-        // Exactly-once: the cache flush and the outputs commit or abort together.
-        sites = settings.atLeastOnce() ? sites.withCachingDisabled() : sites.withCachingEnabled();
+        StoreBuilder<?> sites = settings.sitesCached()
+                ? Stores.keyValueStoreBuilder(sitesKind, new BytesSerde(), new ByteArraySerde()).withCachingEnabled()
+                : Stores.keyValueStoreBuilder(PositionSkippingStore.supplier(sitesKind), new BytesSerde(), new ByteArraySerde()).withCachingDisabled();
         return Set.of(
                 sites,
                 Stores.keyValueStoreBuilder(storeKind.apply(TopologyNames.DEADLINES_STORE), new BytesSerde(), new ByteArraySerde())

@@ -99,8 +99,8 @@ final class WorkerEventRules {
             lifecycle.arm(site, state, DeadlineKind.START_TO_CLOSE, now + state.getTimeouts().getStartToCloseMillis());
         }
         sites.put(site, state);
-        emit.history(site, Answers.history(site.toRef(), state, HistoryKind.LEASED, null, emit.now())
-                .setWorkerId(event.getWorkerId()).build());
+        emit.history(site, Answers.runHistory(site.toRef(), state, HistoryKind.LEASED, state.getGeneration(), event.getWorkerId(), null,
+                emit.now()));
     }
 
     /**

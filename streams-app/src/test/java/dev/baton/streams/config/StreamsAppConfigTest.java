@@ -85,6 +85,18 @@ class StreamsAppConfigTest {
     }
 
     @Test
+    void shouldCacheTheSitesStoreOnlyUnderExactlyOnceWhenTheUserGivesTheCacheMemory() {
+        String alo = "at_least_once";
+        String key = "MDEyMzQ1Njc4OWFiY2RlZg==";
+
+        assertThat(new StreamsAppConfig(Map.of()).sitesCached()).as("exactly-once by default").isFalse();
+        assertThat(new StreamsAppConfig(Map.of("statestore.cache.max.bytes", "33554432")).sitesCached()).isTrue();
+        assertThat(new StreamsAppConfig(Map.of("statestore.cache.max.bytes", 0L)).sitesCached()).isFalse();
+        assertThat(new StreamsAppConfig(Map.of("processing.guarantee", alo, "token.key", key, "statestore.cache.max.bytes", "33554432"))
+                .sitesCached()).as("at-least-once never").isFalse();
+    }
+
+    @Test
     void shouldRefuseAnUnknownPacingNamingIt() {
         assertThatThrownBy(() -> new StreamsAppConfig(Map.of("commit.pacing", "asap")))
                 .isInstanceOf(ConfigException.class)

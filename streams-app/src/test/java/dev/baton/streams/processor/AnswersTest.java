@@ -58,4 +58,12 @@ class AnswersTest {
         made.setFailure(null);
         assertThat(made).isEqualTo(built);
     }
+
+    @Test
+    void shouldEqualWhatAvrosBuilderMakesForALease() {
+        AvroTrust.trustBatonEvents();
+        HistoryEvent built = Answers.history(site, row, HistoryKind.LEASED, null, 44L).setWorkerId("w-1").build();
+        HistoryEvent made = Answers.runHistory(site, row, HistoryKind.LEASED, row.getGeneration(), "w-1", null, 44L);
+        assertThat(made).isEqualTo(built);
+    }
 }

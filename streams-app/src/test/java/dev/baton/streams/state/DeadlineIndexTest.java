@@ -56,6 +56,17 @@ class DeadlineIndexTest {
     }
 
     @Test
+    void shouldFireLiveDeadlinesOfOneMillisecondByKindThenSite() {
+        index.arm(site("b"), DeadlineKind.START_TO_CLOSE, 1_000);
+        index.arm(site("c"), DeadlineKind.HEARTBEAT, 1_000);
+        index.arm(site("a"), DeadlineKind.START_TO_CLOSE, 1_000);
+        index.arm(site("d"), DeadlineKind.HEARTBEAT, 999);
+        index.arm(site("a"), DeadlineKind.HEARTBEAT, 1_000);
+
+        assertThat(fire(1_000)).containsExactly(site("d"), site("a"), site("c"), site("a"), site("b"));
+    }
+
+    @Test
     void shouldLeaveFutureDeadlinesOfBothTiersForLaterScans() {
         index.arm(site("a"), DeadlineKind.HEARTBEAT, 1_000);
         index.arm(site("b"), DeadlineKind.HEARTBEAT, 9_000);

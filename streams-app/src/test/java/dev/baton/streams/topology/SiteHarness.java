@@ -109,7 +109,7 @@ public final class SiteHarness implements AutoCloseable {
         SiteProcessorSupplier supplier = new SiteProcessorSupplier(new SiteProcessorSupplier.Settings(serdes, new SiteMetrics(meters),
                 SiteHarness::declared, new QueueService(meters), 15_000L, new RetryPolicy(1_000L, 2.0, 10_000L, 3, List.of()),
                 30_000L, 60_000L, TIMER_RESOLUTION_MS, 1024, transportLossBudget,
-                QueueTimeouts.from(Map.of("queue.mail.schedule.to.start.ms", "1000")), inputPartitions, false, null));
+                QueueTimeouts.from(Map.of("queue.mail.schedule.to.start.ms", "1000")), inputPartitions, false, true, null));
         Properties props = new Properties();
         props.put(StreamsConfig.APPLICATION_ID_CONFIG, "baton-test");
         props.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, "unused:9092");

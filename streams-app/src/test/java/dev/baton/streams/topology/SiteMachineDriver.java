@@ -402,7 +402,7 @@ final class SiteMachineDriver implements AutoCloseable {
         SiteProcessorSupplier supplier = new SiteProcessorSupplier(new SiteProcessorSupplier.Settings(serdes, new SiteMetrics(meters),
                 SiteMachineDriver::declared, new QueueService(meters), WORKER_STALE_MS, DEFAULT_RETRY, HEARTBEAT_WINDOW_MS, DEDUPE_WINDOW_MS,
                 TIMER_RESOLUTION_MS, 1024, TRANSPORT_LOSS_BUDGET, QueueTimeouts.from(QUEUE_DEFAULTS), InputPartitions.fixed(1), atLeastOnce,
-                atLeastOnce ? TOKEN_KEY : null),
+                !atLeastOnce, atLeastOnce ? TOKEN_KEY : null),
                 name -> name.equals(TopologyNames.SITES_STORE) ? new RestoredStore(name, restored) : Stores.inMemoryKeyValueStore(name));
         Properties props = new Properties();
         props.put(StreamsConfig.APPLICATION_ID_CONFIG, APP_ID);
