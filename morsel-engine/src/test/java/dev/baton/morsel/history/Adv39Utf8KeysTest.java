@@ -1,0 +1,88 @@
+package dev.baton.morsel.history;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.ByteBuffer;
+import java.nio.charset.CharacterCodingException;
+import java.nio.charset.CharsetDecoder;
+import java.nio.charset.CodingErrorAction;
+import java.nio.charset.StandardCharsets;
+
+import org.junit.jupiter.api.Test;
+
+/**
+ * Adversarial review (h/adv39): Utf8Keys.wellFormed against Java's reporting UTF-8 decoder, exhaustively over every
+ * sequence of 1 to 3 bytes and over 4-byte sequences whose lead is 0xF0..0xF7 and whose other bytes are near the
+ * continuation range, each alone, after 8 ASCII bytes (the 8-byte path) and followed by ASCII, in heap and direct buffers.
+ */
+class Adv39Utf8KeysTest {
+
+    private final CharsetDecoder decoder = StandardCharsets.UTF_8.newDecoder().onMalformedInput(CodingErrorAction.REPORT)
+            .onUnmappableCharacter(CodingErrorAction.REPORT);
+
+    private boolean java(byte[] b) {
+        try {
+            decoder.reset();
+            decoder.decode(ByteBuffer.wrap(b));
+            return true;
+        } catch (CharacterCodingException e) {
+            return false;
+        }
+    }
+
+    private int mismatches;
+    private String firstMismatch;
+
+    private void check(byte[] core) {
+        byte[][] forms = {core, concat("abcdefgh".getBytes(StandardCharsets.US_ASCII), core), concat(core, "xyz".getBytes(StandardCharsets.US_ASCII)),
+                concat("0123456".getBytes(StandardCharsets.US_ASCII), core)};
+        for (byte[] b : forms) {
+            boolean want = java(b);
+            boolean got = Utf8Keys.wellFormed(ByteBuffer.wrap(b));
+            // a slice at an offset in a larger array
+            byte[] padded = concat(new byte[] {(byte) 0xc3}, concat(b, new byte[] {(byte) 0xa9}));
+            boolean sliced = Utf8Keys.wellFormed(ByteBuffer.wrap(padded, 1, b.length).slice());
+            if (got != want || sliced != want) {
+                if (mismatches++ == 0) {
+                    firstMismatch = java.util.HexFormat.of().formatHex(b) + " java " + want + " got " + got + " sliced " + sliced;
+                }
+            }
+        }
+    }
+
+    private static byte[] concat(byte[] a, byte[] b) {
+        byte[] c = new byte[a.length + b.length];
+        System.arraycopy(a, 0, c, 0, a.length);
+        System.arraycopy(b, 0, c, a.length, b.length);
+        return c;
+    }
+
+    @Test
+    void everyShortSequenceIsJudgedAsJavasDecoderJudgesIt() {
+        for (int a = 0; a < 256; a++) {
+            check(new byte[] {(byte) a});
+            for (int b = 0; b < 256; b++) {
+                check(new byte[] {(byte) a, (byte) b});
+                if (a >= 0xc0) { // a lead byte: every third byte
+                    for (int c = 0; c < 256; c++) {
+                        check(new byte[] {(byte) a, (byte) b, (byte) c});
+                    }
+                }
+            }
+        }
+        int[] near = new int[70];
+        for (int i = 0; i < near.length; i++) {
+            near[i] = 0x7d + i; // 0x7d .. 0xc2
+        }
+        for (int a = 0xf0; a <= 0xf7; a++) {
+            for (int b : near) {
+                for (int c : near) {
+                    for (int d : near) {
+                        check(new byte[] {(byte) a, (byte) b, (byte) c, (byte) d});
+                    }
+                }
+            }
+        }
+        assertThat(mismatches).as("first: %s", firstMismatch).isZero();
+    }
+}
