@@ -70,4 +70,48 @@ class Adv39DecodeTest {
                 .isInstanceOf(UndecodableRecordException.class);
         assertThat(((UndecodableRecordException) plan).reason()).isEqualTo(want);
     }
+
+    /**
+     * An array the reader has, read item by item by the plan (PlanSteps.items), whose block count promises more items than
+     * bytes remain and whose first item is a string of negative length. Avro 1.12.2's fast reader (FastReaderBuilder
+     * checkArrayBlock -> GenericDatumReader.ensureAvailableCollectionBytes) checks count x minimum item size against the
+     * bytes left before reading an item: an EOFException, which EventSerde reports as TRUNCATED. The plan reads the first
+     * item and refuses its negative length: an IOException, CORRUPT_BODY.
+     */
+    @Test
+    void anArrayBlockPromisingMoreItemsThanBytesIsTruncatedAsAvroSaysBeforeItsFirstItem() {
+        Schema schema = new Schema.Parser().parse("""
+                {"type": "record", "name": "R", "fields": [
+                  {"name": "arr", "type": {"type": "array", "items": "string"}}, {"name": "v", "type": "long"}]}""");
+        ByteArrayOutputStream body = new ByteArrayOutputStream();
+        writeLong(body, 1000); // a block of 1,000 strings
+        writeLong(body, -1); // the first one's length: negative
+        writeLong(body, 0);
+        writeLong(body, 7);
+        byte[] bytes = body.toByteArray();
+        String avro;
+        try {
+            org.apache.avro.io.BinaryDecoder in = org.apache.avro.io.DecoderFactory.get().binaryDecoder(bytes, null);
+            new org.apache.avro.generic.GenericDatumReader<Object>(schema, schema, org.apache.avro.generic.GenericData.get()).read(null, in);
+            avro = "read";
+        } catch (java.io.EOFException e) {
+            avro = "truncated (" + e.getMessage() + ")";
+        } catch (java.io.IOException | RuntimeException e) {
+            avro = "corrupt (" + e + ")";
+        }
+        String plan;
+        try {
+            Projection projection = Projection.of(schema, "v");
+            ProjectedRow row = new ProjectedRow(projection.size());
+            row.reader.reset(bytes, 0, bytes.length);
+            ProjectionPlan.compile(schema, projection).decode(row.reader, row);
+            plan = "read";
+        } catch (java.io.EOFException e) {
+            plan = "truncated (" + e.getMessage() + ")";
+        } catch (java.io.IOException | RuntimeException e) {
+            plan = "corrupt (" + e + ")";
+        }
+        assertThat(avro).startsWith("truncated");
+        assertThat(plan).as("avro: " + avro).startsWith("truncated");
+    }
 }
