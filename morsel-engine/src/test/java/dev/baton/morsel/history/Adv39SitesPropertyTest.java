@@ -83,7 +83,7 @@ class Adv39SitesPropertyTest {
             int[] partitionIds = new int[partitions];
             for (int p = 0; p < partitions; p++) {
                 partitionIds[p] = random.nextInt(3) == 0 ? (1 << 20) - 1 - p : p;
-                nextOffset[p] = random.nextInt(4) == 0 ? 0 : random.nextLong(1L << 30);
+                nextOffset[p] = random.nextInt(4) == 0 ? 0 : random.nextInt(3) == 0 ? (1L << 43) - 1 - 1001L * records : random.nextLong(1L << 30);
             }
             // plain fold: key -> [lastOrder, lastKind, dispatchOrder, request, attempt, queue, type, firstAt]
             Map<String, Object[]> plain = new HashMap<>();
