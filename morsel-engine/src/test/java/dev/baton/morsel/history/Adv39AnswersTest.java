@@ -38,7 +38,8 @@ import org.junit.jupiter.api.io.TempDir;
  * keys answers by that String, first by order (putIfAbsent). The engine interns the request id by its bytes
  * (OutcomeDecoder: requests.add(o.utf8(O_REQUEST))), so two ill-formed request ids that decode alike are two answers,
  * and SiteQueries.answers puts both into one HashMap under the same String: the row of the larger dictionary id wins,
- * whatever their order. Only keys are checked (Utf8Keys, history only); value strings are not.
+ * whatever their order. Fixed: the decoders intern a value string in its decoded form ({@code Utf8Keys.decodedForm}),
+ * which this test's copy of OutcomeDecoder's read does too.
  */
 class Adv39AnswersTest {
 
@@ -98,7 +99,7 @@ class Adv39AnswersTest {
                 for (byte[] v : List.of(first, second)) {
                     ProjectedRow row = reader.newRow();
                     reader.decode(BatonTopics.RESULTS, ByteBuffer.wrap(v), row); // not refused
-                    Utf8 id = row.utf8(LogProjections.O_REQUEST);
+                    Utf8 id = Utf8Keys.decodedForm(row.utf8(LogProjections.O_REQUEST)); // as OutcomeDecoder reads it
                     long ref = requests.add(id.getBytes(), 0, id.getByteLength());
                     boolean completed = row.getInt(LogProjections.O_STATUS) == OutcomeStatus.COMPLETED.ordinal();
                     w.append(new long[] {ref, -SiteQueries.order(0, offset), completed ? 1 : 0, completed ? StringIds.NULL : terminal,

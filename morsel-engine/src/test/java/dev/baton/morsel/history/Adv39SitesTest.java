@@ -22,7 +22,8 @@ import org.junit.jupiter.api.Test;
  * key) is not well-formed UTF-8. The reference (HistoryScanReferenceIT.plainSites) keeps a dispatch when
  * {@code namespace.equals(e.getSite().getNamespace())}, EventSerde's String (ill-formed bytes become U+FFFD). The
  * engine's filter compares dictionary ids: the scope's {@code ids.id(String)} (its UTF-8, EF BF BD for U+FFFD) against
- * the record's {@code recent.id(5, e.utf8(H_NAMESPACE))} (the raw bytes, FF), so the record is filtered out.
+ * the record's {@code recent.id(5, e.utf8(H_NAMESPACE))} (the raw bytes, FF), so the record was filtered out. Fixed: the
+ * decoders intern a value string in its decoded form ({@code Utf8Keys.decodedForm}).
  */
 class Adv39SitesTest {
 
