@@ -362,8 +362,8 @@ final class SiteQueries {
             }
             row[0] = position(rec.partition(), rec.offset());
             row[1] = e.getLong(H_AT);
-            row[2] = ids.id(e.utf8(H_WORKFLOW));
-            row[3] = ids.id(e.utf8(H_NAMESPACE));
+            row[2] = ids.id(text(e, H_WORKFLOW));
+            row[3] = ids.id(text(e, H_NAMESPACE));
             return true;
         }
     }
@@ -408,12 +408,12 @@ final class SiteQueries {
             row[3] = e.getLong(H_AT);
             row[4] = keys.add(rec.key());
             // the namespace only for a scope's filter; a site's workflow is in its key, and no answer reads it from the value
-            row[5] = scoped ? recent.id(5, e.utf8(H_NAMESPACE)) : StringIds.NULL;
+            row[5] = scoped ? recent.id(5, text(e, H_NAMESPACE)) : StringIds.NULL;
             // only a dispatch's own fields are read by the aggregate: the rest are not interned
-            row[6] = dispatch ? requests.add(e.utf8(H_REQUEST)) : PageStrings.NULL;
+            row[6] = dispatch ? requests.add(text(e, H_REQUEST)) : PageStrings.NULL;
             row[7] = dispatch ? e.getInt(H_ATTEMPT) : 0;
-            row[8] = dispatch ? recent.id(8, e.utf8(H_QUEUE)) : StringIds.NULL;
-            row[9] = dispatch ? recent.id(9, e.utf8(H_TYPE)) : StringIds.NULL;
+            row[8] = dispatch ? recent.id(8, text(e, H_QUEUE)) : StringIds.NULL;
+            row[9] = dispatch ? recent.id(9, text(e, H_TYPE)) : StringIds.NULL;
             return true;
         }
     }
@@ -440,13 +440,21 @@ final class SiteQueries {
             }
             boolean unmatched = o.getBoolean(O_UNMATCHED);
             row[0] = order(rec.partition(), rec.offset());
-            row[1] = unmatched ? PageStrings.NULL : requests.add(o.utf8(O_REQUEST));
+            row[1] = unmatched ? PageStrings.NULL : requests.add(text(o, O_REQUEST));
             row[2] = o.getInt(O_STATUS) == OutcomeStatus.COMPLETED.ordinal() ? 1 : 0;
-            row[3] = unmatched ? StringIds.NULL : reasonPrefixId(o.utf8(O_REASON));
+            row[3] = unmatched ? StringIds.NULL : reasonPrefixId(text(o, O_REASON));
             row[4] = o.getLong(O_AT);
             row[5] = unmatched ? 1 : 0;
             return true;
         }
+    }
+
+    /**
+     * Column {@code column}'s string in the form the reference compares: Avro's reader decodes an ill-formed string with
+     * replacement characters, so two such strings can be one string there; interned by their raw bytes they would be two.
+     */
+    private static Utf8 text(ProjectedRow r, int column) {
+        return Utf8Keys.decodedForm(r.utf8(column));
     }
 
     /**

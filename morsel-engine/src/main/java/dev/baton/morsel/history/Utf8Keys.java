@@ -5,12 +5,17 @@ import java.lang.invoke.VarHandle;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 
+import org.apache.avro.util.Utf8;
+
 /**
  * Whether a history record's key is well-formed UTF-8, as every key Baton writes is ({@code SiteKey}: the streams app
  * writes a site's records under the UTF-8 of its key string). The scans intern a key by its bytes and report it by its
  * decoded string, which is one site per key only while the bytes are well-formed: two ill-formed keys can decode to the
  * same string. A record with such a key was not written by Baton and is counted as undecodable instead
  * (docs/decisions.md, "The projected decode's open defects").
+ *
+ * <p>A string in a record's value is read as the reference reads it instead ({@link #decodedForm}): the record is
+ * Baton's, but a string in it that is not well-formed takes the form Avro's reader gives it.
  *
  * <p>Keys are ASCII in every Baton write, so they are checked eight bytes at a time, and only a key with a byte past
  * ASCII is validated in full (Unicode's well-formed sequences, what Java's UTF-8 decoder accepts without replacing).
@@ -35,6 +40,17 @@ final class Utf8Keys {
         }
         int from = key.arrayOffset() + key.position();
         return wellFormed(key.array(), from, from + key.remaining());
+    }
+
+    /**
+     * {@code s} if it is well-formed (every string Baton writes is), else the UTF-8 of its decoded string, replacement
+     * characters and all: what Avro's reader and {@code EventSerde} make of it, so strings that decode alike intern alike.
+     */
+    static Utf8 decodedForm(Utf8 s) {
+        if (s == null || wellFormed(s.getBytes(), 0, s.getByteLength())) {
+            return s;
+        }
+        return new Utf8(s.toString());
     }
 
     static boolean wellFormed(byte[] a, int from, int to) {
