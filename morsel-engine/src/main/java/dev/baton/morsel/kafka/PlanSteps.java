@@ -176,12 +176,30 @@ final class PlanSteps {
     }
 
     /**
-     * An array's or a map's blocks as Avro reads a value the reader's schema has: item by item, a block's byte size
-     * read but not used (a wrong size does not move the read). See {@link #blocks} for a value the reader lacks.
+     * A map's blocks as Avro reads a value the reader's schema has: item by item, a block's byte size read but not used
+     * (a wrong size does not move the read). Avro's fast reader checks nothing more at a map block's start.
+     * See {@link #blocks} for a value the reader lacks.
      */
     static void items(MethodHandle item, WireReader in, ProjectedRow row) throws IOException {
         long read = 0;
         for (long n = in.itemCount(read); n != 0; n = in.itemCount(read)) {
+            for (long i = 0; i < n; i++) {
+                invoke(item, in, row);
+            }
+            read += n;
+        }
+    }
+
+    /**
+     * An array's blocks as Avro reads a value the reader's schema has: as {@link #items}, each block checked against
+     * the bytes left before its first item, as Avro's fast reader checks it.
+     *
+     * @param minItemBytes the least encoded size of the reader's item type, computed when the plan is compiled
+     */
+    static void arrayItems(MethodHandle item, int minItemBytes, WireReader in, ProjectedRow row) throws IOException {
+        long read = 0;
+        for (long n = in.itemCount(read); n != 0; n = in.itemCount(read)) {
+            in.checkArrayBlock(n, minItemBytes);
             for (long i = 0; i < n; i++) {
                 invoke(item, in, row);
             }

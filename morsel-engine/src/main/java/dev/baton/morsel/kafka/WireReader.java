@@ -153,6 +153,19 @@ final class WireReader {
         return count;
     }
 
+    /**
+     * Checks an array block of {@code count} items the reader's schema has before any is read, as Avro's fast reader does
+     * ({@code FastReaderBuilder.checkArrayBlock}): items must fit the bytes left at {@code minItemBytes} each, or the
+     * value is truncated.
+     *
+     * @param minItemBytes the least encoded size of the reader's item type ({@link AvroArrayLimits#minItemBytes})
+     */
+    void checkArrayBlock(long count, int minItemBytes) throws IOException {
+        if (count * minItemBytes > limit - pos) { // no overflow: count is under 2^31, and so is minItemBytes
+            throw new EOFException("an array block of " + count + " items of at least " + minItemBytes + " bytes with " + (limit - pos) + " left");
+        }
+    }
+
     private int length() throws IOException {
         long length = readLong();
         if (length < 0) {
