@@ -7,13 +7,23 @@ import java.util.Set;
 import org.apache.avro.Schema;
 
 /**
- * The check Avro 1.12.2 makes at an array block's start, before reading any item, as the plan mirrors it (see
- * docs/decisions.md, "Array blocks checked as Avro checks them"): an item type's least encoded size. Maps get none: the
- * datum reader {@code EventSerde} runs checks none when reading or skipping one.
+ * The two checks Avro 1.12.2 makes at an array block's start, before reading any item, as the plan mirrors them (see
+ * docs/decisions.md, "Array blocks checked as Avro checks them"): an item type's least encoded size, and the cap on items
+ * that take no bytes. Maps get neither: the datum reader {@code EventSerde} runs checks neither when reading or skipping one.
  *
- * <p>Stateless.
+ * <p>Stateless; the cap is read once, when the class loads, as Avro reads its own.
  */
 final class AvroArrayLimits {
+
+    /** The property Avro reads its cap on zero-byte items from ({@code SystemLimitException.MAX_COLLECTION_ALLOCATION_PROPERTY}). */
+    static final String ZERO_BYTE_ITEMS_PROPERTY = "org.apache.avro.limits.collectionItems.maxAllocation";
+
+    /**
+     * The most items that take no bytes one value may hold, over all its arrays: Avro counts them per datum read, in a
+     * scope {@code GenericDatumReader.read} opens. Avro's default is an eighth of a quarter of the heap, never more than a
+     * Java array holds, and a property that is not a positive long is ignored.
+     */
+    static final long MAX_ZERO_BYTE_ITEMS = Math.min(zeroByteItemsLimit(), Integer.MAX_VALUE - 8);
 
     private AvroArrayLimits() {
     }
@@ -46,5 +56,19 @@ final class AvroArrayLimits {
             }
             default -> 1;
         };
+    }
+
+    private static long zeroByteItemsLimit() {
+        long fallback = Math.max(1, Math.max(1, Runtime.getRuntime().maxMemory() / 4) / 8);
+        String property = System.getProperty(ZERO_BYTE_ITEMS_PROPERTY);
+        if (property == null) {
+            return fallback;
+        }
+        try {
+            long limit = Long.parseLong(property);
+            return limit > 0 ? limit : fallback;
+        } catch (NumberFormatException e) {
+            return fallback;
+        }
     }
 }

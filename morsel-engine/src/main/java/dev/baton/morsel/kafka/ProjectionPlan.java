@@ -80,7 +80,7 @@ final class ProjectionPlan {
     private static final MethodHandle DEFAULT_DOUBLE = step("defaultDouble", double.class, int.class);
     private static final MethodHandle DEFAULT_STRING = step("defaultString", byte[].class, int.class);
     private static final MethodHandle RECURSE = step("recurse", MethodHandle[].class);
-    private static final MethodHandle BLOCKS = step("blocks", MethodHandle.class);
+    private static final MethodHandle BLOCKS = step("blocks", MethodHandle.class, boolean.class);
     private static final MethodHandle ITEMS = step("items", MethodHandle.class);
     private static final MethodHandle ARRAY_ITEMS = step("arrayItems", MethodHandle.class, int.class);
     private static final MethodHandle CHECK_ENUM = step("checkEnum", EnumMapping.class);
@@ -419,12 +419,12 @@ final class ProjectionPlan {
         /**
          * An array not projected. Where the reader has it, each block is checked before its first item by the least
          * encoded size of the reader's item type, as Avro's fast reader checks it with the reader's schema; where the
-         * reader lacks it, it is skipped unchecked, as Avro skips it.
+         * reader lacks it, only a writer's item type that takes no bytes is checked, by the count of its items.
          */
         private MethodHandle array(Schema w, Schema r) {
             Schema item = w.getElementType();
             if (r == null) {
-                return MethodHandles.insertArguments(BLOCKS, 0, skip(item, null));
+                return MethodHandles.insertArguments(BLOCKS, 0, skip(item, null), AvroArrayLimits.minItemBytes(item) == 0);
             }
             Schema readerItem = r.getType() == Schema.Type.ARRAY ? r.getElementType() : null;
             int minItemBytes = AvroArrayLimits.minItemBytes(readerItem == null ? item : readerItem);
@@ -435,7 +435,7 @@ final class ProjectionPlan {
         private MethodHandle map(Schema w, Schema r) {
             Schema readerValue = r != null && r.getType() == Schema.Type.MAP ? r.getValueType() : null;
             MethodHandle entry = sequence(List.of(r == null ? SKIP_UNREAD : SKIP_STRING, skip(w.getValueType(), readerValue)));
-            return r == null ? MethodHandles.insertArguments(BLOCKS, 0, entry) : MethodHandles.insertArguments(ITEMS, 0, entry);
+            return r == null ? MethodHandles.insertArguments(BLOCKS, 0, entry, false) : MethodHandles.insertArguments(ITEMS, 0, entry);
         }
 
         /**
