@@ -165,10 +165,15 @@ final class PlanSteps {
 
     /**
      * An array's or a map's blocks as Avro skips a value the reader's schema lacks: a block whose byte size the writer
-     * gave is skipped by it, unread; others item by item, each by {@code item} (rare in Baton's events).
+     * gave is skipped by it, unread; others item by item, each by {@code item} (rare in Baton's events). An array of
+     * items that take no bytes ({@code zeroByteItems}) has its blocks counted against Avro's cap first, as
+     * {@code GenericDatumReader.skip} counts them; a block skipped by its byte size is not counted, as Avro does not.
      */
-    static void blocks(MethodHandle item, WireReader in, ProjectedRow row) throws IOException {
+    static void blocks(MethodHandle item, boolean zeroByteItems, WireReader in, ProjectedRow row) throws IOException {
         for (long n = in.blockCount(true); n != 0; n = in.blockCount(true)) {
+            if (zeroByteItems && n > 0) {
+                in.countZeroByteItems(n);
+            }
             for (long i = 0; i < n; i++) {
                 invoke(item, in, row);
             }
@@ -176,12 +181,30 @@ final class PlanSteps {
     }
 
     /**
-     * An array's or a map's blocks as Avro reads a value the reader's schema has: item by item, a block's byte size
-     * read but not used (a wrong size does not move the read). See {@link #blocks} for a value the reader lacks.
+     * A map's blocks as Avro reads a value the reader's schema has: item by item, a block's byte size read but not used
+     * (a wrong size does not move the read). Avro's fast reader checks nothing more at a map block's start.
+     * See {@link #blocks} for a value the reader lacks.
      */
     static void items(MethodHandle item, WireReader in, ProjectedRow row) throws IOException {
         long read = 0;
         for (long n = in.itemCount(read); n != 0; n = in.itemCount(read)) {
+            for (long i = 0; i < n; i++) {
+                invoke(item, in, row);
+            }
+            read += n;
+        }
+    }
+
+    /**
+     * An array's blocks as Avro reads a value the reader's schema has: as {@link #items}, each block checked against
+     * the bytes left (or the cap on items that take no bytes) before its first item, as Avro's fast reader checks it.
+     *
+     * @param minItemBytes the least encoded size of the reader's item type, computed when the plan is compiled
+     */
+    static void arrayItems(MethodHandle item, int minItemBytes, WireReader in, ProjectedRow row) throws IOException {
+        long read = 0;
+        for (long n = in.itemCount(read); n != 0; n = in.itemCount(read)) {
+            in.checkArrayBlock(n, minItemBytes);
             for (long i = 0; i < n; i++) {
                 invoke(item, in, row);
             }

@@ -80,8 +80,9 @@ final class ProjectionPlan {
     private static final MethodHandle DEFAULT_DOUBLE = step("defaultDouble", double.class, int.class);
     private static final MethodHandle DEFAULT_STRING = step("defaultString", byte[].class, int.class);
     private static final MethodHandle RECURSE = step("recurse", MethodHandle[].class);
-    private static final MethodHandle BLOCKS = step("blocks", MethodHandle.class);
+    private static final MethodHandle BLOCKS = step("blocks", MethodHandle.class, boolean.class);
     private static final MethodHandle ITEMS = step("items", MethodHandle.class);
+    private static final MethodHandle ARRAY_ITEMS = step("arrayItems", MethodHandle.class, int.class);
     private static final MethodHandle CHECK_ENUM = step("checkEnum", EnumMapping.class);
 
     private static final byte[] TEMPLATE = templateBytes();
@@ -410,11 +411,31 @@ final class ProjectionPlan {
                 case UNION -> union(w.getTypes().stream().map(b -> skip(b, r)).toList());
                 case RECORD -> skipRecord(w, r != null && r.getType() == Schema.Type.RECORD ? r : null);
                 // Rare in Baton's events.
-                case ARRAY -> MethodHandles.insertArguments(r == null ? BLOCKS : ITEMS, 0,
-                        skip(w.getElementType(), r != null && r.getType() == Schema.Type.ARRAY ? r.getElementType() : null));
-                case MAP -> MethodHandles.insertArguments(r == null ? BLOCKS : ITEMS, 0,
-                        sequence(List.of(r == null ? SKIP_UNREAD : SKIP_STRING, skip(w.getValueType(), r != null && r.getType() == Schema.Type.MAP ? r.getValueType() : null))));
+                case ARRAY -> array(w, r);
+                case MAP -> map(w, r);
             };
+        }
+
+        /**
+         * An array not projected. Where the reader has it, each block is checked before its first item by the least
+         * encoded size of the reader's item type, as Avro's fast reader checks it with the reader's schema; where the
+         * reader lacks it, only a writer's item type that takes no bytes is checked, by the count of its items.
+         */
+        private MethodHandle array(Schema w, Schema r) {
+            Schema item = w.getElementType();
+            if (r == null) {
+                return MethodHandles.insertArguments(BLOCKS, 0, skip(item, null), AvroArrayLimits.minItemBytes(item) == 0);
+            }
+            Schema readerItem = r.getType() == Schema.Type.ARRAY ? r.getElementType() : null;
+            int minItemBytes = AvroArrayLimits.minItemBytes(readerItem == null ? item : readerItem);
+            return MethodHandles.insertArguments(ARRAY_ITEMS, 0, skip(item, readerItem), minItemBytes);
+        }
+
+        /** A map not projected: its keys and values in turn, skipped (the reader lacks it) or read item by item. */
+        private MethodHandle map(Schema w, Schema r) {
+            Schema readerValue = r != null && r.getType() == Schema.Type.MAP ? r.getValueType() : null;
+            MethodHandle entry = sequence(List.of(r == null ? SKIP_UNREAD : SKIP_STRING, skip(w.getValueType(), readerValue)));
+            return r == null ? MethodHandles.insertArguments(BLOCKS, 0, entry, false) : MethodHandles.insertArguments(ITEMS, 0, entry);
         }
 
         /**

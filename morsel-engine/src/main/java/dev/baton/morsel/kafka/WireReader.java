@@ -27,11 +27,14 @@ final class WireReader {
     private byte[] buf = new byte[0];
     private int pos;
     private int limit;
+    /** The items of this value's arrays that take no bytes, so far: Avro caps them per value, not per array. */
+    private long zeroByteItems;
 
     void reset(byte[] value, int offset, int length) {
         buf = value;
         pos = offset;
         limit = offset + length;
+        zeroByteItems = 0;
     }
 
     boolean isEnd() {
@@ -151,6 +154,32 @@ final class WireReader {
             throw new IOException("a collection of " + before + " + " + count + " items is over the limit of " + MAX_LENGTH);
         }
         return count;
+    }
+
+    /**
+     * Checks an array block of {@code count} items the reader's schema has before any is read, as Avro's fast reader does
+     * ({@code FastReaderBuilder.checkArrayBlock}): items that take no bytes are counted against the value's cap, others
+     * must fit the bytes left at {@code minItemBytes} each, or the value is truncated.
+     *
+     * @param minItemBytes the least encoded size of the reader's item type ({@link AvroArrayLimits#minItemBytes})
+     */
+    void checkArrayBlock(long count, int minItemBytes) throws IOException {
+        if (minItemBytes == 0) {
+            countZeroByteItems(count);
+        } else if (count * minItemBytes > limit - pos) { // no overflow: count is under 2^31, and so is minItemBytes
+            throw new EOFException("an array block of " + count + " items of at least " + minItemBytes + " bytes with " + (limit - pos) + " left");
+        }
+    }
+
+    /**
+     * Counts {@code count} items that take no bytes against Avro's cap for one value
+     * ({@code SystemLimitException.checkMaxCollectionAllocation}, an {@code AvroRuntimeException}: a corrupt body).
+     */
+    void countZeroByteItems(long count) throws IOException {
+        zeroByteItems += count; // no overflow: both stay under 2^31 until refused
+        if (zeroByteItems > AvroArrayLimits.MAX_ZERO_BYTE_ITEMS) {
+            throw new IOException("arrays of " + zeroByteItems + " items that take no bytes are over the limit of " + AvroArrayLimits.MAX_ZERO_BYTE_ITEMS);
+        }
     }
 
     private int length() throws IOException {

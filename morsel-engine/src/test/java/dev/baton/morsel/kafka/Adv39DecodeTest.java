@@ -17,7 +17,6 @@ import dev.baton.schemas.UndecodableRecordException;
 import dev.baton.schemas.registry.SchemaRegistry;
 import dev.baton.topics.BatonTopics;
 import org.apache.avro.Schema;
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -39,7 +38,6 @@ class Adv39DecodeTest {
     }
 
     @Test
-    @Disabled("h/fix39 makes the plan refuse this as Avro does; disabled on main only until that branch merges, this session")
     void aWriterOnlyArrayOfNullsOverAvrosAllocationLimitIsRefusedAsEventSerdeRefusesIt() throws Exception {
         Schema reader = HistoryEvent.getClassSchema();
         List<Schema.Field> fields = new ArrayList<>();
@@ -81,7 +79,6 @@ class Adv39DecodeTest {
      * item and refuses its negative length: an IOException, CORRUPT_BODY.
      */
     @Test
-    @Disabled("h/fix39 makes the plan refuse this as Avro does; disabled on main only until that branch merges, this session")
     void anArrayBlockPromisingMoreItemsThanBytesIsTruncatedAsAvroSaysBeforeItsFirstItem() {
         Schema schema = new Schema.Parser().parse("""
                 {"type": "record", "name": "R", "fields": [
