@@ -6,7 +6,11 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.stream.IntStream;
 
+import dev.baton.morsel.MorselMetrics;
 import dev.baton.morsel.kafka.OffsetRange;
+import dev.baton.morsel.kafka.TopicFold;
+import dev.baton.morsel.operator.AggregateResult;
+import dev.baton.morsel.operator.HashAggregate;
 import dev.baton.morsel.kafka.ScanConsumers;
 import dev.baton.morsel.kafka.TopicPageSource;
 import dev.baton.morsel.kafka.TopicSplits;
@@ -18,7 +22,8 @@ import dev.baton.topics.ClientConfigs;
  * cost, apart from the decode and the query. {@code bootstrap warmups runs}; the reader is the default (the fetch
  * reader) or, with {@code -Dbaton.scan.reader=consumer}, the consumer. Prints the calling thread's CPU per record
  * (the reading thread's alone: the collector's and the network client's other threads are not in it; the consumer
- * has none). With a fourth argument {@code raw}, the raw consumer ({@link RawScan}) at one thread instead, its process CPU.
+ * has none). With a fourth argument {@code threads=N}, the same through a {@link TopicFold} query
+ * (a count by partition) on N workers, morsels and stealing as a query has them, its process CPU; with {@code raw}, the raw consumer ({@link RawScan}) at one thread instead, its process CPU.
  */
 final class ReadOnlyScans {
 
@@ -32,6 +37,28 @@ final class ReadOnlyScans {
         int runs = Integer.parseInt(args[2]);
         ThreadMXBean threads = ManagementFactory.getThreadMXBean();
         com.sun.management.OperatingSystemMXBean os = (com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
+        if (args.length > 3 && args[3].startsWith("threads=")) {
+            int t = Integer.parseInt(args[3].substring("threads=".length()));
+            try (TopicFold fold = new TopicFold(ClientConfigs.bootstrap(args[0]), t, MorselMetrics.noop())) {
+                for (int i = -warmups; i < runs; i++) {
+                    long process0 = os.getProcessCpuTime();
+                    long start = System.nanoTime();
+                    TopicFold.Result<AggregateResult> r = fold.query(fold.partitions(BatonTopics.HISTORY), List.of("partition"), (v, row) -> {
+                        row[0] = v.partition();
+                        return true;
+                    }, scan -> {
+                        HashAggregate count = HashAggregate.groupBy(scan.col("partition"), 64).count();
+                        scan.into(count);
+                        return count::result;
+                    }, () -> false);
+                    long nanos = System.nanoTime() - start;
+                    System.out.printf("%s reader=%s threads=%d records=%d wall=%.2fs records/s=%,.0f process-cpu/record=%.0fns%n", i < 0 ? "warmup" : "run   ",
+                            System.getProperty(ScanConsumers.READER_PROPERTY, "fetch"), t, r.records(), nanos / 1e9, r.records() / (nanos / 1e9),
+                            (os.getProcessCpuTime() - process0) / (double) r.records());
+                }
+            }
+            System.exit(0);
+        }
         if (args.length > 3 && args[3].equals("raw")) {
             try (RawScan raw = new RawScan(ClientConfigs.bootstrap(args[0]), 1)) {
                 for (int i = -warmups; i < runs; i++) {
