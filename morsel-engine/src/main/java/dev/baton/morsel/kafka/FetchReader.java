@@ -2,10 +2,13 @@ package dev.baton.morsel.kafka;
 
 import java.io.IOException;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.CancellationException;
 import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
@@ -33,6 +36,7 @@ import org.apache.kafka.common.record.internal.MemoryRecords;
 import org.apache.kafka.common.record.internal.Records;
 import org.apache.kafka.common.requests.FetchRequest;
 import org.apache.kafka.common.requests.FetchResponse;
+import org.apache.kafka.common.requests.MetadataRequest;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.utils.Time;
 import org.apache.kafka.common.utils.internals.BufferSupplier;
@@ -79,9 +83,34 @@ final class FetchReader implements AutoCloseable {
     private record Parked(BatchWalk walk, long next) {
     }
 
+    /** Metadata of the topics this reader has read, not of every topic of the cluster (a client's default). */
+    private static final class ScannedTopics extends Metadata {
+        private final Set<String> topics = new HashSet<>();
+
+        ScannedTopics(ConsumerConfig config, LogContext log) {
+            super(config.getLong(ConsumerConfig.RETRY_BACKOFF_MS_CONFIG), config.getLong(ConsumerConfig.RETRY_BACKOFF_MAX_MS_CONFIG),
+                    config.getLong(ConsumerConfig.METADATA_MAX_AGE_CONFIG), log, new ClusterResourceListeners());
+        }
+
+        /** True if {@code topic} is new: its metadata comes with the next update. */
+        synchronized boolean add(String topic) {
+            return topics.add(topic);
+        }
+
+        @Override
+        protected synchronized MetadataRequest.Builder newMetadataRequestBuilder() {
+            return new MetadataRequest.Builder(new ArrayList<>(topics), false);
+        }
+
+        @Override
+        protected synchronized MetadataRequest.Builder newMetadataRequestBuilderForNewTopics() {
+            return newMetadataRequestBuilder();
+        }
+    }
+
     private final Time time = Time.SYSTEM;
     private final Metrics metrics;
-    private final Metadata metadata;
+    private final ScannedTopics metadata;
     private final NetworkClient client;
     private final BufferSupplier decompression = BufferSupplier.create();
     private final int partitionMaxBytes;
@@ -113,8 +142,7 @@ final class FetchReader implements AutoCloseable {
         requestTimeoutMs = config.getInt(ConsumerConfig.REQUEST_TIMEOUT_MS_CONFIG);
         checkCrcs = config.getBoolean(ConsumerConfig.CHECK_CRCS_CONFIG);
         LogContext log = new LogContext("[scan fetch reader " + config.getString(ConsumerConfig.CLIENT_ID_CONFIG) + "] ");
-        metadata = new Metadata(config.getLong(ConsumerConfig.RETRY_BACKOFF_MS_CONFIG), config.getLong(ConsumerConfig.RETRY_BACKOFF_MAX_MS_CONFIG),
-                config.getLong(ConsumerConfig.METADATA_MAX_AGE_CONFIG), log, new ClusterResourceListeners());
+        metadata = new ScannedTopics(config, log);
         List<String> servers = config.getList(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG);
         metadata.bootstrap(ClientUtils.parseAndValidateAddresses(servers,
                 ClientDnsLookup.forConfig(config.getString(ConsumerConfig.CLIENT_DNS_LOOKUP_CONFIG))));
@@ -304,6 +332,9 @@ final class FetchReader implements AutoCloseable {
     }
 
     private Node leader(TopicPartition p, long deadline) {
+        if (metadata.add(p.topic())) {
+            refreshMetadata(deadline);
+        }
         while (true) {
             Node leader = metadata.fetch().leaderFor(p);
             if (leader != null) {
