@@ -93,7 +93,7 @@ final class BatchWalk {
      */
     long fetchedTo() {
         long after = -1;
-        for (int at = batchAt; at + RECORDS_OFFSET <= end; ) {
+        for (int at = bytes.position(); at + RECORDS_OFFSET <= end; ) {
             int size = LOG_OVERHEAD + bytes.getInt(at + 8);
             if (size < RECORDS_OFFSET || at + size > end) {
                 break;
