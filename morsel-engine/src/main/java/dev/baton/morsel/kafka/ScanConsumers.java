@@ -18,7 +18,7 @@ import org.apache.kafka.common.serialization.ByteBufferDeserializer;
  * Kafka's {@code byte[]} deserializer copies every key and value, which a scan pays in CPU and in what the
  * collector must clear (docs/decisions.md, "A cold replay, third pass"). Whoever keeps one beyond the visit copies it.
  *
- * <p>The column view's scans ({@link TopicPageSource.RowDecoder}) read through a {@link FetchReader}, which walks the
+ * <p>The column view's scans ({@link TopicPageSource.RowDecoder}) read through a {@code FetchReader}, which walks the
  * fetched batches in place; folds and peeks read through the consumer.
  *
  * <p>Worker {@code w} uses {@link #cursor(int) cursor(w)} only; the instance is not thread-safe otherwise.

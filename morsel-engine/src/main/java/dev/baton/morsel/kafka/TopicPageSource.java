@@ -24,7 +24,7 @@ import org.apache.kafka.common.utils.Utils;
  * <p>Two ways in: {@link #scan} hands each raw record of a page to a visitor (for folds over
  * decoded events), and the {@link PageSource} view decodes each record into {@code long} columns
  * with a {@link RowDecoder} (for the column operators), reading the fetched batches in place
- * ({@link FetchReader}: a reused {@link RecordView} per record, no consumer record). Reads are {@code read_committed}: aborted
+ * ({@code FetchReader}: a reused {@link RecordView} per record, no consumer record). Reads are {@code read_committed}: aborted
  * records and transaction markers take offsets but yield no rows, so {@link #rowsIn} is known only
  * after the fetch and {@link #rowCount} is the offset count, an upper bound.
  *
