@@ -14,7 +14,6 @@ import static dev.baton.morsel.history.LogProjections.O_REQUEST;
 import static dev.baton.morsel.history.LogProjections.O_STATUS;
 import static dev.baton.morsel.history.LogProjections.O_UNMATCHED;
 
-import java.nio.ByteBuffer;
 import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
@@ -26,6 +25,7 @@ import dev.baton.events.OutcomeStatus;
 import dev.baton.morsel.kafka.OffsetRange;
 import dev.baton.morsel.kafka.ProjectedReader;
 import dev.baton.morsel.kafka.ProjectedRow;
+import dev.baton.morsel.kafka.RecordView;
 import dev.baton.morsel.kafka.TopicFold;
 import dev.baton.morsel.kafka.TopicPageSource;
 import dev.baton.morsel.operator.AggregateResult;
@@ -38,7 +38,6 @@ import dev.baton.morsel.operator.SortLimit;
 import dev.baton.schemas.UndecodableRecordException;
 import dev.baton.topics.BatonTopics;
 import org.apache.avro.util.Utf8;
-import org.apache.kafka.clients.consumer.ConsumerRecord;
 
 /**
  * The history queries as operator compositions over a topic read as columns: a projected decoder
@@ -355,7 +354,7 @@ final class SiteQueries {
         private final ProjectedRow buffer = history.newRow();
 
         @Override
-        public boolean decode(ConsumerRecord<ByteBuffer, ByteBuffer> rec, long[] row) {
+        public boolean decode(RecordView rec, long[] row) {
             ProjectedRow e = SiteQueries.this.decode(history, BatonTopics.HISTORY, rec, buffer);
             if (e == null) {
                 return false;
@@ -395,7 +394,7 @@ final class SiteQueries {
         }
 
         @Override
-        public boolean decode(ConsumerRecord<ByteBuffer, ByteBuffer> rec, long[] row) {
+        public boolean decode(RecordView rec, long[] row) {
             ProjectedRow e = SiteQueries.this.decode(history, BatonTopics.HISTORY, rec, buffer);
             if (e == null) {
                 return false;
@@ -433,7 +432,7 @@ final class SiteQueries {
         }
 
         @Override
-        public boolean decode(ConsumerRecord<ByteBuffer, ByteBuffer> rec, long[] row) {
+        public boolean decode(RecordView rec, long[] row) {
             ProjectedRow o = SiteQueries.this.decode(outcomes, BatonTopics.RESULTS, rec, buffer);
             if (o == null) {
                 return false;
@@ -475,7 +474,7 @@ final class SiteQueries {
         return ids.id(b, length);
     }
 
-    private ProjectedRow decode(ProjectedReader reader, String topic, ConsumerRecord<ByteBuffer, ByteBuffer> rec, ProjectedRow row) {
+    private ProjectedRow decode(ProjectedReader reader, String topic, RecordView rec, ProjectedRow row) {
         if (rec.value() == null) {
             return null;
         }

@@ -17,6 +17,8 @@ import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.common.TopicPartition;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * One scanning worker's consumer and where it stands. A morsel that starts where the worker's
@@ -37,6 +39,8 @@ import org.apache.kafka.common.TopicPartition;
  */
 final class PartitionCursor implements AutoCloseable {
 
+    private static final Logger LOG = LoggerFactory.getLogger(PartitionCursor.class);
+
     private static final Duration POLL = Duration.ofMillis(200);
     /**
      * How long a range may yield nothing before its scan fails. Longer than a fetch the client gives
@@ -56,6 +60,8 @@ final class PartitionCursor implements AutoCloseable {
     static final int FETCHING = 2;
 
     private final KafkaConsumer<ByteBuffer, ByteBuffer> consumer;
+    /** Reads {@link #scanViews}'s ranges without a consumer record per record; null once it could not serve, or if not wanted. */
+    private FetchReader fetchReader;
     /** The prepared partitions in the order this worker scans them: the one after the current one fetches ahead. */
     private final List<TopicPartition> order = new ArrayList<>();
     /** Partitions assigned and positioned ahead of time ({@link #prepare}), paused, keyed to the offset they stand at. */
@@ -68,8 +74,14 @@ final class PartitionCursor implements AutoCloseable {
     private List<ConsumerRecord<ByteBuffer, ByteBuffer>> pending = List.of();
     private int pendingIndex;
 
-    PartitionCursor(KafkaConsumer<ByteBuffer, ByteBuffer> consumer) {
+    PartitionCursor(KafkaConsumer<ByteBuffer, ByteBuffer> consumer, FetchReader fetchReader) {
         this.consumer = consumer;
+        this.fetchReader = fetchReader;
+    }
+
+    /** The time a range may yield nothing before its scan fails, for the fetch reader too. */
+    static Duration stall() {
+        return STALL;
     }
 
     KafkaConsumer<ByteBuffer, ByteBuffer> consumer() {
@@ -117,6 +129,32 @@ final class PartitionCursor implements AutoCloseable {
     }
 
     /**
+     * As {@link #scan}, handing out views: read by the {@link FetchReader} (the records of the fetched batches in
+     * place), or by the consumer where the fetch reader cannot serve, from the offset where it stopped on.
+     */
+    long scanViews(OffsetRange range, Consumer<RecordView> visitor, BooleanSupplier cancelled) {
+        long[] seen = new long[1];
+        if (fetchReader != null) {
+            try {
+                return fetchReader.scan(range, r -> {
+                    seen[0]++;
+                    visitor.accept(r);
+                }, cancelled);
+            } catch (FetchReader.UnservedException e) {
+                LOG.warn("scan of {}: reading with the consumer from offset {} on, the fetch reader cannot serve: {}", range, e.resumeAt(), e.getMessage());
+                fetchReader.close();
+                fetchReader = null;
+                if (e.resumeAt() >= range.to()) {
+                    return seen[0];
+                }
+                range = new OffsetRange(range.topic(), range.partition(), Math.max(range.from(), e.resumeAt()), range.to());
+            }
+        }
+        RecordView.ConsumerRecordView view = new RecordView.ConsumerRecordView();
+        return seen[0] + scan(range, r -> visitor.accept(view.of(r)), cancelled);
+    }
+
+    /**
      * Names why a range yields nothing: its read_committed end (the last stable offset) at or before the
      * position means an open transaction or a range past the log's end; beyond it, the fetches failed.
      */
@@ -155,6 +193,9 @@ final class PartitionCursor implements AutoCloseable {
      * (docs/decisions.md, "A cold replay, third pass").
      */
     void prepare(List<OffsetRange> mine) {
+        if (fetchReader != null) {
+            fetchReader.forget();
+        }
         leave();
         Map<TopicPartition, Long> first = new LinkedHashMap<>();
         for (OffsetRange r : mine) {
@@ -251,6 +292,9 @@ final class PartitionCursor implements AutoCloseable {
 
     @Override
     public void close() {
+        if (fetchReader != null) {
+            fetchReader.close();
+        }
         consumer.close(org.apache.kafka.clients.consumer.CloseOptions.timeout(Duration.ofSeconds(5)));
     }
 }

@@ -18,6 +18,9 @@ import org.apache.kafka.common.serialization.ByteBufferDeserializer;
  * Kafka's {@code byte[]} deserializer copies every key and value, which a scan pays in CPU and in what the
  * collector must clear (docs/decisions.md, "A cold replay, third pass"). Whoever keeps one beyond the visit copies it.
  *
+ * <p>The column view's scans ({@link TopicPageSource.RowDecoder}) read through a {@code FetchReader}, which walks the
+ * fetched batches in place; folds and peeks read through the consumer.
+ *
  * <p>Worker {@code w} uses {@link #cursor(int) cursor(w)} only; the instance is not thread-safe otherwise.
  */
 public final class ScanConsumers implements AutoCloseable {
@@ -38,6 +41,12 @@ public final class ScanConsumers implements AutoCloseable {
      */
     static final int MAX_POLL_RECORDS = 2_000;
 
+    /**
+     * Set to {@code consumer} to read every scan through a consumer, as before the fetch reader: for comparing the two
+     * (docs/decisions.md, "The replay scan reads fetched batches in place").
+     */
+    public static final String READER_PROPERTY = "baton.scan.reader";
+
     private final PartitionCursor[] cursors;
 
     public ScanConsumers(Map<String, Object> clientConfig, int workers) {
@@ -47,7 +56,8 @@ public final class ScanConsumers implements AutoCloseable {
         Map<String, Object> c = readerConfig(clientConfig);
         cursors = new PartitionCursor[workers];
         for (int w = 0; w < workers; w++) {
-            cursors[w] = new PartitionCursor(new KafkaConsumer<>(c, new ByteBufferDeserializer(), new ByteBufferDeserializer()));
+            FetchReader fetchReader = "consumer".equals(System.getProperty(READER_PROPERTY)) ? null : new FetchReader(c, PartitionCursor.stall());
+            cursors[w] = new PartitionCursor(new KafkaConsumer<>(c, new ByteBufferDeserializer(), new ByteBufferDeserializer()), fetchReader);
         }
     }
 

@@ -23,7 +23,8 @@ import org.apache.kafka.common.utils.Utils;
  *
  * <p>Two ways in: {@link #scan} hands each raw record of a page to a visitor (for folds over
  * decoded events), and the {@link PageSource} view decodes each record into {@code long} columns
- * with a {@link RowDecoder} (for the column operators). Reads are {@code read_committed}: aborted
+ * with a {@link RowDecoder} (for the column operators), reading the fetched batches in place
+ * ({@code FetchReader}: a reused {@link RecordView} per record, no consumer record). Reads are {@code read_committed}: aborted
  * records and transaction markers take offsets but yield no rows, so {@link #rowsIn} is known only
  * after the fetch and {@link #rowCount} is the offset count, an upper bound.
  *
@@ -35,13 +36,18 @@ import org.apache.kafka.common.utils.Utils;
 public final class TopicPageSource implements PageSource, AutoCloseable {
 
     /**
-     * Decodes one record into {@code columns().size()} values; returns false to skip it. Its key and
-     * value are views of the fetched batch, valid during the call only: read them in place (their
-     * position and limit frame the bytes), copy what must outlive it.
+     * Decodes one record into {@code columns().size()} values; returns false to skip it. The record and its key
+     * and value are views of the fetched batch, valid during the call only: read them in place (their position and
+     * limit frame the bytes), copy what must outlive it.
      */
     @FunctionalInterface
     public interface RowDecoder {
-        boolean decode(ConsumerRecord<ByteBuffer, ByteBuffer> record, long[] row);
+        boolean decode(RecordView record, long[] row);
+
+        /** As {@link #decode(RecordView, long[])}, for a caller that holds a consumer's record. */
+        default boolean decode(ConsumerRecord<ByteBuffer, ByteBuffer> record, long[] row) {
+            return decode(RecordView.of(record), row);
+        }
 
         /**
          * Told before this decoder decodes the records of a page (on the worker's thread): a decoder that keeps what
@@ -255,8 +261,8 @@ public final class TopicPageSource implements PageSource, AutoCloseable {
         long[] bytes = new long[1];
         int[] rows = new int[1];
         d.page = -1; // until this page is whole: a failed decode must not pass for it
-        long records = scanInPlace(worker, page, r -> {
-            bytes[0] += Math.max(0, r.serializedKeySize()) + Math.max(0, r.serializedValueSize());
+        long records = consumers.cursor(worker).scanViews(ranges.get(page), r -> {
+            bytes[0] += Math.max(0, r.keySize()) + Math.max(0, r.valueSize());
             if (decoder.decode(r, row)) {
                 int at = rows[0]++ * Long.BYTES;
                 for (int c = 0; c < row.length; c++) {

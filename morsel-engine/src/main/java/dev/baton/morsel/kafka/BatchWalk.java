@@ -1,0 +1,301 @@
+package dev.baton.morsel.kafka;
+
+import java.nio.ByteBuffer;
+import java.util.Comparator;
+import java.util.HashSet;
+import java.util.Iterator;
+import java.util.List;
+import java.util.PriorityQueue;
+import java.util.Set;
+
+import org.apache.kafka.common.errors.CorruptRecordException;
+import org.apache.kafka.common.message.FetchResponseData;
+import org.apache.kafka.common.record.internal.ControlRecordType;
+import org.apache.kafka.common.record.internal.MemoryRecords;
+import org.apache.kafka.common.record.internal.MutableRecordBatch;
+import org.apache.kafka.common.record.internal.Record;
+import org.apache.kafka.common.record.internal.RecordBatch;
+import org.apache.kafka.common.utils.internals.BufferSupplier;
+import org.apache.kafka.common.utils.internals.CloseableIterator;
+
+/**
+ * The committed records of one partition's part of one fetch response, walked in place: what a
+ * {@code read_committed} {@code KafkaConsumer} hands out of the same bytes, in the same order, without a
+ * {@code ConsumerRecord} (or any object) per record of an uncompressed batch.
+ *
+ * <p>The rules are the consumer's ({@code CompletedFetch.nextFetchedRecord}): control batches yield nothing (an
+ * abort marker ends its producer's aborted transaction); a transactional batch whose producer has an aborted
+ * transaction that began at or before the batch's last offset is skipped whole; records before the offset the
+ * fetch asked for are skipped (a fetch returns the whole batch that holds it); a compressed batch is read with
+ * Kafka's own iterator.
+ *
+ * <p>{@link #ready} moves to the next record to hand out and leaves it there until {@link #take}: a scan stops
+ * at a record past its range's end without consuming it, and the next range goes on from it.
+ *
+ * <p>Not thread-safe.
+ */
+final class BatchWalk {
+
+    /** Where a v2 batch's records start: its 61 bytes of header. */
+    private static final int RECORDS_OFFSET = 61;
+    private static final int LOG_OVERHEAD = 12;
+    private static final int MAGIC_OFFSET = 16;
+    private static final int LAST_OFFSET_DELTA_OFFSET = 23;
+
+    /** Thrown when the bytes hold a batch of an old message format; the caller reads on with the consumer. */
+    static final class OldFormatException extends RuntimeException {
+        OldFormatException(String message) {
+            super(message, null, false, false);
+        }
+    }
+
+    private final ByteBuffer bytes;
+    private final int end;
+    private final boolean checkCrcs;
+    private final PriorityQueue<FetchResponseData.AbortedTransaction> aborted;
+    private final Set<Long> abortedProducers = new HashSet<>();
+    private final BufferSupplier decompression;
+    private final FetchedRecord view;
+
+    /** Where the next batch starts: the current batch's end. */
+    private int batchAt;
+    /** The offset below which nothing is handed out: the fetch's offset, then one past the last record passed. */
+    private long walked;
+    private MutableRecordBatch batch;
+    // An uncompressed v2 batch: the next record's position and how many are left.
+    private int recordAt;
+    private int recordsLeft;
+    private long baseOffset;
+    // A compressed batch.
+    private CloseableIterator<Record> records;
+    private boolean current;
+
+    BatchWalk(int partition, MemoryRecords fetched, long fetchOffset, List<FetchResponseData.AbortedTransaction> abortedTransactions,
+              boolean checkCrcs, BufferSupplier decompression) {
+        this.bytes = fetched.buffer().duplicate();
+        this.batchAt = bytes.position();
+        this.end = bytes.limit();
+        this.walked = fetchOffset;
+        this.checkCrcs = checkCrcs;
+        this.decompression = decompression;
+        this.view = new FetchedRecord(partition, bytes);
+        if (abortedTransactions == null || abortedTransactions.isEmpty()) {
+            this.aborted = null;
+        } else {
+            this.aborted = new PriorityQueue<>(abortedTransactions.size(), Comparator.comparingLong(FetchResponseData.AbortedTransaction::firstOffset));
+            this.aborted.addAll(abortedTransactions);
+        }
+    }
+
+    /**
+     * The offset after the response's last whole batch: where the fetch after this one starts. Read from the batch
+     * headers alone; -1 if a batch is of an old format.
+     */
+    long fetchedTo() {
+        long after = -1;
+        for (int at = bytes.position(); at + RECORDS_OFFSET <= end; ) {
+            int size = LOG_OVERHEAD + bytes.getInt(at + 8);
+            if (size < RECORDS_OFFSET || at + size > end) {
+                break;
+            }
+            if (bytes.get(at + MAGIC_OFFSET) < RecordBatch.MAGIC_VALUE_V2) {
+                return -1;
+            }
+            after = bytes.getLong(at) + bytes.getInt(at + LAST_OFFSET_DELTA_OFFSET) + 1;
+            at += size;
+        }
+        return after;
+    }
+
+    /** The offset a fetch must start at to go on after what this walk passed. */
+    long walked() {
+        return walked;
+    }
+
+    /**
+     * Moves to the next record to hand out ({@link #view()}), or returns false when the response holds no more.
+     *
+     * @throws OldFormatException at a batch of message format 0 or 1, before any of its records
+     */
+    boolean ready() {
+        while (!current) {
+            if (recordsLeft > 0) {
+                readRecord();
+            } else if (records != null && records.hasNext()) {
+                Record r = records.next();
+                if (r.offset() >= walked) {
+                    view.set(r);
+                    current = true;
+                }
+            } else {
+                if (batch != null) {
+                    walked = Math.max(walked, batch.nextOffset());
+                    closeRecords();
+                    batch = null;
+                }
+                if (!openBatch()) {
+                    return false;
+                }
+            }
+        }
+        return true;
+    }
+
+    /** The record {@link #ready} moved to. */
+    FetchedRecord view() {
+        return view;
+    }
+
+    /** Passes the record {@link #ready} moved to. */
+    void take() {
+        current = false;
+        walked = view.offset() + 1;
+    }
+
+    private void readRecord() {
+        recordsLeft--;
+        int p = recordAt;
+        long length = varint(p);
+        p = next;
+        int recordEnd = p + (int) length;
+        if (length < 0 || recordEnd > batchAt) {
+            throw corrupt("a record's length " + length + " runs past its batch");
+        }
+        p++; // attributes
+        varlong(p); // timestamp delta
+        p = next;
+        long offsetDelta = varint(p);
+        p = next;
+        long keySize = varint(p);
+        p = next;
+        int keyAt = p;
+        if (keySize > 0) {
+            p += (int) keySize;
+        }
+        long valueSize = varint(p);
+        p = next;
+        int valueAt = p;
+        if (keySize < -1 || valueSize < -1 || p + Math.max(0, valueSize) > recordEnd) {
+            throw corrupt("a record's key (" + keySize + " bytes) or value (" + valueSize + " bytes) runs past the record");
+        }
+        recordAt = recordEnd;
+        long offset = baseOffset + offsetDelta;
+        if (offset >= walked) {
+            view.set(offset, keyAt, (int) keySize, valueAt, (int) valueSize);
+            current = true;
+        }
+    }
+
+    /** Opens the next whole batch to hand records from, skipping control and aborted batches; false at the end. */
+    private boolean openBatch() {
+        while (batchAt + LOG_OVERHEAD <= end) {
+            int size = LOG_OVERHEAD + bytes.getInt(batchAt + 8);
+            if (size < LOG_OVERHEAD || batchAt + size > end) {
+                return false; // a fetch may end in part of a batch: the next fetch starts at it
+            }
+            int at = batchAt;
+            batchAt += size;
+            byte magic = bytes.get(at + MAGIC_OFFSET);
+            if (magic < RecordBatch.MAGIC_VALUE_V2) {
+                throw new OldFormatException("a batch of message format v" + magic + " at offset " + bytes.getLong(at));
+            }
+            MutableRecordBatch b = MemoryRecords.readableRecords(bytes.slice(at, size)).batches().iterator().next();
+            if (checkCrcs) {
+                b.ensureValid();
+            }
+            if (b.hasProducerId() && skippedAsAborted(b)) {
+                walked = Math.max(walked, b.nextOffset());
+                continue;
+            }
+            if (b.isControlBatch()) {
+                walked = Math.max(walked, b.nextOffset());
+                continue;
+            }
+            batch = b;
+            if (b.isCompressed()) {
+                records = b.streamingIterator(decompression);
+            } else {
+                baseOffset = b.baseOffset();
+                recordAt = at + RECORDS_OFFSET;
+                Integer count = b.countOrNull();
+                recordsLeft = count == null ? 0 : count;
+            }
+            return true;
+        }
+        return false;
+    }
+
+    /** The consumer's read_committed rule for a batch of a producer with an id: true if it is to be skipped. */
+    private boolean skippedAsAborted(MutableRecordBatch b) {
+        if (aborted != null) {
+            while (!aborted.isEmpty() && aborted.peek().firstOffset() <= b.lastOffset()) {
+                abortedProducers.add(aborted.poll().producerId());
+            }
+        }
+        if (isAbortMarker(b)) {
+            abortedProducers.remove(b.producerId());
+            return false;
+        }
+        return b.isTransactional() && abortedProducers.contains(b.producerId());
+    }
+
+    private static boolean isAbortMarker(MutableRecordBatch b) {
+        if (!b.isControlBatch()) {
+            return false;
+        }
+        Iterator<Record> it = b.iterator();
+        return it.hasNext() && ControlRecordType.ABORT == ControlRecordType.parse(it.next().key());
+    }
+
+    private void closeRecords() {
+        if (records != null) {
+            records.close();
+            records = null;
+        }
+        recordsLeft = 0;
+    }
+
+    /** Where the varint read last ended. */
+    private int next;
+
+    /** A zig-zag varint at {@code p} (Kafka's record fields); sets {@link #next}. */
+    private long varint(int p) {
+        int raw = 0;
+        int shift = 0;
+        while (true) {
+            byte b = bytes.get(p++);
+            raw |= (b & 0x7f) << shift;
+            if (b >= 0) {
+                break;
+            }
+            shift += 7;
+            if (shift > 28) {
+                throw corrupt("a varint longer than 5 bytes");
+            }
+        }
+        next = p;
+        return (raw >>> 1) ^ -(raw & 1);
+    }
+
+    private long varlong(int p) {
+        long raw = 0;
+        int shift = 0;
+        while (true) {
+            byte b = bytes.get(p++);
+            raw |= (long) (b & 0x7f) << shift;
+            if (b >= 0) {
+                break;
+            }
+            shift += 7;
+            if (shift > 63) {
+                throw corrupt("a varlong longer than 10 bytes");
+            }
+        }
+        next = p;
+        return (raw >>> 1) ^ -(raw & 1);
+    }
+
+    private CorruptRecordException corrupt(String what) {
+        return new CorruptRecordException(what + " (partition " + view.partition() + ", batch at offset " + baseOffset + ")");
+    }
+}

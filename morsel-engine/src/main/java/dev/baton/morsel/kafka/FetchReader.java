@@ -1,0 +1,367 @@
+package dev.baton.morsel.kafka;
+
+import java.io.IOException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.CancellationException;
+import java.util.function.BooleanSupplier;
+import java.util.function.Consumer;
+
+import org.apache.kafka.clients.ApiVersions;
+import org.apache.kafka.clients.ClientDnsLookup;
+import org.apache.kafka.clients.ClientRequest;
+import org.apache.kafka.clients.ClientResponse;
+import org.apache.kafka.clients.ClientUtils;
+import org.apache.kafka.clients.Metadata;
+import org.apache.kafka.clients.NetworkClient;
+import org.apache.kafka.clients.NetworkClientUtils;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.common.IsolationLevel;
+import org.apache.kafka.common.Node;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.errors.TimeoutException;
+import org.apache.kafka.common.internals.ClusterResourceListeners;
+import org.apache.kafka.common.message.FetchResponseData;
+import org.apache.kafka.common.metrics.Metrics;
+import org.apache.kafka.common.protocol.ApiKeys;
+import org.apache.kafka.common.protocol.Errors;
+import org.apache.kafka.common.record.internal.MemoryRecords;
+import org.apache.kafka.common.record.internal.Records;
+import org.apache.kafka.common.requests.FetchRequest;
+import org.apache.kafka.common.requests.FetchResponse;
+import org.apache.kafka.common.requests.MetadataRequest;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.utils.Time;
+import org.apache.kafka.common.utils.internals.BufferSupplier;
+import org.apache.kafka.common.utils.internals.LogContext;
+
+/**
+ * One scanning worker's reader of offset ranges that sends Fetch requests itself, on Kafka's own network
+ * client (so the client's security settings apply as they do to a consumer), and walks each response's
+ * record batches in place ({@link BatchWalk}): the records a {@code read_committed} consumer hands out, in
+ * its order, as a reused {@link RecordView} instead of a {@code ConsumerRecord} each.
+ *
+ * <p>A range that starts where the last one ended, on the same partition, goes on in the same response
+ * without a fetch; a partition left with bytes unread keeps them until this reader is {@linkplain #forget
+ * told to forget}, so a later range that starts where it stopped goes on too. After each fetch the next one
+ * (the same partition, where the response ends) is sent at once, so the broker reads while the worker walks.
+ *
+ * <p>Where it cannot serve (a broker without the Fetch versions it needs, an old message format) it throws
+ * {@link UnservedException} naming why and the offset to go on from, having handed out every record before it.
+ *
+ * <p>Not thread-safe: owned by one worker at a time.
+ */
+final class FetchReader implements AutoCloseable {
+
+    /** This reader cannot read on; the consumer can, from {@link #resumeAt}. */
+    static final class UnservedException extends RuntimeException {
+        private final long resumeAt;
+
+        UnservedException(String reason, long resumeAt) {
+            super(reason, null, false, false);
+            this.resumeAt = resumeAt;
+        }
+
+        long resumeAt() {
+            return resumeAt;
+        }
+    }
+
+    /** The last Fetch version that names topics rather than topic ids: for a topic whose id metadata lacks. */
+    private static final short LAST_VERSION_BY_NAME = 12;
+
+    private record Ahead(TopicPartition tp, long offset, ClientRequest request) {
+    }
+
+    private record Parked(BatchWalk walk, long next) {
+    }
+
+    /** Metadata of the topics this reader has read, not of every topic of the cluster (a client's default). */
+    private static final class ScannedTopics extends Metadata {
+        private final Set<String> topics = new HashSet<>();
+
+        ScannedTopics(ConsumerConfig config, LogContext log) {
+            super(config.getLong(ConsumerConfig.RETRY_BACKOFF_MS_CONFIG), config.getLong(ConsumerConfig.RETRY_BACKOFF_MAX_MS_CONFIG),
+                    config.getLong(ConsumerConfig.METADATA_MAX_AGE_CONFIG), log, new ClusterResourceListeners());
+        }
+
+        /** True if {@code topic} is new: its metadata comes with the next update. */
+        synchronized boolean add(String topic) {
+            return topics.add(topic);
+        }
+
+        @Override
+        protected synchronized MetadataRequest.Builder newMetadataRequestBuilder() {
+            return new MetadataRequest.Builder(new ArrayList<>(topics), false);
+        }
+
+        @Override
+        protected synchronized MetadataRequest.Builder newMetadataRequestBuilderForNewTopics() {
+            return newMetadataRequestBuilder();
+        }
+    }
+
+    private final Time time = Time.SYSTEM;
+    private final Metrics metrics;
+    private final ScannedTopics metadata;
+    private final NetworkClient client;
+    private final BufferSupplier decompression = BufferSupplier.create();
+    private final int partitionMaxBytes;
+    private final int fetchMaxBytes;
+    private final int maxWaitMs;
+    private final int requestTimeoutMs;
+    private final boolean checkCrcs;
+    private final Duration stall;
+
+    private final Map<TopicPartition, Parked> parked = new HashMap<>();
+    private TopicPartition tp;
+    /** The offset the next range must start at to go on without a fetch. */
+    private long next = -1;
+    private BatchWalk walk;
+    private long fetchAt;
+    private long lastStable = -1;
+    private Ahead ahead;
+
+    /** @param readerConfig a scan reader's consumer settings ({@link ScanConsumers#readerConfig}) */
+    FetchReader(Map<String, Object> readerConfig, Duration stall) {
+        Map<String, Object> c = new HashMap<>(readerConfig);
+        c.putIfAbsent(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class);
+        c.putIfAbsent(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class);
+        ConsumerConfig config = new ConsumerConfig(c);
+        this.stall = stall;
+        partitionMaxBytes = config.getInt(ConsumerConfig.MAX_PARTITION_FETCH_BYTES_CONFIG);
+        fetchMaxBytes = config.getInt(ConsumerConfig.FETCH_MAX_BYTES_CONFIG);
+        maxWaitMs = config.getInt(ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG);
+        requestTimeoutMs = config.getInt(ConsumerConfig.REQUEST_TIMEOUT_MS_CONFIG);
+        checkCrcs = config.getBoolean(ConsumerConfig.CHECK_CRCS_CONFIG);
+        LogContext log = new LogContext("[scan fetch reader " + config.getString(ConsumerConfig.CLIENT_ID_CONFIG) + "] ");
+        metadata = new ScannedTopics(config, log);
+        List<String> servers = config.getList(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG);
+        metadata.bootstrap(ClientUtils.parseAndValidateAddresses(servers,
+                ClientDnsLookup.forConfig(config.getString(ConsumerConfig.CLIENT_DNS_LOOKUP_CONFIG))));
+        metrics = new Metrics(time);
+        client = ClientUtils.createNetworkClient(config, servers, metrics, "scan-fetch", log, new ApiVersions(), time, 2, metadata, null, null);
+    }
+
+    /**
+     * Hands every committed record of {@code range} to {@code visitor} in offset order.
+     *
+     * @return the records handed out
+     * @throws CancellationException if {@code cancelled} turned true (checked before each fetch)
+     * @throws UnservedException     if this reader cannot read on; the records before its offset were handed out
+     * @throws IllegalStateException if nothing arrives for the stall time before the range's end
+     */
+    long scan(OffsetRange range, Consumer<RecordView> visitor, BooleanSupplier cancelled) {
+        position(range);
+        long seen = 0;
+        long lastProgress = System.nanoTime();
+        while (true) {
+            if (walk != null && ready()) {
+                FetchedRecord r = walk.view();
+                if (r.offset() >= range.to()) {
+                    break; // left for the range that starts here
+                }
+                walk.take();
+                visitor.accept(r);
+                seen++;
+                continue;
+            }
+            long at = walk == null ? fetchAt : walk.walked();
+            if (at >= range.to()) {
+                break; // the rest of the range was transaction markers or aborted records
+            }
+            if (cancelled.getAsBoolean()) {
+                throw new CancellationException("scan of " + range + " cancelled at offset " + at);
+            }
+            walk = fetch(tp, at);
+            if (walk.walked() > at || ready()) {
+                lastProgress = System.nanoTime();
+            } else if (System.nanoTime() - lastProgress > stall.toNanos()) {
+                throw new IllegalStateException("no progress reading " + range + " for " + stall.toSeconds() + " s (at offset " + at
+                        + "); the partition's last stable offset is " + lastStable
+                        + (lastStable <= at ? ": an open transaction holds it, or the range ends past the log's end" : ""));
+            }
+        }
+        next = range.to();
+        return seen;
+    }
+
+    private boolean ready() {
+        try {
+            return walk.ready();
+        } catch (BatchWalk.OldFormatException e) {
+            throw new UnservedException(e.getMessage(), walk.walked());
+        }
+    }
+
+    /** Drops what partitions left behind: a new job's ranges start afresh. */
+    void forget() {
+        parked.clear();
+        tp = null;
+        walk = null;
+        next = -1;
+    }
+
+    private void position(OffsetRange range) {
+        TopicPartition p = new TopicPartition(range.topic(), range.partition());
+        if (p.equals(tp) && next == range.from()) {
+            return;
+        }
+        if (tp != null && walk != null) {
+            parked.put(tp, new Parked(walk, next));
+        }
+        Parked back = parked.remove(p);
+        tp = p;
+        walk = back != null && back.next() == range.from() ? back.walk() : null;
+        fetchAt = range.from();
+        next = range.from();
+    }
+
+    /** The response to a fetch of {@code p} at {@code at}: the one sent ahead if it asked for that, else a new one. */
+    private BatchWalk fetch(TopicPartition p, long at) {
+        long deadline = System.nanoTime() + stall.toNanos();
+        Ahead a = ahead;
+        ahead = null;
+        if (a != null) {
+            ClientResponse r = await(a.request());
+            if (a.tp().equals(p) && a.offset() == at && r != null) {
+                BatchWalk w = walkOf(r, p, at);
+                if (w != null) {
+                    return w;
+                }
+            }
+        }
+        while (true) {
+            ClientRequest request = send(p, at, deadline);
+            ClientResponse r = request == null ? null : await(request);
+            BatchWalk w = r == null ? null : walkOf(r, p, at);
+            if (w != null) {
+                return w;
+            }
+            if (System.nanoTime() > deadline) {
+                throw new TimeoutException("no fetch of " + p + " at offset " + at + " succeeded for " + stall.toSeconds() + " s");
+            }
+            refreshMetadata(deadline);
+        }
+    }
+
+    /** A walk over the response's records, or null when the fetch is to be sent again (after a metadata refresh). */
+    private BatchWalk walkOf(ClientResponse r, TopicPartition p, long at) {
+        if (r.versionMismatch() != null) {
+            throw new UnservedException("the broker has no Fetch version this reader can use: " + r.versionMismatch().getMessage(), at);
+        }
+        if (r.authenticationException() != null) {
+            throw r.authenticationException();
+        }
+        if (r.wasDisconnected() || !(r.responseBody() instanceof FetchResponse response)) {
+            return null;
+        }
+        if (response.error() != Errors.NONE) {
+            throw response.error().exception("fetch of " + p + " at offset " + at + " failed");
+        }
+        FetchResponseData.PartitionData data = response.responseData(metadata.topicNames(), r.requestHeader().apiVersion()).get(p);
+        if (data == null) {
+            return null;
+        }
+        Errors error = Errors.forCode(data.errorCode());
+        switch (error) {
+            case NONE:
+                break;
+            case NOT_LEADER_OR_FOLLOWER, REPLICA_NOT_AVAILABLE, KAFKA_STORAGE_ERROR, FENCED_LEADER_EPOCH, OFFSET_NOT_AVAILABLE,
+                 UNKNOWN_TOPIC_OR_PARTITION, UNKNOWN_TOPIC_ID, INCONSISTENT_TOPIC_ID, UNKNOWN_LEADER_EPOCH, LEADER_NOT_AVAILABLE:
+                return null;
+            case OFFSET_OUT_OF_RANGE:
+                throw new IllegalStateException("offset " + at + " of " + p + " is out of range (the log starts at "
+                        + data.logStartOffset() + " and ends at " + data.highWatermark() + "): was it deleted while scanned?");
+            default:
+                throw error.exception("fetch of " + p + " at offset " + at + " failed");
+        }
+        Records records = FetchResponse.recordsOrFail(data);
+        if (!(records instanceof MemoryRecords memory)) {
+            throw new UnservedException("the fetch brought records of type " + records.getClass().getSimpleName(), at);
+        }
+        lastStable = data.lastStableOffset() >= 0 ? data.lastStableOffset() : data.highWatermark();
+        BatchWalk w = new BatchWalk(p.partition(), memory, at, data.abortedTransactions(), checkCrcs, decompression);
+        long after = w.fetchedTo();
+        if (after > at && after < lastStable) {
+            ahead = new Ahead(p, after, send(p, after, System.nanoTime() + stall.toNanos()));
+        }
+        return w;
+    }
+
+    private ClientRequest send(TopicPartition p, long at, long deadline) {
+        Node leader = leader(p, deadline);
+        try {
+            if (!NetworkClientUtils.awaitReady(client, leader, time, requestTimeoutMs)) {
+                return null;
+            }
+        } catch (IOException e) {
+            return null; // the connection failed: the leader may have moved
+        }
+        Uuid id = metadata.topicIds().getOrDefault(p.topic(), Uuid.ZERO_UUID);
+        short version = Uuid.ZERO_UUID.equals(id) ? LAST_VERSION_BY_NAME : ApiKeys.FETCH.latestVersion();
+        FetchRequest.PartitionData data = new FetchRequest.PartitionData(id, at, -1L, partitionMaxBytes, Optional.empty());
+        FetchRequest.Builder builder = FetchRequest.Builder.forConsumer(version, maxWaitMs, 1, Map.of(p, data))
+                .isolationLevel(IsolationLevel.READ_COMMITTED)
+                .setMaxBytes(fetchMaxBytes);
+        long now = time.milliseconds();
+        ClientRequest request = client.newClientRequest(leader.idString(), builder, now, true);
+        client.send(request, now);
+        return request;
+    }
+
+    /** The response to {@code request}, or null if it was lost (the client times requests out itself). */
+    private ClientResponse await(ClientRequest request) {
+        if (request == null) {
+            return null;
+        }
+        while (true) {
+            for (ClientResponse r : client.poll(requestTimeoutMs, time.milliseconds())) {
+                if (r.requestHeader().correlationId() == request.correlationId()) {
+                    return r;
+                }
+            }
+        }
+    }
+
+    private Node leader(TopicPartition p, long deadline) {
+        if (metadata.add(p.topic())) {
+            refreshMetadata(deadline);
+        }
+        while (true) {
+            Node leader = metadata.fetch().leaderFor(p);
+            if (leader != null) {
+                return leader;
+            }
+            if (System.nanoTime() > deadline) {
+                throw new TimeoutException("no leader known for " + p + " after " + stall.toSeconds() + " s: does the topic exist?");
+            }
+            refreshMetadata(deadline);
+        }
+    }
+
+    private void refreshMetadata(long deadline) {
+        int version = metadata.requestUpdate(true);
+        while (metadata.updateVersion() <= version && System.nanoTime() < deadline) {
+            client.poll(100, time.milliseconds());
+            metadata.maybeThrowAnyException();
+        }
+    }
+
+    @Override
+    public void close() {
+        try {
+            client.close();
+        } finally {
+            metadata.close();
+            metrics.close();
+        }
+    }
+}
