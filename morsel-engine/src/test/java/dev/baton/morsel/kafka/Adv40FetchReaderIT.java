@@ -154,15 +154,29 @@ class Adv40FetchReaderIT {
 
     /**
      * Contract: a range held by an open transaction fails within the stall limit, naming the last stable offset, after
-     * handing out the committed records before it; once the transaction aborts, the range reads as the consumer reads it
-     * (an abort whose first offset is before later ranges' starts and whose marker is after them).
+     * handing out the committed records before it; once the transaction aborts, a fresh reader reads the range as the
+     * consumer reads it (an abort whose first offset is before later ranges' starts and whose marker is after them).
      */
     @Test
     void anOpenTransactionFailsWithinTheStallNamingTheLastStableOffsetThenReadsAsTheConsumerOnceAborted() throws Exception {
-        String topic = "adv40-open-txn";
+        openTransactionThenAbort("adv40-open-txn", false);
+    }
+
+    /**
+     * Contract: as above, but the reader that failed on the open transaction is the one reused once it aborted (a
+     * retry of the range that stalled). What the reader does: the failed scan left its position at the range's start
+     * while its walk stands at the open transaction, so the retry "goes on" from there and drops the committed records
+     * before it (the same fault as after a cancellation or a failed visit).
+     */
+    @Test
+    void aRangeThatStalledOnAnOpenTransactionScannedAgainByTheSameReaderOnceItAborted() throws Exception {
+        openTransactionThenAbort("adv40-open-txn-again", true);
+    }
+
+    private void openTransactionThenAbort(String topic, boolean reuse) throws Exception {
         createTopic(topic, 1, Map.of());
-        try (KafkaProducer<byte[], byte[]> committed = txProducer("adv40-open-c", Map.of());
-             KafkaProducer<byte[], byte[]> open = txProducer("adv40-open-o", Map.of());
+        try (KafkaProducer<byte[], byte[]> committed = txProducer(topic + "-c", Map.of());
+             KafkaProducer<byte[], byte[]> open = txProducer(topic + "-o", Map.of());
              KafkaProducer<byte[], byte[]> plain = producer(Map.of())) {
             committed.beginTransaction();
             for (int i = 0; i < 10; i++) {
@@ -187,9 +201,12 @@ class Adv40FetchReaderIT {
 
                 open.abortTransaction();
                 long after = end(topic, 0);
-                for (long from : new long[] {0, 11, 12, 14, 17, end - 1}) {
-                    OffsetRange r = new OffsetRange(topic, 0, from, after);
-                    assertSame(viaConsumer(r, Map.of()), viaReader(reader, r), "after the abort: " + r);
+                try (FetchReader fresh = reader(Map.of(), STALL)) {
+                    for (long from : new long[] {0, 11, 12, 14, 17, end - 1}) {
+                        OffsetRange r = new OffsetRange(topic, 0, from, after);
+                        assertSame(viaConsumer(r, Map.of()), viaReader(reuse ? reader : fresh, r),
+                                "after the abort, " + (reuse ? "the reader that stalled" : "a fresh reader") + ": " + r);
+                    }
                 }
             }
         }
@@ -265,6 +282,7 @@ class Adv40FetchReaderIT {
                         }
                     }
                     p.flush();
+                    t.flush(); // an abort with sends in flight fails them, out of sequence
                     if (txn % 3 == 1) {
                         t.abortTransaction();
                     } else {
@@ -328,14 +346,20 @@ class Adv40FetchReaderIT {
             }
         }
         long written = end(topic, 0);
+        TopicPartition tp = new TopicPartition(topic, 0);
+        long size = logSize(tp);
         // Compaction runs in the background; the comparison holds whether or not it has run, but is only interesting after.
-        int before = viaConsumer(new OffsetRange(topic, 0, 0, written), Map.of()).size();
-        org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(500)).ignoreExceptions().until(() -> {
-            try (KafkaProducer<byte[], byte[]> p = producer(Map.of())) {
-                p.send(rec(topic, 0, "roll", "a record to roll the segment")).get();
-            }
-            return viaConsumer(new OffsetRange(topic, 0, 0, written), Map.of()).size() < before / 2;
-        });
+        boolean compacted;
+        try (KafkaProducer<byte[], byte[]> p = producer(Map.of())) {
+            org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(90)).pollInterval(Duration.ofMillis(300)).until(() -> {
+                p.send(rec(topic, 0, "roll", "a record to roll the segment")).get(); // segment.ms rolls on an append
+                return logSize(tp) < size * 2 / 3;
+            });
+            compacted = true;
+        } catch (org.awaitility.core.ConditionTimeoutException e) {
+            compacted = false;
+        }
+        System.out.println("adv40: " + topic + " compacted: " + compacted + " (" + size + " -> " + logSize(tp) + " bytes, " + written + " offsets)");
         Random random = new Random(SEED);
         randomRanges(topic, 0, Map.of(), random, 30);
         randomRanges(topic, 0, smallFetches(), random, 30);
@@ -343,8 +367,9 @@ class Adv40FetchReaderIT {
 
     /**
      * Contract: records deleted from the log start (deleteRecords, here to the middle of a batch): a range starting at
-     * or after the log start reads as the consumer; one starting before it fails clearly (the consumer with the scan's
-     * settings resets to the end and hands out nothing, which a scan must not pass off as an answer).
+     * or after the log start reads as the consumer; one starting before it fails clearly, naming the log's start (the
+     * consumer with the scan's settings resets to the end and hands out nothing, which a scan must not pass off as an
+     * answer). What the reader does: it fails, but its message says the log starts at -1 and ends at -1.
      */
     @Test
     void recordsDeletedFromTheLogStart() throws Exception {
@@ -365,9 +390,11 @@ class Adv40FetchReaderIT {
             }
             OffsetRange before = new OffsetRange(topic, 0, 10, 60);
             IllegalStateException e = assertThrows(IllegalStateException.class, () -> viaReader(reader, before));
-            assertTrue(e.getMessage().contains("out of range") && e.getMessage().contains("35"), e.getMessage());
             OffsetRange r = new OffsetRange(topic, 0, 36, 90);
             assertSame(viaConsumer(r, Map.of()), viaReader(reader, r), "after the failure: " + r);
+            // The message must name the log's real start: the broker leaves the log start and high watermark of an
+            // OFFSET_OUT_OF_RANGE answer at -1, which the reader quotes as "the log starts at -1 and ends at -1".
+            assertTrue(e.getMessage().contains("out of range") && e.getMessage().contains("starts at 35"), e.getMessage());
         }
     }
 
@@ -425,6 +452,82 @@ class Adv40FetchReaderIT {
                 at.put(tp, r.to());
             }
         }
+    }
+
+    /**
+     * Contract: a topic deleted and recreated with the same name (a new topic id) between two scans of one reader, which
+     * was told to forget what it had read (a new job): the second scan hands out the new topic's records, as a fresh
+     * consumer does. What the reader does (expected): {@link FetchReader#forget} drops the parked walks but not the fetch
+     * it sent ahead, so a range that starts where that fetch asked hands out the deleted topic's records.
+     */
+    @Test
+    void aTopicDeletedAndRecreatedBetweenJobs() throws Exception {
+        String topic = "adv40-recreated";
+        createTopic(topic, 1, Map.of());
+        produceSmall(topic, 0, 300, 100);
+        try (FetchReader reader = reader(smallFetches(), STALL)) {
+            viaReader(reader, new OffsetRange(topic, 0, 0, 5));
+            long ahead = aheadOffset(reader);
+            reader.forget();
+            admin.deleteTopics(List.of(topic)).all().get();
+            org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(60)).ignoreExceptions().until(() -> {
+                createTopic(topic, 1, Map.of());
+                return true;
+            });
+            try (KafkaProducer<byte[], byte[]> p = producer(Map.of())) {
+                for (int i = 0; i < 300; i++) {
+                    p.send(rec(topic, 0, "new" + i, "the recreated topic's " + i));
+                }
+            }
+            OffsetRange r = new OffsetRange(topic, 0, ahead, ahead + 20);
+            assertSame(viaConsumer(r, smallFetches()), viaReader(reader, r), "the recreated topic from the offset fetched ahead, " + r);
+            OffsetRange whole = new OffsetRange(topic, 0, 0, 300);
+            assertSame(viaConsumer(whole, smallFetches()), viaReader(reader, whole), "the recreated topic, " + whole);
+        }
+    }
+
+    /** Contract: the same, with the topic recreated while a fresh reader has only its metadata (the old topic id). */
+    @Test
+    void aTopicRecreatedBetweenMetadataAndFetch() throws Exception {
+        String topic = "adv40-recreated-metadata";
+        String other = "adv40-recreated-other";
+        createTopic(topic, 1, Map.of());
+        createTopic(other, 1, Map.of());
+        produceSmall(topic, 0, 50, 10);
+        produceSmall(other, 0, 50, 10);
+        try (FetchReader reader = reader(Map.of(), STALL)) {
+            viaReader(reader, new OffsetRange(other, 0, 0, 50)); // metadata now holds the topic's first id
+            admin.deleteTopics(List.of(topic)).all().get();
+            org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(60)).ignoreExceptions().until(() -> {
+                createTopic(topic, 1, Map.of());
+                return true;
+            });
+            try (KafkaProducer<byte[], byte[]> p = producer(Map.of())) {
+                for (int i = 0; i < 80; i++) {
+                    p.send(rec(topic, 0, "new" + i, "recreated " + i));
+                }
+            }
+            OffsetRange whole = new OffsetRange(topic, 0, 0, 80);
+            assertSame(viaConsumer(whole, Map.of()), viaReader(reader, whole), "the recreated topic, " + whole);
+        }
+    }
+
+    private long logSize(TopicPartition tp) throws Exception {
+        return admin.describeLogDirs(List.of(1)).allDescriptions().get().values().stream()
+                .flatMap(dirs -> dirs.values().stream()).map(d -> d.replicaInfos().get(tp)).filter(java.util.Objects::nonNull).mapToLong(i -> i.size()).sum();
+    }
+
+    /** Where the fetch the reader sent ahead asked to read (read reflectively: nothing else shows it). */
+    private static long aheadOffset(FetchReader reader) throws ReflectiveOperationException {
+        java.lang.reflect.Field f = FetchReader.class.getDeclaredField("ahead");
+        f.setAccessible(true);
+        Object ahead = f.get(reader);
+        if (ahead == null) {
+            throw new AssertionError("the reader sent no fetch ahead; the case needs one");
+        }
+        java.lang.reflect.Method offset = ahead.getClass().getDeclaredMethod("offset");
+        offset.setAccessible(true);
+        return (long) offset.invoke(ahead);
     }
 
     // ---------------------------------------------------------------- comparisons
