@@ -1,6 +1,5 @@
 package dev.baton.morsel.kafka;
 
-import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -10,6 +9,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CancellationException;
+import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
 
@@ -20,15 +20,17 @@ import org.apache.kafka.clients.ClientResponse;
 import org.apache.kafka.clients.ClientUtils;
 import org.apache.kafka.clients.Metadata;
 import org.apache.kafka.clients.NetworkClient;
-import org.apache.kafka.clients.NetworkClientUtils;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.common.IsolationLevel;
 import org.apache.kafka.common.Node;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.errors.AuthenticationException;
 import org.apache.kafka.common.errors.TimeoutException;
 import org.apache.kafka.common.internals.ClusterResourceListeners;
 import org.apache.kafka.common.message.FetchResponseData;
+import org.apache.kafka.common.message.ListOffsetsRequestData;
+import org.apache.kafka.common.message.ListOffsetsResponseData;
 import org.apache.kafka.common.metrics.Metrics;
 import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.Errors;
@@ -36,6 +38,8 @@ import org.apache.kafka.common.record.internal.MemoryRecords;
 import org.apache.kafka.common.record.internal.Records;
 import org.apache.kafka.common.requests.FetchRequest;
 import org.apache.kafka.common.requests.FetchResponse;
+import org.apache.kafka.common.requests.ListOffsetsRequest;
+import org.apache.kafka.common.requests.ListOffsetsResponse;
 import org.apache.kafka.common.requests.MetadataRequest;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.utils.Time;
@@ -73,6 +77,9 @@ final class FetchReader implements AutoCloseable {
             return resumeAt;
         }
     }
+
+    /** The longest a wait polls before it checks the scan's cancellation again. */
+    private static final long WAIT_SLICE_MS = 100;
 
     /** The last Fetch version that names topics rather than topic ids: for a topic whose id metadata lacks. */
     private static final short LAST_VERSION_BY_NAME = 12;
@@ -121,6 +128,13 @@ final class FetchReader implements AutoCloseable {
     private final Duration stall;
 
     private final Map<TopicPartition, Parked> parked = new HashMap<>();
+    /** Responses that arrived while another was awaited (the fetch sent ahead, put on the wire at once). */
+    private final Map<Integer, ClientResponse> arrived = new HashMap<>();
+    /** Requests whose responses are dropped as they arrive: fetches sent ahead for a job that has ended. */
+    private final Set<Integer> abandoned = new HashSet<>();
+    /** The running scan's cancellation, checked in every wait (a fetch, a connection, a metadata update). */
+    private BooleanSupplier cancelled = () -> false;
+    private OffsetRange range;
     private TopicPartition tp;
     /** The offset the next range must start at to go on without a fetch. */
     private long next = -1;
@@ -159,6 +173,23 @@ final class FetchReader implements AutoCloseable {
      * @throws IllegalStateException if nothing arrives for the stall time before the range's end
      */
     long scan(OffsetRange range, Consumer<RecordView> visitor, BooleanSupplier cancelled) {
+        this.cancelled = cancelled;
+        this.range = range;
+        try {
+            return scanFrom(range, visitor);
+        } catch (RuntimeException | Error e) {
+            // Where this scan stopped is not where the range starts: the same range asked again must be read from its
+            // start, not taken for a continuation (a page whose decode failed is asked for again, whole).
+            tp = null;
+            walk = null;
+            next = -1;
+            throw e;
+        } finally {
+            this.cancelled = () -> false;
+        }
+    }
+
+    private long scanFrom(OffsetRange range, Consumer<RecordView> visitor) {
         position(range);
         long seen = 0;
         long lastProgress = System.nanoTime();
@@ -177,9 +208,7 @@ final class FetchReader implements AutoCloseable {
             if (at >= range.to()) {
                 break; // the rest of the range was transaction markers or aborted records
             }
-            if (cancelled.getAsBoolean()) {
-                throw new CancellationException("scan of " + range + " cancelled at offset " + at);
-            }
+            stopIfCancelled(at);
             walk = fetch(tp, at);
             if (walk.walked() > at || ready()) {
                 lastProgress = System.nanoTime();
@@ -201,8 +230,22 @@ final class FetchReader implements AutoCloseable {
         }
     }
 
+    private void stopIfCancelled(long at) {
+        if (cancelled.getAsBoolean()) {
+            throw new CancellationException("scan of " + range + " cancelled at offset " + at);
+        }
+    }
+
     /** Drops what partitions left behind: a new job's ranges start afresh. */
     void forget() {
+        if (ahead != null && ahead.request() != null) {
+            // its bytes may be of a log that has changed since (a topic recreated between jobs): never read them
+            int id = ahead.request().correlationId();
+            if (arrived.remove(id) == null) {
+                abandoned.add(id);
+            }
+        }
+        ahead = null;
         parked.clear();
         tp = null;
         walk = null;
@@ -248,6 +291,7 @@ final class FetchReader implements AutoCloseable {
             if (System.nanoTime() > deadline) {
                 throw new TimeoutException("no fetch of " + p + " at offset " + at + " succeeded for " + stall.toSeconds() + " s");
             }
+            stopIfCancelled(at);
             refreshMetadata(deadline);
         }
     }
@@ -278,8 +322,10 @@ final class FetchReader implements AutoCloseable {
                  UNKNOWN_TOPIC_OR_PARTITION, UNKNOWN_TOPIC_ID, INCONSISTENT_TOPIC_ID, UNKNOWN_LEADER_EPOCH, LEADER_NOT_AVAILABLE:
                 return null;
             case OFFSET_OUT_OF_RANGE:
+                // the broker leaves the bounds at -1 in this error: they are asked for
                 throw new IllegalStateException("offset " + at + " of " + p + " is out of range (the log starts at "
-                        + data.logStartOffset() + " and ends at " + data.highWatermark() + "): was it deleted while scanned?");
+                        + logStart(p) + "): records before it were deleted (retention or deleteRecords) while the scan was planned;"
+                        + " run the scan again, it plans from the offsets of the moment");
             default:
                 throw error.exception("fetch of " + p + " at offset " + at + " failed");
         }
@@ -292,18 +338,15 @@ final class FetchReader implements AutoCloseable {
         long after = w.fetchedTo();
         if (after > at && after < lastStable) {
             ahead = new Ahead(p, after, send(p, after, System.nanoTime() + stall.toNanos()));
+            keep(client.poll(0, time.milliseconds())); // send() only queues: this writes it, so the broker reads while the worker walks
         }
         return w;
     }
 
     private ClientRequest send(TopicPartition p, long at, long deadline) {
         Node leader = leader(p, deadline);
-        try {
-            if (!NetworkClientUtils.awaitReady(client, leader, time, requestTimeoutMs)) {
-                return null;
-            }
-        } catch (IOException e) {
-            return null; // the connection failed: the leader may have moved
+        if (!connected(leader, at)) {
+            return null; // the connection failed or took too long: the leader may have moved
         }
         Uuid id = metadata.topicIds().getOrDefault(p.topic(), Uuid.ZERO_UUID);
         short version = Uuid.ZERO_UUID.equals(id) ? LAST_VERSION_BY_NAME : ApiKeys.FETCH.latestVersion();
@@ -317,17 +360,81 @@ final class FetchReader implements AutoCloseable {
         return request;
     }
 
-    /** The response to {@code request}, or null if it was lost (the client times requests out itself). */
+    /** As {@code NetworkClientUtils.awaitReady}, checking the scan's cancellation between polls. */
+    private boolean connected(Node node, long at) {
+        long until = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(requestTimeoutMs);
+        while (!client.ready(node, time.milliseconds())) {
+            if (client.connectionFailed(node)) {
+                AuthenticationException e = client.authenticationException(node);
+                if (e != null) {
+                    throw e;
+                }
+                return false;
+            }
+            if (System.nanoTime() > until) {
+                return false;
+            }
+            stopIfCancelled(at);
+            keep(client.poll(WAIT_SLICE_MS, time.milliseconds()));
+        }
+        return true;
+    }
+
+    /**
+     * The response to {@code request}, or null if it was lost (the client times requests out itself and answers them
+     * as disconnected). Waits in slices so a cancelled scan stops within one.
+     */
     private ClientResponse await(ClientRequest request) {
         if (request == null) {
             return null;
         }
         while (true) {
-            for (ClientResponse r : client.poll(requestTimeoutMs, time.milliseconds())) {
-                if (r.requestHeader().correlationId() == request.correlationId()) {
-                    return r;
+            ClientResponse r = arrived.remove(request.correlationId());
+            if (r != null) {
+                return r;
+            }
+            stopIfCancelled(-1);
+            keep(client.poll(WAIT_SLICE_MS, time.milliseconds()));
+        }
+    }
+
+    private void keep(List<ClientResponse> responses) {
+        for (ClientResponse r : responses) {
+            int id = r.requestHeader().correlationId();
+            if (!abandoned.remove(id)) {
+                arrived.put(id, r);
+            }
+        }
+    }
+
+    /** The log start offset of {@code p} as its leader says, for an error message: "unknown" if it cannot be asked. */
+    private String logStart(TopicPartition p) {
+        try {
+            Node leader = metadata.fetch().leaderFor(p);
+            if (leader == null || !connected(leader, -1)) {
+                return "unknown";
+            }
+            ListOffsetsRequestData.ListOffsetsTopic topic = new ListOffsetsRequestData.ListOffsetsTopic().setName(p.topic())
+                    .setPartitions(List.of(new ListOffsetsRequestData.ListOffsetsPartition().setPartitionIndex(p.partition())
+                            .setTimestamp(ListOffsetsRequest.EARLIEST_TIMESTAMP)));
+            ListOffsetsRequest.Builder builder = ListOffsetsRequest.Builder.forConsumer(false, IsolationLevel.READ_COMMITTED)
+                    .setTargetTimes(List.of(topic));
+            long now = time.milliseconds();
+            ClientRequest request = client.newClientRequest(leader.idString(), builder, now, true);
+            client.send(request, now);
+            ClientResponse r = await(request);
+            if (r != null && r.responseBody() instanceof ListOffsetsResponse offsets) {
+                for (ListOffsetsResponseData.ListOffsetsTopicResponse t : offsets.topics()) {
+                    for (ListOffsetsResponseData.ListOffsetsPartitionResponse q : t.partitions()) {
+                        if (q.partitionIndex() == p.partition() && q.errorCode() == Errors.NONE.code()) {
+                            return Long.toString(q.offset());
+                        }
+                    }
                 }
             }
+            return "unknown";
+        } catch (RuntimeException e) {
+            return "unknown (" + e.getMessage() + ")";
         }
     }
 
@@ -350,7 +457,8 @@ final class FetchReader implements AutoCloseable {
     private void refreshMetadata(long deadline) {
         int version = metadata.requestUpdate(true);
         while (metadata.updateVersion() <= version && System.nanoTime() < deadline) {
-            client.poll(100, time.milliseconds());
+            stopIfCancelled(-1);
+            keep(client.poll(WAIT_SLICE_MS, time.milliseconds()));
             metadata.maybeThrowAnyException();
         }
     }

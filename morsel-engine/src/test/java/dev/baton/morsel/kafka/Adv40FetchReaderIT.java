@@ -188,6 +188,8 @@ class Adv40FetchReaderIT {
                 open.send(rec(topic, 0, "o" + i, "open " + i)).get();
                 plain.send(rec(topic, 0, "p" + i, "plain " + i)).get();
             }
+            // the commit's marker is written after commitTransaction returns: the last stable offset reaches it soon after
+            org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> lastStable(topic, 0) == 11);
             long stable = lastStable(topic, 0);
             long end = end(topic, 0);
             assertEquals(11, stable, "the open transaction starts after 10 records and a commit marker");
@@ -573,7 +575,11 @@ class Adv40FetchReaderIT {
                 assertSame(fromConsumer, viaReader(reader, r), r + " with " + settings + " (seed " + SEED + ", draw " + i + ")");
                 // and on, as the next morsel
                 OffsetRange next = new OffsetRange(topic, partition, r.to(), Math.min(end, r.to() + 1 + random.nextInt(50)));
-                assertSame(filter(all, next), viaReader(reader, next), "then " + next + " (seed " + SEED + ", draw " + i + ")");
+                List<Rec> readNext = viaReader(reader, next);
+                if (!readNext.equals(filter(all, next)) && readNext.equals(viaConsumer(next, settings))) {
+                    continue; // a compacted topic's cleaner ran since `all` was read: the reader read the log as it is now
+                }
+                assertSame(filter(all, next), readNext, "then " + next + " (seed " + SEED + ", draw " + i + ")");
             }
         }
         everyChain(topic, partition, settings, new long[] {1, 7, 64});
