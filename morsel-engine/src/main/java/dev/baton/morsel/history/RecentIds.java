@@ -51,10 +51,31 @@ final class RecentIds {
         return id(column, utf8.array(), utf8.arrayOffset() + utf8.position(), utf8.remaining());
     }
 
-    private long id(int column, byte[] bytes, int offset, int length) {
-        if (lastId[column] >= 0 && Arrays.equals(last[column], 0, lastLength[column], bytes, offset, offset + length)) {
+    /**
+     * The id of these bytes' decoded form ({@link Utf8Keys#decoded} when they are not well-formed): a string of a
+     * record's value, as the reference reads it. A repeat of the column's last string is not checked again: what is
+     * remembered is in that form, so bytes equal to it are well-formed.
+     */
+    long idOfDecodedForm(int column, byte[] bytes, int offset, int length) {
+        if (isLast(column, bytes, offset, length)) {
             return lastId[column];
         }
+        if (!Utf8Keys.wellFormed(bytes, offset, offset + length)) {
+            byte[] decoded = Utf8Keys.decoded(bytes, offset, length);
+            return id(column, decoded, 0, decoded.length);
+        }
+        return remember(column, bytes, offset, length);
+    }
+
+    private boolean isLast(int column, byte[] bytes, int offset, int length) {
+        return lastId[column] >= 0 && Arrays.equals(last[column], 0, lastLength[column], bytes, offset, offset + length);
+    }
+
+    private long id(int column, byte[] bytes, int offset, int length) {
+        return isLast(column, bytes, offset, length) ? lastId[column] : remember(column, bytes, offset, length);
+    }
+
+    private long remember(int column, byte[] bytes, int offset, int length) {
         long id = ids.id(bytes, offset, length);
         if (last[column].length < length) {
             last[column] = new byte[Math.max(length, 2 * last[column].length)];

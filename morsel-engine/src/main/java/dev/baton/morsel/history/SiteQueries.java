@@ -37,7 +37,6 @@ import dev.baton.morsel.operator.RunCombine;
 import dev.baton.morsel.operator.SortLimit;
 import dev.baton.schemas.UndecodableRecordException;
 import dev.baton.topics.BatonTopics;
-import org.apache.avro.util.Utf8;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 
 /**
@@ -362,8 +361,8 @@ final class SiteQueries {
             }
             row[0] = position(rec.partition(), rec.offset());
             row[1] = e.getLong(H_AT);
-            row[2] = ids.id(text(e, H_WORKFLOW));
-            row[3] = ids.id(text(e, H_NAMESPACE));
+            row[2] = id(e, H_WORKFLOW);
+            row[3] = id(e, H_NAMESPACE);
             return true;
         }
     }
@@ -408,13 +407,17 @@ final class SiteQueries {
             row[3] = e.getLong(H_AT);
             row[4] = keys.add(rec.key());
             // the namespace only for a scope's filter; a site's workflow is in its key, and no answer reads it from the value
-            row[5] = scoped ? recent.id(5, text(e, H_NAMESPACE)) : StringIds.NULL;
+            row[5] = scoped ? recentId(5, e, H_NAMESPACE) : StringIds.NULL;
             // only a dispatch's own fields are read by the aggregate: the rest are not interned
-            row[6] = dispatch ? requests.add(text(e, H_REQUEST)) : PageStrings.NULL;
+            row[6] = dispatch ? reference(requests, e, H_REQUEST) : PageStrings.NULL;
             row[7] = dispatch ? e.getInt(H_ATTEMPT) : 0;
-            row[8] = dispatch ? recent.id(8, text(e, H_QUEUE)) : StringIds.NULL;
-            row[9] = dispatch ? recent.id(9, text(e, H_TYPE)) : StringIds.NULL;
+            row[8] = dispatch ? recentId(8, e, H_QUEUE) : StringIds.NULL;
+            row[9] = dispatch ? recentId(9, e, H_TYPE) : StringIds.NULL;
             return true;
+        }
+
+        private long recentId(int column, ProjectedRow e, int slot) {
+            return e.isNull(slot) ? StringIds.NULL : recent.idOfDecodedForm(column, e.stringArray(slot), e.stringOffset(slot), e.stringLength(slot));
         }
     }
 
@@ -440,39 +443,63 @@ final class SiteQueries {
             }
             boolean unmatched = o.getBoolean(O_UNMATCHED);
             row[0] = order(rec.partition(), rec.offset());
-            row[1] = unmatched ? PageStrings.NULL : requests.add(text(o, O_REQUEST));
+            row[1] = unmatched ? PageStrings.NULL : reference(requests, o, O_REQUEST);
             row[2] = o.getInt(O_STATUS) == OutcomeStatus.COMPLETED.ordinal() ? 1 : 0;
-            row[3] = unmatched ? StringIds.NULL : reasonPrefixId(text(o, O_REASON));
+            row[3] = unmatched ? StringIds.NULL : reasonPrefixId(o, O_REASON);
             row[4] = o.getLong(O_AT);
             row[5] = unmatched ? 1 : 0;
             return true;
         }
     }
 
-    /**
-     * Column {@code column}'s string in the form the reference compares: Avro's reader decodes an ill-formed string with
-     * replacement characters, so two such strings can be one string there; interned by their raw bytes they would be two.
+    /*
+     * A value string is kept in the form the reference compares: Avro's reader decodes an ill-formed string with
+     * replacement characters, so two such strings can be one string there; kept by their raw bytes they would be two
+     * (Utf8Keys.decoded). The row's slot is a view of the record's value, so the bytes are copied once, where kept.
      */
-    private static Utf8 text(ProjectedRow r, int column) {
-        return Utf8Keys.decodedForm(r.utf8(column));
+
+    /** Slot {@code slot}'s string, decoded form, added to {@code page} ({@link PageStrings#NULL} when null). */
+    private static long reference(PageStrings page, ProjectedRow r, int slot) {
+        return r.isNull(slot) ? PageStrings.NULL : page.addDecodedForm(r.stringArray(slot), r.stringOffset(slot), r.stringLength(slot));
+    }
+
+    /** The dictionary id of slot {@code slot}'s string, decoded form. */
+    private long id(ProjectedRow r, int slot) {
+        if (r.isNull(slot)) {
+            return StringIds.NULL;
+        }
+        byte[] b = r.stringArray(slot);
+        int from = r.stringOffset(slot);
+        int length = r.stringLength(slot);
+        if (Utf8Keys.wellFormed(b, from, from + length)) {
+            return ids.id(b, from, length);
+        }
+        byte[] decoded = Utf8Keys.decoded(b, from, length);
+        return ids.id(decoded, 0, decoded.length);
     }
 
     /**
-     * The id of {@code reason}'s prefix ("terminal: no" → "terminal:"; a reason without a colon is
-     * its own prefix), read from its bytes without making strings.
+     * The id of slot {@code slot}'s reason prefix ("terminal: no" → "terminal:"; a reason without a colon is its own
+     * prefix), decoded form, read from its bytes without making strings.
      */
-    private long reasonPrefixId(Utf8 reason) {
-        if (reason == null) {
+    private long reasonPrefixId(ProjectedRow r, int slot) {
+        if (r.isNull(slot)) {
             return StringIds.NULL;
         }
-        byte[] b = reason.getBytes();
-        int length = reason.getByteLength();
-        for (int i = 0; i < length; i++) {
+        byte[] b = r.stringArray(slot);
+        int from = r.stringOffset(slot);
+        int length = r.stringLength(slot);
+        if (!Utf8Keys.wellFormed(b, from, from + length)) {
+            b = Utf8Keys.decoded(b, from, length);
+            from = 0;
+            length = b.length;
+        }
+        for (int i = from; i < from + length; i++) {
             if (b[i] == ':') {
-                return ids.id(b, i + 1); // ':' is one byte in UTF-8 and no byte of a longer character
+                return ids.id(b, from, i + 1 - from); // ':' is one byte in UTF-8 and no byte of a longer character
             }
         }
-        return ids.id(b, length);
+        return ids.id(b, from, length);
     }
 
     private ProjectedRow decode(ProjectedReader reader, String topic, ConsumerRecord<ByteBuffer, ByteBuffer> rec, ProjectedRow row) {
