@@ -21,6 +21,8 @@ final class PageStrings {
 
     /** The reference of a null string. */
     static final long NULL = -1;
+    /** What {@link #addWellFormed} answers for bytes that are not well-formed UTF-8. */
+    static final long ILL_FORMED = -2;
 
     private static final VarHandle INT = MethodHandles.byteArrayViewVarHandle(int[].class, ByteOrder.LITTLE_ENDIAN);
     /** An entry: its hash, its length, then its bytes. */
@@ -57,6 +59,31 @@ final class PageStrings {
             return add(decoded, 0, decoded.length);
         }
         return append(from, offset, length);
+    }
+
+    /**
+     * As {@link #add(ByteBuffer)}, if the bytes are well-formed UTF-8 ({@link Utf8Keys#wellFormed}), else nothing is
+     * added and the answer is {@link #ILL_FORMED}: a history record's key, which the history queries refuse otherwise. A
+     * repeat of the last string is not checked again: a page's keys come in runs of a site's records, and the first of
+     * the run was checked (this is the only way keys are added to their page).
+     */
+    long addWellFormed(ByteBuffer utf8) {
+        if (utf8 == null) {
+            return NULL;
+        }
+        if (!utf8.hasArray()) {
+            byte[] copy = new byte[utf8.remaining()];
+            utf8.duplicate().get(copy);
+            return addWellFormed(copy, 0, copy.length);
+        }
+        return addWellFormed(utf8.array(), utf8.arrayOffset() + utf8.position(), utf8.remaining());
+    }
+
+    private long addWellFormed(byte[] from, int offset, int length) {
+        if (isLast(from, offset, length)) {
+            return last;
+        }
+        return Utf8Keys.wellFormed(from, offset, offset + length) ? append(from, offset, length) : ILL_FORMED;
     }
 
     /** The remaining bytes of {@code utf8} (a record's key read in place; neither it nor its position is kept or moved). */
