@@ -6,8 +6,6 @@ import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.Arrays;
 
-import org.apache.avro.util.Utf8;
-
 /**
  * The strings of the page one worker is decoding, kept beside its rows: a row's string column holds a reference here
  * ({@link #NULL} for a null string) instead of a dictionary id, so a scan copies a key's bytes once and finds no id per
@@ -23,6 +21,8 @@ final class PageStrings {
 
     /** The reference of a null string. */
     static final long NULL = -1;
+    /** What {@link #addWellFormed} answers for bytes that are not well-formed UTF-8. */
+    static final long ILL_FORMED = -2;
 
     private static final VarHandle INT = MethodHandles.byteArrayViewVarHandle(int[].class, ByteOrder.LITTLE_ENDIAN);
     /** An entry: its hash, its length, then its bytes. */
@@ -45,8 +45,45 @@ final class PageStrings {
         last = -1;
     }
 
-    long add(Utf8 s) {
-        return s == null ? NULL : add(s.getBytes(), 0, s.getByteLength());
+    /**
+     * As {@link #add(byte[], int, int)}, in the string's decoded form ({@link Utf8Keys#decoded}) when the bytes are not
+     * well-formed: a string of a record's value, as the reference reads it. A repeat of the last string is not checked
+     * again: every entry of a page is well-formed (this form, or a key the decoder checked), and so are bytes equal to one.
+     */
+    long addDecodedForm(byte[] from, int offset, int length) {
+        if (isLast(from, offset, length)) {
+            return last;
+        }
+        if (!Utf8Keys.wellFormed(from, offset, offset + length)) {
+            byte[] decoded = Utf8Keys.decoded(from, offset, length);
+            return add(decoded, 0, decoded.length);
+        }
+        return append(from, offset, length);
+    }
+
+    /**
+     * As {@link #add(ByteBuffer)}, if the bytes are well-formed UTF-8 ({@link Utf8Keys#wellFormed}), else nothing is
+     * added and the answer is {@link #ILL_FORMED}: a history record's key, which the history queries refuse otherwise. A
+     * repeat of the last string is not checked again: a page's keys come in runs of a site's records, and the first of
+     * the run was checked (this is the only way keys are added to their page).
+     */
+    long addWellFormed(ByteBuffer utf8) {
+        if (utf8 == null) {
+            return NULL;
+        }
+        if (!utf8.hasArray()) {
+            byte[] copy = new byte[utf8.remaining()];
+            utf8.duplicate().get(copy);
+            return addWellFormed(copy, 0, copy.length);
+        }
+        return addWellFormed(utf8.array(), utf8.arrayOffset() + utf8.position(), utf8.remaining());
+    }
+
+    private long addWellFormed(byte[] from, int offset, int length) {
+        if (isLast(from, offset, length)) {
+            return last;
+        }
+        return Utf8Keys.wellFormed(from, offset, offset + length) ? append(from, offset, length) : ILL_FORMED;
     }
 
     /** The remaining bytes of {@code utf8} (a record's key read in place; neither it nor its position is kept or moved). */
@@ -63,9 +100,14 @@ final class PageStrings {
     }
 
     long add(byte[] from, int offset, int length) {
-        if (last >= 0 && length(last) == length && Arrays.equals(bytes, last + HEADER, last + HEADER + length, from, offset, offset + length)) {
-            return last;
-        }
+        return isLast(from, offset, length) ? last : append(from, offset, length);
+    }
+
+    private boolean isLast(byte[] from, int offset, int length) {
+        return last >= 0 && length(last) == length && Arrays.equals(bytes, last + HEADER, last + HEADER + length, from, offset, offset + length);
+    }
+
+    private long append(byte[] from, int offset, int length) {
         if (used + HEADER + length > bytes.length) {
             bytes = Arrays.copyOf(bytes, Math.max(used + HEADER + length, 2 * bytes.length));
         }

@@ -34,6 +34,15 @@ final class SegmentBuild {
     }
 
     static AggregateResult build(MorselScheduler scheduler, SegmentDeal deal, StringIds ids) {
+        return build(scheduler, deal, ids, ids);
+    }
+
+    /**
+     * As {@link #build(MorselScheduler, SegmentDeal, StringIds)}, the keys interned in {@code keyIds} and a row's second
+     * string in {@code ids}: the sites' keys meet no other string, so in a dictionary of their own each segment's table is
+     * half the size while it is filled (the request ids it would share it with are what the answers join on).
+     */
+    static AggregateResult build(MorselScheduler scheduler, SegmentDeal deal, StringIds keyIds, StringIds ids) {
         int slots = deal.slots();
         Combine[] combine = deal.combine();
         AggregateResult[] built = new AggregateResult[SegmentDeal.BUCKETS];
@@ -49,7 +58,7 @@ final class SegmentBuild {
             internSlotStrings(scheduler, deal, ids);
         }
         scheduler.run(Pipeline.of("segment build", PipelineKind.MERGE, tasks, rows, (worker, task, ctx) -> {
-            AggregateResult r = buildOne(task.id(), deal.bucket(task.id()), slots, combine, ids);
+            AggregateResult r = buildOne(task.id(), deal.bucket(task.id()), slots, combine, keyIds);
             if (deal.hasStringSlot()) {
                 long[] values = r.values();
                 for (int g = 0, at = deal.stringSlot(); g < r.rows(); g++, at += slots) {

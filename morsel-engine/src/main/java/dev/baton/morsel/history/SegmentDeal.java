@@ -236,4 +236,9 @@ final class SegmentDeal implements Sink {
     AggregateResult result(MorselScheduler scheduler, StringIds ids) {
         return SegmentBuild.build(scheduler, this, ids);
     }
+
+    /** As {@link #result(MorselScheduler, StringIds)}, the keys' ids from {@code keyIds}, the second string's from {@code ids}. */
+    AggregateResult result(MorselScheduler scheduler, StringIds keyIds, StringIds ids) {
+        return SegmentBuild.build(scheduler, this, keyIds, ids);
+    }
 }

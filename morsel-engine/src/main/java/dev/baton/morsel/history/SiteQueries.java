@@ -14,6 +14,7 @@ import static dev.baton.morsel.history.LogProjections.O_REQUEST;
 import static dev.baton.morsel.history.LogProjections.O_STATUS;
 import static dev.baton.morsel.history.LogProjections.O_UNMATCHED;
 
+import java.nio.ByteBuffer;
 import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
@@ -37,7 +38,6 @@ import dev.baton.morsel.operator.RunCombine;
 import dev.baton.morsel.operator.SortLimit;
 import dev.baton.schemas.UndecodableRecordException;
 import dev.baton.topics.BatonTopics;
-import org.apache.avro.util.Utf8;
 
 /**
  * The history queries as operator compositions over a topic read as columns: a projected decoder
@@ -97,6 +97,11 @@ final class SiteQueries {
     private final ProjectedReader history;
     private final ProjectedReader outcomes;
     private final StringIds ids = new StringIds();
+    /**
+     * The sites' keys, apart from {@link #ids}: no other string is ever compared with a key, and interned alone each
+     * segment's table holds half as many strings while the build fills it (docs/decisions.md, "The replay scan's strings").
+     */
+    private final StringIds siteKeys = new StringIds();
     private final AtomicLong undecodable = new AtomicLong();
 
     SiteQueries(ProjectedReader history, ProjectedReader outcomes) {
@@ -117,9 +122,9 @@ final class SiteQueries {
         return fold.query(sitesQuery(fold, scope), () -> false);
     }
 
-    /** Row {@code i} of the sites aggregate as a {@link SiteTrail}, its strings made from {@code ids}. */
-    private static SiteTrail trail(AggregateResult a, int i, StringIds ids) {
-        SiteTrail t = new SiteTrail(ids.string(a.key(i)));
+    /** Row {@code i} of the sites aggregate as a {@link SiteTrail}, its key made from {@code keys}, its other strings from {@code ids}. */
+    private static SiteTrail trail(AggregateResult a, int i, StringIds keys, StringIds ids) {
+        SiteTrail t = new SiteTrail(keys.string(a.key(i)));
         t.lastKind = KINDS[(int) a.value(i, S_LAST_KIND)];
         if (a.value(i, S_DISPATCH_ORDER) >= 0) {
             t.requestId = ids.string(a.value(i, S_REQUEST));
@@ -149,15 +154,15 @@ final class SiteQueries {
      */
     SitesWithAnswers sitesWithAnswers(TopicFold fold, HistoryLog.Scope scope) {
         List<TopicFold.Result<AggregateResult>> r = fold.queryTogether(List.of(sitesQuery(fold, scope), answersQuery(fold)), () -> false);
-        return new SitesWithAnswers(r.get(0), r.get(1).value(), ids);
+        return new SitesWithAnswers(r.get(0), r.get(1).value(), siteKeys, ids);
     }
 
     /**
      * Sites (one row each, keyed by site id) and answers (keyed by request id, ascending), read
-     * through names rather than slots. Strings share one dictionary, so a site's request id is the
-     * key of its answer's row.
+     * through names rather than slots. Sites are keyed by {@code siteKeys}' ids; every other string shares one
+     * dictionary, {@code ids}, so a site's request id is the key of its answer's row.
      */
-    record SitesWithAnswers(TopicFold.Result<AggregateResult> scan, AggregateResult answers, StringIds ids) {
+    record SitesWithAnswers(TopicFold.Result<AggregateResult> scan, AggregateResult answers, StringIds siteKeys, StringIds ids) {
 
         /** The outcome id of a completed answer; the others' are their reason prefix's dictionary id (>= 0). */
         static final long COMPLETED = -2;
@@ -167,7 +172,7 @@ final class SiteQueries {
         }
 
         String siteKey(int site) {
-            return ids.string(sites().key(site));
+            return siteKeys.string(sites().key(site));
         }
 
         /** Parked by a draining worker and not leased, resolved or re-dispatched since. */
@@ -177,7 +182,7 @@ final class SiteQueries {
 
         /** The whole row as a {@link SiteTrail}: for the few sites a caller keeps. */
         SiteTrail trail(int site) {
-            return SiteQueries.trail(sites(), site, ids);
+            return SiteQueries.trail(sites(), site, siteKeys, ids);
         }
 
         boolean dispatched(int site) {
@@ -262,7 +267,7 @@ final class SiteQueries {
             // the latest dispatch's request id is dealt by its own segment too, and interned there before the sites are built
             SegmentDeal deal = new SegmentDeal(runs, keys, expectedSites, STRING_BYTES, S_REQUEST, requests);
             scan.into(deal);
-            return scheduler -> deal.result(scheduler, ids);
+            return scheduler -> deal.result(scheduler, siteKeys, ids);
         });
     }
 
@@ -344,9 +349,14 @@ final class SiteQueries {
         return new HistoryDecoder(keys, requests, scoped);
     }
 
-    /** The dictionary every query of this instance interns into. */
+    /** The dictionary every query of this instance interns into, but for the sites' keys ({@link #siteKeyDictionary}). */
     StringIds dictionary() {
         return ids;
+    }
+
+    /** The dictionary of the sites query's keys. */
+    StringIds siteKeyDictionary() {
+        return siteKeys;
     }
 
     /** A worker's decoder of history records into {@link #POSITION_COLUMNS}. */
@@ -361,8 +371,8 @@ final class SiteQueries {
             }
             row[0] = position(rec.partition(), rec.offset());
             row[1] = e.getLong(H_AT);
-            row[2] = ids.id(text(e, H_WORKFLOW));
-            row[3] = ids.id(text(e, H_NAMESPACE));
+            row[2] = id(e, H_WORKFLOW);
+            row[3] = id(e, H_NAMESPACE);
             return true;
         }
     }
@@ -395,7 +405,16 @@ final class SiteQueries {
 
         @Override
         public boolean decode(RecordView rec, long[] row) {
-            ProjectedRow e = SiteQueries.this.decode(history, BatonTopics.HISTORY, rec, buffer);
+            if (rec.value() == null) {
+                return false;
+            }
+            // the key checked as decode() checks it, but once per run of a site's records: a repeat of the page's last key is not
+            long key = keys.addWellFormed(rec.key());
+            if (key == PageStrings.ILL_FORMED) {
+                undecodable.incrementAndGet();
+                return false;
+            }
+            ProjectedRow e = decodeValue(history, BatonTopics.HISTORY, rec.value(), buffer);
             if (e == null) {
                 return false;
             }
@@ -405,15 +424,19 @@ final class SiteQueries {
             row[1] = kind;
             row[2] = dispatch ? 1 : 0;
             row[3] = e.getLong(H_AT);
-            row[4] = keys.add(rec.key());
+            row[4] = key;
             // the namespace only for a scope's filter; a site's workflow is in its key, and no answer reads it from the value
-            row[5] = scoped ? recent.id(5, text(e, H_NAMESPACE)) : StringIds.NULL;
+            row[5] = scoped ? recentId(5, e, H_NAMESPACE) : StringIds.NULL;
             // only a dispatch's own fields are read by the aggregate: the rest are not interned
-            row[6] = dispatch ? requests.add(text(e, H_REQUEST)) : PageStrings.NULL;
+            row[6] = dispatch ? reference(requests, e, H_REQUEST) : PageStrings.NULL;
             row[7] = dispatch ? e.getInt(H_ATTEMPT) : 0;
-            row[8] = dispatch ? recent.id(8, text(e, H_QUEUE)) : StringIds.NULL;
-            row[9] = dispatch ? recent.id(9, text(e, H_TYPE)) : StringIds.NULL;
+            row[8] = dispatch ? recentId(8, e, H_QUEUE) : StringIds.NULL;
+            row[9] = dispatch ? recentId(9, e, H_TYPE) : StringIds.NULL;
             return true;
+        }
+
+        private long recentId(int column, ProjectedRow e, int slot) {
+            return e.isNull(slot) ? StringIds.NULL : recent.idOfDecodedForm(column, e.stringArray(slot), e.stringOffset(slot), e.stringLength(slot));
         }
     }
 
@@ -439,39 +462,63 @@ final class SiteQueries {
             }
             boolean unmatched = o.getBoolean(O_UNMATCHED);
             row[0] = order(rec.partition(), rec.offset());
-            row[1] = unmatched ? PageStrings.NULL : requests.add(text(o, O_REQUEST));
+            row[1] = unmatched ? PageStrings.NULL : reference(requests, o, O_REQUEST);
             row[2] = o.getInt(O_STATUS) == OutcomeStatus.COMPLETED.ordinal() ? 1 : 0;
-            row[3] = unmatched ? StringIds.NULL : reasonPrefixId(text(o, O_REASON));
+            row[3] = unmatched ? StringIds.NULL : reasonPrefixId(o, O_REASON);
             row[4] = o.getLong(O_AT);
             row[5] = unmatched ? 1 : 0;
             return true;
         }
     }
 
-    /**
-     * Column {@code column}'s string in the form the reference compares: Avro's reader decodes an ill-formed string with
-     * replacement characters, so two such strings can be one string there; interned by their raw bytes they would be two.
+    /*
+     * A value string is kept in the form the reference compares: Avro's reader decodes an ill-formed string with
+     * replacement characters, so two such strings can be one string there; kept by their raw bytes they would be two
+     * (Utf8Keys.decoded). The row's slot is a view of the record's value, so the bytes are copied once, where kept.
      */
-    private static Utf8 text(ProjectedRow r, int column) {
-        return Utf8Keys.decodedForm(r.utf8(column));
+
+    /** Slot {@code slot}'s string, decoded form, added to {@code page} ({@link PageStrings#NULL} when null). */
+    private static long reference(PageStrings page, ProjectedRow r, int slot) {
+        return r.isNull(slot) ? PageStrings.NULL : page.addDecodedForm(r.stringArray(slot), r.stringOffset(slot), r.stringLength(slot));
+    }
+
+    /** The dictionary id of slot {@code slot}'s string, decoded form. */
+    private long id(ProjectedRow r, int slot) {
+        if (r.isNull(slot)) {
+            return StringIds.NULL;
+        }
+        byte[] b = r.stringArray(slot);
+        int from = r.stringOffset(slot);
+        int length = r.stringLength(slot);
+        if (Utf8Keys.wellFormed(b, from, from + length)) {
+            return ids.id(b, from, length);
+        }
+        byte[] decoded = Utf8Keys.decoded(b, from, length);
+        return ids.id(decoded, 0, decoded.length);
     }
 
     /**
-     * The id of {@code reason}'s prefix ("terminal: no" → "terminal:"; a reason without a colon is
-     * its own prefix), read from its bytes without making strings.
+     * The id of slot {@code slot}'s reason prefix ("terminal: no" → "terminal:"; a reason without a colon is its own
+     * prefix), decoded form, read from its bytes without making strings.
      */
-    private long reasonPrefixId(Utf8 reason) {
-        if (reason == null) {
+    private long reasonPrefixId(ProjectedRow r, int slot) {
+        if (r.isNull(slot)) {
             return StringIds.NULL;
         }
-        byte[] b = reason.getBytes();
-        int length = reason.getByteLength();
-        for (int i = 0; i < length; i++) {
+        byte[] b = r.stringArray(slot);
+        int from = r.stringOffset(slot);
+        int length = r.stringLength(slot);
+        if (!Utf8Keys.wellFormed(b, from, from + length)) {
+            b = Utf8Keys.decoded(b, from, length);
+            from = 0;
+            length = b.length;
+        }
+        for (int i = from; i < from + length; i++) {
             if (b[i] == ':') {
-                return ids.id(b, i + 1); // ':' is one byte in UTF-8 and no byte of a longer character
+                return ids.id(b, from, i + 1 - from); // ':' is one byte in UTF-8 and no byte of a longer character
             }
         }
-        return ids.id(b, length);
+        return ids.id(b, from, length);
     }
 
     private ProjectedRow decode(ProjectedReader reader, String topic, RecordView rec, ProjectedRow row) {
@@ -482,8 +529,13 @@ final class SiteQueries {
             undecodable.incrementAndGet(); // not a key Baton writes, and two such keys can decode alike (Utf8Keys)
             return null;
         }
+        return decodeValue(reader, topic, rec.value(), row);
+    }
+
+    /** {@code value} (not null) decoded into {@code row}, or null when it cannot be (a history record's then counted). */
+    private ProjectedRow decodeValue(ProjectedReader reader, String topic, ByteBuffer value, ProjectedRow row) {
         try {
-            reader.decode(topic, rec.value(), row);
+            reader.decode(topic, value, row);
             return row;
         } catch (UndecodableRecordException e) {
             if (reader == history) {

@@ -192,8 +192,12 @@ final class StringIds {
             if (room > bytes.length && room <= Integer.MAX_VALUE - 8) {
                 bytes = Arrays.copyOf(bytes, (int) room);
             }
-            while (2 * strings > slots.length) {
-                rehash();
+            int size = slots.length;
+            while (2 * strings > size) {
+                size *= 2;
+            }
+            if (size > slots.length) {
+                rehash(size); // once to the size asked for, not through every doubling between
             }
         }
 
@@ -230,13 +234,13 @@ final class StringIds {
             starts[index] = start;
             slots[slot] = (long) hash << 32 | (start + 1);
             if (2 * count > slots.length) {
-                rehash();
+                rehash(2 * slots.length);
             }
             return index;
         }
 
-        private void rehash() {
-            long[] grown = new long[2 * slots.length];
+        private void rehash(int size) {
+            long[] grown = new long[size];
             int mask = grown.length - 1;
             for (long entry : slots) {
                 if (entry != 0) {

@@ -4,8 +4,7 @@ import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
-
-import org.apache.avro.util.Utf8;
+import java.nio.charset.StandardCharsets;
 
 /**
  * Whether a history record's key is well-formed UTF-8, as every key Baton writes is ({@code SiteKey}: the streams app
@@ -14,7 +13,7 @@ import org.apache.avro.util.Utf8;
  * same string. A record with such a key was not written by Baton and is counted as undecodable instead
  * (docs/decisions.md, "The projected decode's open defects").
  *
- * <p>A string in a record's value is read as the reference reads it instead ({@link #decodedForm}): the record is
+ * <p>A string in a record's value is read as the reference reads it instead ({@link #decoded}): the record is
  * Baton's, but a string in it that is not well-formed takes the form Avro's reader gives it.
  *
  * <p>Keys are ASCII in every Baton write, so they are checked eight bytes at a time, and only a key with a byte past
@@ -43,14 +42,12 @@ final class Utf8Keys {
     }
 
     /**
-     * {@code s} if it is well-formed (every string Baton writes is), else the UTF-8 of its decoded string, replacement
-     * characters and all: what Avro's reader and {@code EventSerde} make of it, so strings that decode alike intern alike.
+     * The UTF-8 of the string ill-formed bytes decode to, replacement characters and all: what Avro's reader and
+     * {@code EventSerde} make of a value string that is not {@link #wellFormed} (every string Baton writes is), so
+     * strings that decode alike intern alike. Callers check {@link #wellFormed} first and copy nothing when it is.
      */
-    static Utf8 decodedForm(Utf8 s) {
-        if (s == null || wellFormed(s.getBytes(), 0, s.getByteLength())) {
-            return s;
-        }
-        return new Utf8(s.toString());
+    static byte[] decoded(byte[] a, int offset, int length) {
+        return new String(a, offset, length, StandardCharsets.UTF_8).getBytes(StandardCharsets.UTF_8);
     }
 
     static boolean wellFormed(byte[] a, int from, int to) {

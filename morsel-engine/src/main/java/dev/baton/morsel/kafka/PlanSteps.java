@@ -80,8 +80,7 @@ final class PlanSteps {
     }
 
     static void readString(int slot, WireReader in, ProjectedRow row) throws IOException {
-        in.readString(row.strings[slot]);
-        row.nulls[slot] = false;
+        in.readString(row, slot);
     }
 
     static void readEnum(ProjectionPlan.EnumMapping mapping, int slot, WireReader in, ProjectedRow row) throws IOException {
@@ -153,9 +152,7 @@ final class PlanSteps {
     }
 
     static void defaultString(byte[] utf8, int slot, WireReader in, ProjectedRow row) {
-        row.strings[slot].setByteLength(utf8.length);
-        System.arraycopy(utf8, 0, row.strings[slot].getBytes(), 0, utf8.length);
-        row.nulls[slot] = false;
+        row.setString(slot, utf8, 0, utf8.length); // the plan's own constant: no reader may write to it
     }
 
     /** A record that contains itself: its body is in {@code body[0]} once compiled (rare: a failure's cause chain). */

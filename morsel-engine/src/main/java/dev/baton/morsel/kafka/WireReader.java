@@ -3,8 +3,6 @@ package dev.baton.morsel.kafka;
 import java.io.EOFException;
 import java.io.IOException;
 
-import org.apache.avro.util.Utf8;
-
 /**
  * Avro's binary encoding read straight from a value's bytes, for {@link ProjectionPlan}: zig-zag
  * varints, little-endian floats, length-prefixed strings and bytes, blocked arrays and maps. It is
@@ -77,11 +75,10 @@ final class WireReader {
         return Double.longBitsToDouble(readFixedLittleEndian(8));
     }
 
-    /** A string or bytes value, copied into {@code into} (its array grows only when a longer value comes). */
-    void readString(Utf8 into) throws IOException {
+    /** A string or bytes value, as a view of the value's bytes in {@code row}'s slot {@code slot}: nothing copied. */
+    void readString(ProjectedRow row, int slot) throws IOException {
         int length = length();
-        into.setByteLength(length);
-        System.arraycopy(buf, pos, into.getBytes(), 0, length);
+        row.setString(slot, buf, pos, length);
         pos += length;
     }
 

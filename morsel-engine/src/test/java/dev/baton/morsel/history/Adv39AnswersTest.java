@@ -28,7 +28,6 @@ import dev.baton.morsel.scheduler.PipelineKind;
 import dev.baton.schemas.EventSerde;
 import dev.baton.schemas.registry.SchemaRegistry;
 import dev.baton.topics.BatonTopics;
-import org.apache.avro.util.Utf8;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -38,7 +37,7 @@ import org.junit.jupiter.api.io.TempDir;
  * keys answers by that String, first by order (putIfAbsent). The engine interns the request id by its bytes
  * (OutcomeDecoder: requests.add(o.utf8(O_REQUEST))), so two ill-formed request ids that decode alike are two answers,
  * and SiteQueries.answers puts both into one HashMap under the same String: the row of the larger dictionary id wins,
- * whatever their order. Fixed: the decoders intern a value string in its decoded form ({@code Utf8Keys.decodedForm}),
+ * whatever their order. Fixed: the decoders intern a value string in its decoded form ({@code Utf8Keys.decoded}),
  * which this test's copy of OutcomeDecoder's read does too.
  */
 class Adv39AnswersTest {
@@ -99,8 +98,8 @@ class Adv39AnswersTest {
                 for (byte[] v : List.of(first, second)) {
                     ProjectedRow row = reader.newRow();
                     reader.decode(BatonTopics.RESULTS, ByteBuffer.wrap(v), row); // not refused
-                    Utf8 id = Utf8Keys.decodedForm(row.utf8(LogProjections.O_REQUEST)); // as OutcomeDecoder reads it
-                    long ref = requests.add(id.getBytes(), 0, id.getByteLength());
+                    int slot = LogProjections.O_REQUEST; // read as OutcomeDecoder reads it: in its decoded form
+                    long ref = requests.addDecodedForm(row.stringArray(slot), row.stringOffset(slot), row.stringLength(slot));
                     boolean completed = row.getInt(LogProjections.O_STATUS) == OutcomeStatus.COMPLETED.ordinal();
                     w.append(new long[] {ref, -SiteQueries.order(0, offset), completed ? 1 : 0, completed ? StringIds.NULL : terminal,
                             row.getLong(LogProjections.O_AT)});

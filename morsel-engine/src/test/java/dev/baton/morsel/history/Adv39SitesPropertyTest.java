@@ -60,6 +60,7 @@ class Adv39SitesPropertyTest {
             SiteQueries queries = new SiteQueries(new ProjectedReader(registry, () -> LogProjections.HISTORY),
                     new ProjectedReader(registry, () -> LogProjections.OUTCOME));
             StringIds ids = queries.dictionary();
+            StringIds keyIds = queries.siteKeyDictionary();
             int prefill = trial < 3 ? 700_000 + trial * 300_000 : random.nextInt(3) == 0 ? random.nextInt(40_000) : 0;
             int keys = 1 + random.nextInt(random.nextBoolean() ? 5 : 400);
             String[] keyPool = new String[keys];
@@ -69,8 +70,9 @@ class Adv39SitesPropertyTest {
             // some keys interned before, some among, the rest after the prefill: local indexes sparse or dense
             for (int i = 0, k = 0; i < prefill; i++) {
                 ids.id("pre-" + i);
+                keyIds.id("pre-" + i);
                 if (k < keys && random.nextInt(Math.max(1, prefill / keys)) == 0 && random.nextBoolean()) {
-                    ids.id(keyPool[k++]);
+                    keyIds.id(keyPool[k++]);
                 }
             }
             PageStrings keyStrings = new PageStrings();
@@ -154,14 +156,14 @@ class Adv39SitesPropertyTest {
                     Arrays.fill(q, requestStrings);
                     SegmentDeal deal = new SegmentDeal(runs, k, 16 + random.nextInt(5000), 40, 3, q);
                     s.run(scan.into(deal).pipeline("sites", PipelineKind.SCAN, Morsels.partition(0, f.pageCount(), 1 + random.nextInt(3), 1), workers));
-                    AggregateResult a = deal.result(s, ids);
+                    AggregateResult a = deal.result(s, keyIds, ids); // as the sites query builds it
                     Map<String, List<Object>> got = new TreeMap<>();
                     for (int i = 0; i < a.rows(); i++) {
                         if (i > 0) {
                             assertThat(a.key(i)).isGreaterThan(a.key(i - 1));
                         }
                         boolean d = a.value(i, 2) >= 0;
-                        got.put(ids.string(a.key(i)), Arrays.asList(a.value(i, 0), KINDS[(int) a.value(i, 1)], a.value(i, 2),
+                        got.put(keyIds.string(a.key(i)), Arrays.asList(a.value(i, 0), KINDS[(int) a.value(i, 1)], a.value(i, 2),
                                 d ? ids.string(a.value(i, 3)) : null, d ? (int) a.value(i, 4) : 0, d ? ids.string(a.value(i, 5)) : null,
                                 d ? ids.string(a.value(i, 6)) : null, d ? a.value(i, 7) : Long.MAX_VALUE));
                     }

@@ -23,7 +23,7 @@ import org.junit.jupiter.api.Test;
  * {@code namespace.equals(e.getSite().getNamespace())}, EventSerde's String (ill-formed bytes become U+FFFD). The
  * engine's filter compares dictionary ids: the scope's {@code ids.id(String)} (its UTF-8, EF BF BD for U+FFFD) against
  * the record's {@code recent.id(5, e.utf8(H_NAMESPACE))} (the raw bytes, FF), so the record was filtered out. Fixed: the
- * decoders intern a value string in its decoded form ({@code Utf8Keys.decodedForm}).
+ * decoders intern a value string in its decoded form ({@code Utf8Keys.decoded}).
  */
 class Adv39SitesTest {
 

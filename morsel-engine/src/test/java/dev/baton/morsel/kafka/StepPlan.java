@@ -184,7 +184,7 @@ final class StepPlan {
                 case STRING, BYTES:
                     if (wt == Schema.Type.STRING || wt == Schema.Type.BYTES) {
                         // Both are a length and bytes on the wire.
-                        return (in, row) -> in.readString(row.strings[slot]);
+                        return (in, row) -> in.readString(row, slot);
                     }
                     break;
                 case ENUM:
@@ -229,8 +229,8 @@ final class StepPlan {
                     int ordinal = Projection.nonNull(node.readerType).getEnumOrdinal(value.toString());
                     defaults.add((in, row) -> row.longs[slot] = ordinal);
                 } else if (kind == Projection.SlotKind.STRING) {
-                    String s = value.toString();
-                    defaults.add((in, row) -> row.strings[slot].set(s));
+                    byte[] s = value.toString().getBytes(java.nio.charset.StandardCharsets.UTF_8);
+                    defaults.add((in, row) -> row.setString(slot, s, 0, s.length));
                 } else if (kind == Projection.SlotKind.DOUBLE) {
                     double d = ((Number) value).doubleValue();
                     defaults.add((in, row) -> row.doubles[slot] = d);
