@@ -35,6 +35,7 @@ import dev.baton.morsel.operator.Expr;
 import dev.baton.morsel.operator.HashAggregate;
 import dev.baton.morsel.operator.RangeFilter;
 import dev.baton.morsel.operator.RunCombine;
+import dev.baton.morsel.operator.ScanPipeline;
 import dev.baton.morsel.operator.SortLimit;
 import dev.baton.schemas.UndecodableRecordException;
 import dev.baton.topics.BatonTopics;
@@ -250,25 +251,35 @@ final class SiteQueries {
             if (scoped) {
                 scan.filter(RangeFilter.between(scan.col("namespace"), namespace, namespace));
             }
-            ColumnRef order = scan.col("order");
-            ColumnRef dispatched = scan.col("dispatched");
-            // the record's order for a dispatch, -1 otherwise: the latest dispatch is the ARG_MAX by this
-            ColumnRef dispatchOrder = scan.project("dispatch_order", Expr.sub(Expr.mul(Expr.add(order, Expr.lit(1)), dispatched), Expr.lit(1)));
-            // the time of a dispatch, Long.MAX_VALUE otherwise: the first dispatch is the MIN
-            ColumnRef dispatchAt = scan.project("dispatch_at", Expr.add(Expr.mul(scan.col("at"), dispatched),
-                    Expr.mul(Expr.sub(Expr.lit(1), dispatched), Expr.lit(Long.MAX_VALUE))));
-            // a site's records lie together in its partition: fold each run of them into one row, then deal the rows by
-            // dictionary segment and build the aggregate segment by segment (docs/decisions.md, "Replay's sites scan bucketed")
-            RunCombine runs = scan.combineRuns("site", scan.col("site"))
-                    .maxBy(order, scan.col("kind"))
-                    // one order for the latest dispatch's four fields: they are one record's, and the deal writes it once
-                    .maxBy(dispatchOrder, scan.col("request"), scan.col("attempt"), scan.col("queue"), scan.col("type"))
-                    .min(dispatchAt);
-            // the latest dispatch's request id is dealt by its own segment too, and interned there before the sites are built
-            SegmentDeal deal = new SegmentDeal(runs, keys, expectedSites, STRING_BYTES, S_REQUEST, requests);
+            SegmentDeal deal = sitesDeal(scan, keys, requests, expectedSites);
             scan.into(deal);
             return scheduler -> deal.result(scheduler, siteKeys, ids);
         });
+    }
+
+    /**
+     * The sites query's composition after its scope's filters, over columns {@link #HISTORY_COLUMNS}: each run of a site's
+     * records folded into one row (its latest kind; its latest dispatch's request, attempt, queue and type, by one order;
+     * its first dispatch's time), the rows dealt by dictionary segment. Package-level so the property tests run this
+     * composition rather than a copy of it.
+     */
+    static SegmentDeal sitesDeal(ScanPipeline scan, PageStrings[] keys, PageStrings[] requests, int expectedSites) {
+        ColumnRef order = scan.col("order");
+        ColumnRef dispatched = scan.col("dispatched");
+        // the record's order for a dispatch, -1 otherwise: the latest dispatch is the ARG_MAX by this
+        ColumnRef dispatchOrder = scan.project("dispatch_order", Expr.sub(Expr.mul(Expr.add(order, Expr.lit(1)), dispatched), Expr.lit(1)));
+        // the time of a dispatch, Long.MAX_VALUE otherwise: the first dispatch is the MIN
+        ColumnRef dispatchAt = scan.project("dispatch_at", Expr.add(Expr.mul(scan.col("at"), dispatched),
+                Expr.mul(Expr.sub(Expr.lit(1), dispatched), Expr.lit(Long.MAX_VALUE))));
+        // a site's records lie together in its partition: fold each run of them into one row, then deal the rows by
+        // dictionary segment and build the aggregate segment by segment (docs/decisions.md, "Replay's sites scan bucketed")
+        RunCombine runs = scan.combineRuns("site", scan.col("site"))
+                .maxBy(order, scan.col("kind"))
+                // one order for the latest dispatch's four fields: they are one record's, and the deal writes it once
+                .maxBy(dispatchOrder, scan.col("request"), scan.col("attempt"), scan.col("queue"), scan.col("type"))
+                .min(dispatchAt);
+        // the latest dispatch's request id is dealt by its own segment too, and interned there before the sites are built
+        return new SegmentDeal(runs, keys, expectedSites, STRING_BYTES, S_REQUEST, requests);
     }
 
     private TopicFold.TopicQuery<AggregateResult> answersQuery(TopicFold fold) {

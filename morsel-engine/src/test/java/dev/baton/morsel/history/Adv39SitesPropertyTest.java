@@ -23,9 +23,6 @@ import dev.baton.morsel.kafka.ProjectedReader;
 import dev.baton.morsel.kafka.TopicPageSource;
 import dev.baton.morsel.morsel.Morsels;
 import dev.baton.morsel.operator.AggregateResult;
-import dev.baton.morsel.operator.ColumnRef;
-import dev.baton.morsel.operator.Expr;
-import dev.baton.morsel.operator.RunCombine;
 import dev.baton.morsel.operator.ScanPipeline;
 import dev.baton.morsel.scheduler.MorselScheduler;
 import dev.baton.morsel.scheduler.PipelineKind;
@@ -141,20 +138,11 @@ class Adv39SitesPropertyTest {
                 // re-interns the same keys: ids then already exist, which is the dense case
                 try (MorselScheduler s = new MorselScheduler(workers, 1, MorselMetrics.noop())) {
                     ScanPipeline scan = ScanPipeline.over(f);
-                    ColumnRef order = scan.col("order");
-                    ColumnRef dispatched = scan.col("dispatched");
-                    ColumnRef dispatchOrder = scan.project("dispatch_order", Expr.sub(Expr.mul(Expr.add(order, Expr.lit(1)), dispatched), Expr.lit(1)));
-                    ColumnRef dispatchAt = scan.project("dispatch_at", Expr.add(Expr.mul(scan.col("at"), dispatched),
-                            Expr.mul(Expr.sub(Expr.lit(1), dispatched), Expr.lit(Long.MAX_VALUE))));
-                    RunCombine runs = scan.combineRuns("site", scan.col("site"))
-                            .maxBy(order, scan.col("kind"))
-                            .maxBy(dispatchOrder, scan.col("request"), scan.col("attempt"), scan.col("queue"), scan.col("type"))
-                            .min(dispatchAt);
                     PageStrings[] k = new PageStrings[workers];
                     PageStrings[] q = new PageStrings[workers];
                     Arrays.fill(k, keyStrings);
                     Arrays.fill(q, requestStrings);
-                    SegmentDeal deal = new SegmentDeal(runs, k, 16 + random.nextInt(5000), 40, 3, q);
+                    SegmentDeal deal = SiteQueries.sitesDeal(scan, k, q, 16 + random.nextInt(5000)); // the query's own composition
                     s.run(scan.into(deal).pipeline("sites", PipelineKind.SCAN, Morsels.partition(0, f.pageCount(), 1 + random.nextInt(3), 1), workers));
                     AggregateResult a = deal.result(s, keyIds, ids); // as the sites query builds it
                     Map<String, List<Object>> got = new TreeMap<>();
