@@ -393,7 +393,10 @@ final class FetchReader implements AutoCloseable {
             if (r != null) {
                 return r;
             }
-            stopIfCancelled(-1);
+            if (cancelled.getAsBoolean()) {
+                abandoned.add(request.correlationId()); // nobody will await it: drop its response as it arrives
+                stopIfCancelled(-1);
+            }
             keep(client.poll(WAIT_SLICE_MS, time.milliseconds()));
         }
     }
