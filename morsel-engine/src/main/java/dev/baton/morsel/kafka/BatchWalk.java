@@ -50,6 +50,8 @@ final class BatchWalk {
     }
 
     private final ByteBuffer bytes;
+    /** The response's buffer, as fetched: handed back whole once walked ({@link #fetched}). */
+    private final ByteBuffer fetched;
     private final int end;
     private final boolean checkCrcs;
     private final PriorityQueue<FetchResponseData.AbortedTransaction> aborted;
@@ -72,7 +74,8 @@ final class BatchWalk {
 
     BatchWalk(int partition, MemoryRecords fetched, long fetchOffset, List<FetchResponseData.AbortedTransaction> abortedTransactions,
               boolean checkCrcs, BufferSupplier decompression) {
-        this.bytes = fetched.buffer().duplicate();
+        this.fetched = fetched.buffer();
+        this.bytes = this.fetched.duplicate();
         this.batchAt = bytes.position();
         this.end = bytes.limit();
         this.walked = fetchOffset;
@@ -91,6 +94,11 @@ final class BatchWalk {
      * The offset after the response's last whole batch: where the fetch after this one starts. Read from the batch
      * headers alone; -1 if a batch is of an old format.
      */
+    /** The fetched bytes this walk reads in place: no record of it may be read once they are handed back for reuse. */
+    ByteBuffer fetched() {
+        return fetched;
+    }
+
     long fetchedTo() {
         long after = -1;
         for (int at = bytes.position(); at + RECORDS_OFFSET <= end; ) {

@@ -18,6 +18,13 @@ import org.apache.kafka.clients.ClientDnsLookup;
 import org.apache.kafka.clients.ClientRequest;
 import org.apache.kafka.clients.ClientResponse;
 import org.apache.kafka.clients.ClientUtils;
+import org.apache.kafka.clients.CommonClientConfigs;
+import org.apache.kafka.clients.DefaultHostResolver;
+import org.apache.kafka.clients.MetadataRecoveryStrategy;
+import org.apache.kafka.common.network.ChannelBuilder;
+import org.apache.kafka.common.network.NetworkReceive;
+import org.apache.kafka.common.network.Selector;
+import org.apache.kafka.common.utils.Utils;
 import org.apache.kafka.clients.Metadata;
 import org.apache.kafka.clients.NetworkClient;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
@@ -120,6 +127,7 @@ final class FetchReader implements AutoCloseable {
     private final ScannedTopics metadata;
     private final NetworkClient client;
     private final BufferSupplier decompression = BufferSupplier.create();
+    private final ResponseBuffers responses = new ResponseBuffers();
     private final int partitionMaxBytes;
     private final int fetchMaxBytes;
     private final int maxWaitMs;
@@ -161,7 +169,32 @@ final class FetchReader implements AutoCloseable {
         metadata.bootstrap(ClientUtils.parseAndValidateAddresses(servers,
                 ClientDnsLookup.forConfig(config.getString(ConsumerConfig.CLIENT_DNS_LOOKUP_CONFIG))));
         metrics = new Metrics(time);
-        client = ClientUtils.createNetworkClient(config, servers, metrics, "scan-fetch", log, new ApiVersions(), time, 2, metadata, null, null);
+        client = networkClient(config, servers, log);
+    }
+
+    /**
+     * A network client as {@code ClientUtils.createNetworkClient} makes a consumer's (the same settings, so SASL and TLS
+     * apply alike), but reading responses into {@link #responses}: Kafka's factory gives no way to pass a memory pool.
+     */
+    private NetworkClient networkClient(ConsumerConfig config, List<String> servers, LogContext log) {
+        ChannelBuilder channels = ClientUtils.createChannelBuilder(config, time, log);
+        Selector selector = null;
+        try {
+            selector = new Selector(NetworkReceive.UNLIMITED, config.getLong(ConsumerConfig.CONNECTIONS_MAX_IDLE_MS_CONFIG), 0, metrics, time,
+                    "scan-fetch", Map.of(), true, false, channels, responses, log);
+            return new NetworkClient(null, metadata, selector, config.getString(ConsumerConfig.CLIENT_ID_CONFIG), 2,
+                    config.getLong(ConsumerConfig.RECONNECT_BACKOFF_MS_CONFIG), config.getLong(ConsumerConfig.RECONNECT_BACKOFF_MAX_MS_CONFIG),
+                    config.getInt(ConsumerConfig.SEND_BUFFER_CONFIG), config.getInt(ConsumerConfig.RECEIVE_BUFFER_CONFIG), requestTimeoutMs,
+                    config.getLong(ConsumerConfig.SOCKET_CONNECTION_SETUP_TIMEOUT_MS_CONFIG),
+                    config.getLong(ConsumerConfig.SOCKET_CONNECTION_SETUP_TIMEOUT_MAX_MS_CONFIG), time, true, new ApiVersions(), null, log,
+                    new DefaultHostResolver(), null, config.getLong(CommonClientConfigs.METADATA_RECOVERY_REBOOTSTRAP_TRIGGER_MS_CONFIG),
+                    MetadataRecoveryStrategy.forName(config.getString(CommonClientConfigs.METADATA_RECOVERY_STRATEGY_CONFIG)),
+                    ClientUtils.bootstrapConfiguration(config, servers), config.getBoolean(CommonClientConfigs.METADATA_CLUSTER_CHECK_ENABLE_CONFIG));
+        } catch (RuntimeException | Error e) {
+            Utils.closeQuietly(selector, "scan fetch selector");
+            Utils.closeQuietly(channels, "scan fetch channel builder");
+            throw e;
+        }
     }
 
     /**
@@ -181,6 +214,7 @@ final class FetchReader implements AutoCloseable {
             // Where this scan stopped is not where the range starts: the same range asked again must be read from its
             // start, not taken for a continuation (a page whose decode failed is asked for again, whole).
             tp = null;
+            walked(walk);
             walk = null;
             next = -1;
             throw e;
@@ -209,6 +243,8 @@ final class FetchReader implements AutoCloseable {
                 break; // the rest of the range was transaction markers or aborted records
             }
             stopIfCancelled(at);
+            walked(walk); // every record of it handed out, or before this range: its bytes are read no more
+            walk = null;
             walk = fetch(tp, at);
             if (walk.walked() > at || ready()) {
                 lastProgress = System.nanoTime();
@@ -246,10 +282,19 @@ final class FetchReader implements AutoCloseable {
             }
         }
         ahead = null;
+        parked.values().forEach(p -> walked(p.walk()));
         parked.clear();
         tp = null;
+        walked(walk);
         walk = null;
         next = -1;
+    }
+
+    /** Hands {@code done}'s response buffer back to be read into again: nothing reads its records any more. */
+    private void walked(BatchWalk done) {
+        if (done != null) {
+            responses.keep(done.fetched());
+        }
     }
 
     private void position(OffsetRange range) {
@@ -258,11 +303,17 @@ final class FetchReader implements AutoCloseable {
             return;
         }
         if (tp != null && walk != null) {
-            parked.put(tp, new Parked(walk, next));
+            Parked replaced = parked.put(tp, new Parked(walk, next));
+            if (replaced != null) {
+                walked(replaced.walk());
+            }
         }
         Parked back = parked.remove(p);
         tp = p;
         walk = back != null && back.next() == range.from() ? back.walk() : null;
+        if (back != null && walk == null) {
+            walked(back.walk()); // not where this range starts: fetched again
+        }
         fetchAt = range.from();
         next = range.from();
     }
