@@ -36,8 +36,8 @@ final class ResponseBuffers implements MemoryPool {
             }
         }
         if (best < 0) {
-            long rounded = ((long) size + GRAIN - 1) / GRAIN * GRAIN;
-            return ByteBuffer.wrap(new byte[(int) Math.min(rounded, Integer.MAX_VALUE - 8)], 0, size).slice();
+            int capacity = size > Integer.MAX_VALUE - 8 - GRAIN ? size : (size + GRAIN - 1) / GRAIN * GRAIN;
+            return ByteBuffer.wrap(new byte[capacity], 0, size).slice();
         }
         byte[] array = kept[best];
         kept[best] = null;

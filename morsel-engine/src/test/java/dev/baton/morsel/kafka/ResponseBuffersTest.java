@@ -91,6 +91,12 @@ class ResponseBuffersTest {
     }
 
     @Test
+    void anEmptyResponseGetsAnEmptyBuffer() {
+        ResponseBuffers pool = new ResponseBuffers();
+        assertThat(pool.tryAllocate(0).capacity()).isZero();
+    }
+
+    @Test
     void neverOutOfMemory() {
         ResponseBuffers pool = new ResponseBuffers();
         assertThat(pool.isOutOfMemory()).isFalse();
