@@ -95,10 +95,17 @@ public final class TopicPageSource implements PageSource, AutoCloseable {
         int page = -1;
         /** Little-endian, as {@link ColumnPage} reads them: the operators get them without a copy. */
         ByteBuffer[] columns;
+        /**
+         * The rows as decoded, column by column, copied into {@link #columns} in bulk once the page is whole: a store
+         * into an array per value, where a {@code ByteBuffer.putLong} per value was a call with an index and a scope
+         * check under C1, which the cold commands run (it cannot inline a buffer's accessors).
+         */
+        long[][] staged;
         int rows;
 
         DecodedPage(int columnCount) {
             columns = buffers(columnCount, 0);
+            staged = new long[columnCount][0];
         }
 
         static ByteBuffer[] buffers(int columnCount, int rows) {
@@ -253,8 +260,9 @@ public final class TopicPageSource implements PageSource, AutoCloseable {
         int capacity = (int) Math.min((Integer.MAX_VALUE - 8) / Long.BYTES, ranges.get(page).offsets());
         if (d.columns.length > 0 && d.columns[0].capacity() < capacity * Long.BYTES) {
             d.columns = DecodedPage.buffers(columns.size(), capacity);
+            d.staged = new long[columns.size()][capacity];
         }
-        ByteBuffer[] cols = d.columns;
+        long[][] cols = d.staged;
         RowDecoder decoder = decoderOf(worker);
         decoder.pageStarts();
         long[] row = new long[columns.size()];
@@ -264,14 +272,17 @@ public final class TopicPageSource implements PageSource, AutoCloseable {
         long records = consumers.cursor(worker).scanViews(ranges.get(page), r -> {
             bytes[0] += Math.max(0, r.keySize()) + Math.max(0, r.valueSize());
             if (decoder.decode(r, row)) {
-                int at = rows[0]++ * Long.BYTES;
+                int at = rows[0]++;
                 for (int c = 0; c < row.length; c++) {
-                    cols[c].putLong(at, row[c]);
+                    cols[c][at] = row[c];
                 }
             }
         }, () -> false);
         recordsRead.addAndGet(records);
         bytesRead.addAndGet(bytes[0]);
+        for (int c = 0; c < cols.length; c++) {
+            d.columns[c].asLongBuffer().put(0, cols[c], 0, rows[0]);
+        }
         d.rows = rows[0];
         d.page = page;
         return d;

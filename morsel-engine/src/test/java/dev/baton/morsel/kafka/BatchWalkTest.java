@@ -65,6 +65,57 @@ class BatchWalkTest {
         assertThat(walk.fetchedTo()).isEqualTo(2);
     }
 
+    /**
+     * A response read into a larger array (a kept one, {@link ResponseBuffers}) at an offset into it, with other bytes
+     * before and after: the walk reads only the response's own bytes.
+     */
+    @Test
+    void shouldReadAResponseThatSitsInsideALargerArray() {
+        byte[] array = new byte[8192];
+        java.util.Arrays.fill(array, (byte) 0x81); // every varint read outside the response would run on
+        ByteBuffer response = ByteBuffer.wrap(array, 100, 4096).slice();
+        batch(response, RecordBatch.MAGIC_VALUE_V2, 7, 3);
+        batch(response, RecordBatch.MAGIC_VALUE_V2, 10, 2);
+        response.flip();
+        BatchWalk walk = new BatchWalk(0, MemoryRecords.readableRecords(response), 8, List.of(), true, BufferSupplier.create());
+
+        List<String> got = new ArrayList<>();
+        while (walk.ready()) {
+            got.add(walk.view().offset() + ":" + text(walk.view().key()) + "=" + text(walk.view().value()));
+            walk.take();
+        }
+
+        assertThat(got).containsExactly("8:k8=v8", "9:k9=v9", "10:k10=v10", "11:k11=v11");
+        assertThat(walk.walked()).isEqualTo(12);
+    }
+
+    /**
+     * A batch whose header counts more records than it holds, last in a response read into a larger array: the walk
+     * refuses it as corrupt where the batch ends, not reading the array's bytes past the response (a kept array's
+     * bytes of an older response).
+     */
+    @Test
+    void shouldRefuseARecordThatRunsPastItsBatch() {
+        byte[] array = new byte[8192];
+        java.util.Arrays.fill(array, (byte) 0x81);
+        ByteBuffer response = ByteBuffer.wrap(array, 0, 4096).slice();
+        batch(response, RecordBatch.MAGIC_VALUE_V2, 0, 2);
+        response.flip();
+        response.putInt(57, 3); // the batch's record count (its CRC no longer matches: CRCs are not checked here)
+        BatchWalk walk = new BatchWalk(0, MemoryRecords.readableRecords(response), 0, List.of(), false, BufferSupplier.create());
+
+        assertThatThrownBy(() -> {
+            while (walk.ready()) {
+                walk.take();
+            }
+        }).isInstanceOf(org.apache.kafka.common.errors.CorruptRecordException.class).hasMessageContaining("a varint runs past its batch");
+        assertThat(walk.walked()).isEqualTo(2);
+    }
+
+    private static String text(ByteBuffer b) {
+        return b == null ? "null" : StandardCharsets.UTF_8.decode(b.duplicate()).toString();
+    }
+
     private static void batch(ByteBuffer buffer, byte magic, long baseOffset, int records) {
         MemoryRecordsBuilder b = MemoryRecords.builder(buffer, magic, Compression.NONE, TimestampType.CREATE_TIME, baseOffset);
         for (int i = 0; i < records; i++) {
