@@ -60,7 +60,7 @@ public final class ReplayBench implements Callable<Integer> {
     @Option(names = "--hold-file", description = "At the end, keep the broker up while this file exists (to time `baton replay` by hand against it)")
     Path holdFile;
 
-    @Option(names = "--command-java-opts", defaultValue = "-XX:MaxRAMPercentage=50 -Xms1g -XX:MetaspaceSize=128m -XX:+UseParallelGC -XX:TieredStopAtLevel=1",
+    @Option(names = "--command-java-opts", defaultValue = "-XX:MaxRAMPercentage=50 -XX:InitialRAMPercentage=12 -XX:MetaspaceSize=128m -XX:+UseParallelGC -XX:TieredStopAtLevel=1",
             description = "JVM options of the cold runs and the command runs (cold runs add -Xmx if --child-heap is given); the default is what ./baton gives replay, "
                     + "but for the class archive (default ${DEFAULT-VALUE})")
     String commandJavaOpts;
