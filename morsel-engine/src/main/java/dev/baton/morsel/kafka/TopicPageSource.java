@@ -280,8 +280,8 @@ public final class TopicPageSource implements PageSource, AutoCloseable {
         }, () -> false);
         recordsRead.addAndGet(records);
         bytesRead.addAndGet(bytes[0]);
-        for (int c = 0; c < cols.length; c++) {
-            d.columns[c].asLongBuffer().put(0, cols[c], 0, rows[0]);
+        for (int c = 0; c < cols.length; c++) { // from index 0 whatever a reader left the buffer's position at
+            d.columns[c].slice(0, rows[0] * Long.BYTES).order(ByteOrder.LITTLE_ENDIAN).asLongBuffer().put(cols[c], 0, rows[0]);
         }
         d.rows = rows[0];
         d.page = page;
