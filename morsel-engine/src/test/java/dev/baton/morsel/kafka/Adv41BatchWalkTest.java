@@ -52,13 +52,14 @@ class Adv41BatchWalkTest {
     }
 
     /**
-     * A batch whose record count is below the records it holds (a count of -1, or 1 of 3): Kafka's iterator throws
+     * A batch whose record count is below the records it holds (a count of -1, or 1 or 2 of 3; a count of 0 Kafka too reads as an empty batch): Kafka's iterator throws
      * (an invalid count; records left past the declared count), the walk hands out what the count says and moves past
      * the batch's last offset: records silently missing from the scan.
      */
     @Test
     void aBatchWhoseCountIsBelowItsRecordsIsNotSilentlyCut() {
-        for (int count : new int[] {-1, 0, 1}) {
+        List<String> cut = new ArrayList<>();
+        for (int count : new int[] {-1, 1, 2}) {
             ByteBuffer batch = oneBatch(simple("a", "0"), simple("b", "1"), simple("c", "2"));
             batch.putInt(DefaultRecordBatch.RECORDS_COUNT_OFFSET, count);
             resealCrc(batch);
@@ -71,7 +72,10 @@ class Adv41BatchWalkTest {
             } catch (KafkaException expected) {
                 continue;
             }
-            fail("a batch of 3 records counted " + count + ": the walk handed out " + got + " and went on at offset 3, no error");
+            cut.add("counted " + count + ": handed out " + got);
+        }
+        if (!cut.isEmpty()) {
+            fail("a batch of 3 records (offsets 0-2), CRC valid, walked with no error and passed at offset 3: " + cut);
         }
     }
 
