@@ -79,6 +79,43 @@ class Adv41BatchWalkTest {
         }
     }
 
+    /**
+     * A batch whose length field is negative (-1; 0 and 4 are checked too and do fail), before a valid batch: Kafka's
+     * iterator throws a CorruptRecordException (a size below the minimum record overhead); the walk takes it for a batch
+     * cut by the fetch's end, hands out nothing, fails nothing, and stays at the fetch offset (fetchedTo -1: no fetch
+     * ahead), so the FetchReader fetches the same offset again and again until its stall limit (90 s in a scan) and
+     * then fails with "no progress", naming no corruption.
+     */
+    @Test
+    void aBatchLengthBelowTheHeaderIsCorruptNotAPartialBatch() {
+        List<String> silent = new ArrayList<>();
+        for (int length : new int[] {-1, 0, 4}) {
+            ByteBuffer first = oneBatch(simple("a", "0"));
+            ByteBuffer second = oneBatch(simple("b", "1"));
+            ByteBuffer all = ByteBuffer.allocate(first.remaining() + second.remaining());
+            all.put(first).put(second).flip();
+            all.putInt(8, length); // the first batch's length field
+            MemoryRecords records = MemoryRecords.readableRecords(all);
+            assertThrows(KafkaException.class, () -> kafkasOwn(records, 0), "Kafka's iterator, length " + length);
+            try {
+                BatchWalk walk = new BatchWalk(0, records, 0, List.of(), true, BufferSupplier.create());
+                List<String> got = new ArrayList<>();
+                while (walk.ready()) {
+                    got.add(walk.view().offset() + "");
+                    walk.take();
+                }
+                silent.add("length " + length + ": handed out " + got + ", walked to " + walk.walked() + ", fetchedTo " + walk.fetchedTo());
+            } catch (KafkaException expected) {
+                // the clear error
+            } catch (RuntimeException e) {
+                silent.add("length " + length + ": " + e);
+            }
+        }
+        if (!silent.isEmpty()) {
+            fail("a batch length below the header, no corrupt-record error: " + silent);
+        }
+    }
+
     private static ByteBuffer oneBatch(SimpleRecord... records) {
         MemoryRecords m = MemoryRecords.withRecords(RecordBatch.MAGIC_VALUE_V2, 0, Compression.NONE, TimestampType.CREATE_TIME, records);
         ByteBuffer b = ByteBuffer.allocate(m.sizeInBytes());
