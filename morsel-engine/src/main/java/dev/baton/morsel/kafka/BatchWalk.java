@@ -39,6 +39,8 @@ final class BatchWalk {
     /** Where a v2 batch's records start: its 61 bytes of header. */
     private static final int RECORDS_OFFSET = 61;
     private static final int LOG_OVERHEAD = 12;
+    /** The least a batch's length field may say: an old-format record's overhead, the bound Kafka's batch reader checks. */
+    private static final int MIN_LENGTH = 14;
     private static final int MAGIC_OFFSET = 16;
     private static final int LAST_OFFSET_DELTA_OFFSET = 23;
 
@@ -192,14 +194,21 @@ final class BatchWalk {
         long keySize = varint(p);
         p = next;
         int keyAt = p;
+        if (keySize < -1 || keySize > recordEnd - p) { // checked before it is skipped: a size near 2^31 would wrap p
+            throw corrupt("a record's key (" + keySize + " bytes) runs past the record");
+        }
         if (keySize > 0) {
             p += (int) keySize;
         }
         long valueSize = varint(p);
         p = next;
         int valueAt = p;
-        if (keySize < -1 || valueSize < -1 || p + Math.max(0, valueSize) > recordEnd) {
-            throw corrupt("a record's key (" + keySize + " bytes) or value (" + valueSize + " bytes) runs past the record");
+        if (valueSize < -1 || valueSize > recordEnd - p) {
+            throw corrupt("a record's value (" + valueSize + " bytes) runs past the record");
+        }
+        if (recordsLeft == 0 && recordEnd != batchAt) {
+            // Kafka's iterator refuses a batch with bytes past its declared records: a count below them would cut records silently
+            throw corrupt("the batch holds bytes past its declared records");
         }
         recordAt = recordEnd;
         long offset = baseOffset + offsetDelta;
@@ -212,10 +221,17 @@ final class BatchWalk {
     /** Opens the next whole batch to hand records from, skipping control and aborted batches; false at the end. */
     private boolean openBatch() {
         while (batchAt + LOG_OVERHEAD <= end) {
-            int size = LOG_OVERHEAD + bytes.getInt(batchAt + 8);
-            if (size < LOG_OVERHEAD || batchAt + size > end) {
+            int length = bytes.getInt(batchAt + 8);
+            if (length < MIN_LENGTH) {
+                // as Kafka's batch reader refuses it: taken for a batch cut by the fetch's end, the same offset would be
+                // fetched again until the stall limit, naming no corruption
+                throw new CorruptRecordException("a batch length of " + length + " is below the least a record takes (" + MIN_LENGTH
+                        + ") (partition " + view.partition() + ", batch at offset " + bytes.getLong(batchAt) + ")");
+            }
+            if ((long) batchAt + LOG_OVERHEAD + length > end) {
                 return false; // a fetch may end in part of a batch: the next fetch starts at it
             }
+            int size = LOG_OVERHEAD + length;
             int at = batchAt;
             batchAt += size;
             byte magic = bytes.get(at + MAGIC_OFFSET);
@@ -242,6 +258,9 @@ final class BatchWalk {
                 recordAt = at + RECORDS_OFFSET;
                 Integer count = b.countOrNull();
                 recordsLeft = count == null ? 0 : count;
+                if (recordsLeft < 0) {
+                    throw corrupt("a batch counts " + recordsLeft + " records");
+                }
             }
             return true;
         }
