@@ -1,19 +1,20 @@
 package dev.baton.morsel.kafka;
 
+import static dev.baton.morsel.kafka.WalkedRecords.kafkasOwn;
+import static dev.baton.morsel.kafka.WalkedRecords.simple;
+import static dev.baton.morsel.kafka.WalkedRecords.text;
+import static dev.baton.morsel.kafka.WalkedRecords.walked;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import java.nio.ByteBuffer;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 
 import org.apache.kafka.common.compress.Compression;
 import org.apache.kafka.common.record.TimestampType;
 import org.apache.kafka.common.record.internal.MemoryRecords;
-import org.apache.kafka.common.record.internal.Record;
 import org.apache.kafka.common.record.internal.RecordBatch;
-import org.apache.kafka.common.record.internal.SimpleRecord;
 import org.apache.kafka.common.utils.internals.BufferSupplier;
 import org.junit.jupiter.api.Test;
 
@@ -61,33 +62,5 @@ class Adv40BatchWalkTest {
         });
         assertEquals(List.of("1=1", "2=2"), got);
         assertEquals(3, walk.walked());
-    }
-
-    private static List<String> kafkasOwn(MemoryRecords records, long from) {
-        List<String> out = new ArrayList<>();
-        for (Record r : records.records()) {
-            if (r.offset() >= from) {
-                out.add(r.offset() + ":" + text(r.key()) + "=" + text(r.value()));
-            }
-        }
-        return out;
-    }
-
-    private static List<String> walked(MemoryRecords records, long from) {
-        BatchWalk walk = new BatchWalk(3, records, from, List.of(), true, BufferSupplier.create());
-        List<String> out = new ArrayList<>();
-        while (walk.ready()) {
-            out.add(walk.view().offset() + ":" + text(walk.view().key()) + "=" + text(walk.view().value()));
-            walk.take();
-        }
-        return out;
-    }
-
-    private static SimpleRecord simple(String key, String value) {
-        return new SimpleRecord(0L, key == null ? null : key.getBytes(StandardCharsets.UTF_8), value == null ? null : value.getBytes(StandardCharsets.UTF_8));
-    }
-
-    private static String text(ByteBuffer b) {
-        return b == null ? "null" : StandardCharsets.UTF_8.decode(b.duplicate()).toString();
     }
 }

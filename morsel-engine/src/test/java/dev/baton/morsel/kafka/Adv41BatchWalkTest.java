@@ -1,11 +1,14 @@
 package dev.baton.morsel.kafka;
 
+import static dev.baton.morsel.kafka.WalkedRecords.kafkasOwn;
+import static dev.baton.morsel.kafka.WalkedRecords.simple;
+import static dev.baton.morsel.kafka.WalkedRecords.text;
+import static dev.baton.morsel.kafka.WalkedRecords.walked;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.fail;
 
 import java.nio.ByteBuffer;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.zip.CRC32C;
@@ -15,7 +18,6 @@ import org.apache.kafka.common.compress.Compression;
 import org.apache.kafka.common.record.TimestampType;
 import org.apache.kafka.common.record.internal.DefaultRecordBatch;
 import org.apache.kafka.common.record.internal.MemoryRecords;
-import org.apache.kafka.common.record.internal.Record;
 import org.apache.kafka.common.record.internal.RecordBatch;
 import org.apache.kafka.common.record.internal.SimpleRecord;
 import org.apache.kafka.common.utils.internals.BufferSupplier;
@@ -138,38 +140,5 @@ class Adv41BatchWalkTest {
         int from = DefaultRecordBatch.CRC_OFFSET + 4;
         crc.update(batch.duplicate().position(from).limit(batch.limit()));
         batch.putInt(DefaultRecordBatch.CRC_OFFSET, (int) crc.getValue());
-    }
-
-    private static List<String> kafkasOwn(MemoryRecords records, long from) {
-        List<String> out = new ArrayList<>();
-        for (Record r : records.records()) {
-            if (r.offset() >= from) {
-                out.add(r.offset() + ":" + text(r.key()) + "=" + text(r.value()));
-            }
-        }
-        return out;
-    }
-
-    private static List<String> walked(MemoryRecords records, long from) {
-        BatchWalk walk = new BatchWalk(0, records, from, List.of(), true, BufferSupplier.create());
-        List<String> out = new ArrayList<>();
-        while (walk.ready()) {
-            out.add(walk.view().offset() + ":" + text(walk.view().key()) + "=" + text(walk.view().value()));
-            walk.take();
-        }
-        return out;
-    }
-
-    private static SimpleRecord simple(String key, String value) {
-        return new SimpleRecord(0L, key == null ? null : key.getBytes(StandardCharsets.UTF_8), value == null ? null : value.getBytes(StandardCharsets.UTF_8));
-    }
-
-    private static String text(ByteBuffer b) {
-        if (b == null) {
-            return null;
-        }
-        byte[] a = new byte[b.remaining()];
-        b.duplicate().get(a);
-        return new String(a, StandardCharsets.UTF_8);
     }
 }

@@ -1,5 +1,6 @@
 package dev.baton.morsel.kafka;
 
+import static dev.baton.morsel.kafka.WalkedRecords.text;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -110,10 +111,6 @@ class BatchWalkTest {
             }
         }).isInstanceOf(org.apache.kafka.common.errors.CorruptRecordException.class).hasMessageContaining("a varint runs past its batch");
         assertThat(walk.walked()).isEqualTo(2);
-    }
-
-    private static String text(ByteBuffer b) {
-        return b == null ? "null" : StandardCharsets.UTF_8.decode(b.duplicate()).toString();
     }
 
     private static void batch(ByteBuffer buffer, byte magic, long baseOffset, int records) {
