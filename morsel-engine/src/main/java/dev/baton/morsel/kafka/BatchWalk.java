@@ -107,15 +107,15 @@ final class BatchWalk {
         }
     }
 
-    /**
-     * The offset after the response's last whole batch: where the fetch after this one starts. Read from the batch
-     * headers alone; -1 if a batch is of an old format.
-     */
     /** The fetched bytes this walk reads in place: no record of it may be read once they are handed back for reuse. */
     ByteBuffer fetched() {
         return fetched;
     }
 
+    /**
+     * The offset after the response's last whole batch: where the fetch after this one starts. Read from the batch
+     * headers alone; -1 if a batch is of an old format.
+     */
     long fetchedTo() {
         long after = -1;
         for (int at = bytes.position(); at + RECORDS_OFFSET <= end; ) {

@@ -20,12 +20,8 @@ import org.apache.kafka.clients.ClientResponse;
 import org.apache.kafka.clients.ClientUtils;
 import org.apache.kafka.clients.CommonClientConfigs;
 import org.apache.kafka.clients.DefaultHostResolver;
-import org.apache.kafka.clients.MetadataRecoveryStrategy;
-import org.apache.kafka.common.network.ChannelBuilder;
-import org.apache.kafka.common.network.NetworkReceive;
-import org.apache.kafka.common.network.Selector;
-import org.apache.kafka.common.utils.Utils;
 import org.apache.kafka.clients.Metadata;
+import org.apache.kafka.clients.MetadataRecoveryStrategy;
 import org.apache.kafka.clients.NetworkClient;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.common.IsolationLevel;
@@ -39,6 +35,9 @@ import org.apache.kafka.common.message.FetchResponseData;
 import org.apache.kafka.common.message.ListOffsetsRequestData;
 import org.apache.kafka.common.message.ListOffsetsResponseData;
 import org.apache.kafka.common.metrics.Metrics;
+import org.apache.kafka.common.network.ChannelBuilder;
+import org.apache.kafka.common.network.NetworkReceive;
+import org.apache.kafka.common.network.Selector;
 import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.record.internal.MemoryRecords;
@@ -50,6 +49,7 @@ import org.apache.kafka.common.requests.ListOffsetsResponse;
 import org.apache.kafka.common.requests.MetadataRequest;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.utils.Time;
+import org.apache.kafka.common.utils.Utils;
 import org.apache.kafka.common.utils.internals.BufferSupplier;
 import org.apache.kafka.common.utils.internals.LogContext;
 
@@ -244,7 +244,7 @@ final class FetchReader implements AutoCloseable {
             }
             stopIfCancelled(at);
             walked(walk); // every record of it handed out, or before this range: its bytes are read no more
-            walk = null;
+            walk = null; // until the fetch returns: a fetch that throws must not leave it to be handed back again
             walk = fetch(tp, at);
             if (walk.walked() > at || ready()) {
                 lastProgress = System.nanoTime();
