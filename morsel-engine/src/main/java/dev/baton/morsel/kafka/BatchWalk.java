@@ -206,6 +206,10 @@ final class BatchWalk {
         if (valueSize < -1 || valueSize > recordEnd - p) {
             throw corrupt("a record's value (" + valueSize + " bytes) runs past the record");
         }
+        if (valueSize > 0) {
+            p += (int) valueSize;
+        }
+        checkHeadersEnd(p, recordEnd);
         if (recordsLeft == 0 && recordEnd != batchAt) {
             // Kafka's iterator refuses a batch with bytes past its declared records: a count below them would cut records silently
             throw corrupt("the batch holds bytes past its declared records");
@@ -215,6 +219,37 @@ final class BatchWalk {
         if (offset >= walked) {
             view.set(offset, keyAt, (int) keySize, valueAt, (int) valueSize);
             current = true;
+        }
+    }
+
+    /**
+     * Walks a record's headers (no record handed out reads them) to where they end, which must be where the record's length
+     * says it ends: Kafka's reader refuses a record whose fields end before or after its length, so the walk does too.
+     */
+    private void checkHeadersEnd(int p, int recordEnd) {
+        long headers = varint(p);
+        p = next;
+        if (headers < 0 || headers > (recordEnd - p) / 2) { // a header takes at least two bytes: its key's and its value's sizes
+            throw corrupt("a record counts " + headers + " headers in " + (recordEnd - p) + " bytes");
+        }
+        for (long h = 0; h < headers; h++) {
+            long keySize = varint(p);
+            p = next;
+            if (keySize < 0 || keySize > recordEnd - p) {
+                throw corrupt("a header's key (" + keySize + " bytes) runs past the record");
+            }
+            p += (int) keySize;
+            long valueSize = varint(p);
+            p = next;
+            if (valueSize < -1 || valueSize > recordEnd - p) {
+                throw corrupt("a header's value (" + valueSize + " bytes) runs past the record");
+            }
+            if (valueSize > 0) {
+                p += (int) valueSize;
+            }
+        }
+        if (p != recordEnd) {
+            throw corrupt("a record's fields end " + (recordEnd - p) + " bytes before the end its length gives");
         }
     }
 

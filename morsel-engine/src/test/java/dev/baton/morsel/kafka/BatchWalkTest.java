@@ -1,6 +1,8 @@
 package dev.baton.morsel.kafka;
 
+import static dev.baton.morsel.kafka.WalkedRecords.kafkasOwn;
 import static dev.baton.morsel.kafka.WalkedRecords.text;
+import static dev.baton.morsel.kafka.WalkedRecords.walked;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -9,11 +11,17 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 
+import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.compress.Compression;
+import org.apache.kafka.common.errors.CorruptRecordException;
+import org.apache.kafka.common.header.Header;
+import org.apache.kafka.common.header.internals.RecordHeader;
 import org.apache.kafka.common.record.TimestampType;
+import org.apache.kafka.common.record.internal.DefaultRecordBatch;
 import org.apache.kafka.common.record.internal.MemoryRecords;
 import org.apache.kafka.common.record.internal.MemoryRecordsBuilder;
 import org.apache.kafka.common.record.internal.RecordBatch;
+import org.apache.kafka.common.record.internal.SimpleRecord;
 import org.apache.kafka.common.utils.internals.BufferSupplier;
 import org.junit.jupiter.api.Test;
 
@@ -111,6 +119,63 @@ class BatchWalkTest {
             }
         }).isInstanceOf(org.apache.kafka.common.errors.CorruptRecordException.class).hasMessageContaining("a varint runs past its batch");
         assertThat(walk.walked()).isEqualTo(2);
+    }
+
+    @Test
+    void shouldHandOutRecordsWithHeadersAsKafkaDoes() {
+        Header[] headers = {new RecordHeader("a", "1".getBytes(StandardCharsets.UTF_8)), new RecordHeader("b", null), new RecordHeader("", new byte[0])};
+        MemoryRecords records = MemoryRecords.withRecords(RecordBatch.MAGIC_VALUE_V2, 0, Compression.NONE, TimestampType.CREATE_TIME,
+                new SimpleRecord(1L, bytes("k0"), bytes("v0"), headers), new SimpleRecord(1L, null, bytes("v1"), new Header[0]),
+                new SimpleRecord(1L, bytes("k2"), null, headers));
+
+        assertThat(walked(records, 0)).containsExactly("0:k0=v0", "1:null=v1", "2:k2=null").isEqualTo(kafkasOwn(records, 0));
+    }
+
+    /** Kafka's reader refuses a record whose length says more than its fields take ("Invalid record size"): so does the walk. */
+    @Test
+    void shouldRefuseARecordLongerThanItsFields() {
+        MemoryRecords records = oneRecordBatch(body -> {
+            ByteBuffer longer = ByteBuffer.allocate(body.remaining() + 1);
+            return longer.put(body).put((byte) 0).flip(); // a byte past the header count, inside the record's length
+        });
+
+        assertThatThrownBy(() -> kafkasOwn(records, 0)).isInstanceOf(KafkaException.class);
+        assertThatThrownBy(() -> walked(records, 0)).isInstanceOf(CorruptRecordException.class)
+                .hasMessageContaining("a record's fields end 1 bytes before the end its length gives");
+    }
+
+    @Test
+    void shouldRefuseANegativeHeaderCount() {
+        MemoryRecords records = oneRecordBatch(body -> body.put(body.limit() - 1, (byte) 1)); // zig-zag -1 for the count of 0
+
+        assertThatThrownBy(() -> kafkasOwn(records, 0)).isInstanceOf(KafkaException.class);
+        assertThatThrownBy(() -> walked(records, 0)).isInstanceOf(CorruptRecordException.class)
+                .hasMessageContaining("a record counts -1 headers");
+    }
+
+    /**
+     * A batch of one record ("k" = "v", no headers) whose body (after its one-byte length) is rewritten by {@code edit}: the
+     * record's length, the batch's and its CRC follow the new body: only a check of the record's own fields can catch it.
+     */
+    private static MemoryRecords oneRecordBatch(java.util.function.UnaryOperator<ByteBuffer> edit) {
+        ByteBuffer original = MemoryRecords.withRecords(RecordBatch.MAGIC_VALUE_V2, 0, Compression.NONE, TimestampType.CREATE_TIME,
+                new SimpleRecord(1L, bytes("k"), bytes("v"))).buffer();
+        int recordAt = 61; // a v2 batch's header
+        ByteBuffer body = original.duplicate().position(recordAt + 1); // after the record's length varint (one byte here)
+        ByteBuffer edited = edit.apply(ByteBuffer.allocate(body.remaining()).put(body).flip());
+        ByteBuffer out = ByteBuffer.allocate(recordAt + 1 + edited.remaining());
+        out.put(original.duplicate().limit(recordAt)).put((byte) (edited.remaining() << 1)).put(edited).flip();
+        out.putInt(8, out.limit() - 12); // the batch's length, after its offset and length fields
+        java.util.zip.CRC32C crc = new java.util.zip.CRC32C();
+        crc.update(out.duplicate().position(DefaultRecordBatch.CRC_OFFSET + 4));
+        out.putInt(DefaultRecordBatch.CRC_OFFSET, (int) crc.getValue());
+        MemoryRecords records = MemoryRecords.readableRecords(out);
+        records.batches().iterator().next().ensureValid();
+        return records;
+    }
+
+    private static byte[] bytes(String s) {
+        return s.getBytes(StandardCharsets.UTF_8);
     }
 
     private static void batch(ByteBuffer buffer, byte magic, long baseOffset, int records) {
