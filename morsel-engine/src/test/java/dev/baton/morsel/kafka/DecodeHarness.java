@@ -285,7 +285,7 @@ public final class DecodeHarness {
                 while (consumer.position(tp) < ends.get(tp)) {
                     for (ConsumerRecord<byte[], byte[]> r : consumer.poll(Duration.ofSeconds(1))) {
                         if (used + r.value().length > arena.length) {
-                            arena = Arrays.copyOf(arena, Math.max(used + r.value().length, arena.length * 3 / 2));
+                            arena = Arrays.copyOf(arena, (int) Math.min(Integer.MAX_VALUE - 8, Math.max(used + r.value().length, arena.length * 3L / 2)));
                         }
                         at[i] = used;
                         length[i++] = r.value().length;
