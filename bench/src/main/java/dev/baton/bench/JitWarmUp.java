@@ -16,13 +16,13 @@ import java.util.concurrent.TimeUnit;
  * trace gave 9.7 -> 4.8 ms (2.02x), both workers starting within 0.04 ms. Judged over a window, not
  * one round, as {@code bench dispatch} judges its warm-up: a short round often catches a lull.
  */
-final class JitWarmUp {
+public final class JitWarmUp {
 
     static final double QUIET_JIT_SHARE = 0.1;
     static final double WINDOW_SECONDS = 1.0;
 
     /** What a warm-up did: its rounds and seconds, and the compiler's share of a core over its last window. */
-    record Report(int rounds, double seconds, double jitShare) {
+    public record Report(int rounds, double seconds, double jitShare) {
         @Override
         public String toString() {
             return String.format("%d rounds in %.1f s, JIT compiling %.0f%% of one core over the last window", rounds, seconds, 100 * jitShare);
@@ -33,7 +33,7 @@ final class JitWarmUp {
     }
 
     /** Runs {@code round} at least {@code minRounds} times, then until the compiler is quiet or {@code maxSeconds} ran out. */
-    static Report run(Runnable round, int minRounds, double maxSeconds) {
+    public static Report run(Runnable round, int minRounds, double maxSeconds) {
         CompilationMXBean jit = ManagementFactory.getCompilationMXBean();
         long start = System.nanoTime();
         long deadline = start + (long) (maxSeconds * TimeUnit.SECONDS.toNanos(1));

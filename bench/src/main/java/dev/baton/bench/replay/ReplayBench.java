@@ -13,9 +13,10 @@ import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
 
+import dev.baton.bench.JitWarmUp;
+import dev.baton.morsel.morsel.Morsels;
 import dev.baton.testkit.LocalCluster;
 import dev.baton.topics.BatonTopics;
-import dev.baton.morsel.morsel.Morsels;
 import dev.baton.topics.ClientConfigs;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -42,8 +43,13 @@ public final class ReplayBench implements Callable<Integer> {
     @Option(names = "--runs", defaultValue = "3", description = "Warm runs per kind, median reported (default ${DEFAULT-VALUE})")
     int runs;
 
-    @Option(names = "--warmups", defaultValue = "2", description = "Unmeasured warm runs first (default ${DEFAULT-VALUE})")
+    @Option(names = "--warmups", defaultValue = "2", description = "Fewest unmeasured warm rounds (each kind once) first; more until the JIT"
+            + " compiler is quiet (default ${DEFAULT-VALUE})")
     int warmups;
+
+    @Option(names = "--warm-up-seconds", defaultValue = "120", description = "Most time spent warming up at each thread count while the JIT"
+            + " compiler is still busy (default ${DEFAULT-VALUE})")
+    double warmUpSeconds;
 
     @Option(names = "--data-dir", defaultValue = ".baton/bench-replay", description = "The broker's data, kept between runs (default ${DEFAULT-VALUE})")
     Path dataDir;
@@ -129,13 +135,19 @@ public final class ReplayBench implements Callable<Integer> {
                 probes.put(kind, new ScanProbe(kind, config, t));
                 runsByKind.put(kind, new ArrayList<>());
             }
-            // Kinds alternate run by run, so drift on this shared machine hits all alike.
-            for (int i = -warmups; i < runs; i++) {
+            // Warm means compiled: rounds until the compiler is quiet, as bench morsel warms up. Two fixed rounds left C2
+            // compiling into the measured runs at one thread, whose median then sat ~25% above later runs'
+            // (docs/decisions.md, "bench replay warms up until the JIT is quiet").
+            JitWarmUp.Report warmUp = JitWarmUp.run(() -> {
                 for (ScanKind kind : ScanKind.values()) {
-                    ScanProbe.Run r = probes.get(kind).run();
-                    if (i >= 0) {
-                        runsByKind.get(kind).add(r);
-                    }
+                    probes.get(kind).runUnmeasured();
+                }
+            }, warmups, warmUpSeconds);
+            out.printf("warm-up   %d threads: %s%n", t, warmUp);
+            // Kinds alternate run by run, so drift on this shared machine hits all alike.
+            for (int i = 0; i < runs; i++) {
+                for (ScanKind kind : ScanKind.values()) {
+                    runsByKind.get(kind).add(probes.get(kind).run());
                 }
             }
         } finally {
