@@ -19,6 +19,7 @@ import dev.baton.bench.tpch.FusedQueries;
 import dev.baton.bench.tpch.Results;
 import dev.baton.bench.tpch.TpchData;
 import dev.baton.bench.tpch.TpchQueries;
+import dev.baton.bench.warmup.JitWarmUp;
 import dev.baton.morsel.MorselMetrics;
 import dev.baton.morsel.data.ColumnEncoding;
 import dev.baton.morsel.data.PageFile;

@@ -8,6 +8,7 @@ import java.util.function.Function;
 
 import dev.baton.bench.tpch.Answer;
 import dev.baton.bench.tpch.TpchQueries;
+import dev.baton.bench.warmup.JitWarmUp;
 import dev.baton.morsel.MorselMetrics;
 import dev.baton.morsel.data.PageFile;
 import dev.baton.morsel.scheduler.MorselScheduler;

@@ -13,7 +13,7 @@ import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
 
-import dev.baton.bench.JitWarmUp;
+import dev.baton.bench.warmup.JitWarmUp;
 import dev.baton.morsel.morsel.Morsels;
 import dev.baton.testkit.LocalCluster;
 import dev.baton.topics.BatonTopics;

@@ -248,8 +248,11 @@ final class BatchWalk {
                 p += (int) valueSize;
             }
         }
-        if (p != recordEnd) {
+        if (p < recordEnd) {
             throw corrupt("a record's fields end " + (recordEnd - p) + " bytes before the end its length gives");
+        }
+        if (p > recordEnd) { // a header count's or size's varint read past the record, into the next one
+            throw corrupt("a record's fields run " + (p - recordEnd) + " bytes past the end its length gives");
         }
     }
 

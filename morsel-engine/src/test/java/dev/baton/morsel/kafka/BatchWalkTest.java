@@ -144,6 +144,18 @@ class BatchWalkTest {
                 .hasMessageContaining("a record's fields end 1 bytes before the end its length gives");
     }
 
+    /** A length one byte short of the record's fields: its header count is read from past its end. */
+    @Test
+    void shouldRefuseARecordShorterThanItsFields() {
+        ByteBuffer batch = oneRecordBatch(body -> body).buffer().duplicate();
+        batch.put(61, (byte) (batch.get(61) - 2)); // the record's length, zig-zag: one less
+        MemoryRecords records = resealed(batch);
+
+        assertThatThrownBy(() -> kafkasOwn(records, 0)).isInstanceOf(KafkaException.class);
+        assertThatThrownBy(() -> walked(records, 0)).isInstanceOf(CorruptRecordException.class)
+                .hasMessageContaining("a record's fields run 1 bytes past the end its length gives");
+    }
+
     @Test
     void shouldRefuseANegativeHeaderCount() {
         MemoryRecords records = oneRecordBatch(body -> body.put(body.limit() - 1, (byte) 1)); // zig-zag -1 for the count of 0
@@ -166,10 +178,15 @@ class BatchWalkTest {
         ByteBuffer out = ByteBuffer.allocate(recordAt + 1 + edited.remaining());
         out.put(original.duplicate().limit(recordAt)).put((byte) (edited.remaining() << 1)).put(edited).flip();
         out.putInt(8, out.limit() - 12); // the batch's length, after its offset and length fields
+        return resealed(out);
+    }
+
+    /** {@code batch} with its CRC made to match its bytes. */
+    private static MemoryRecords resealed(ByteBuffer batch) {
         java.util.zip.CRC32C crc = new java.util.zip.CRC32C();
-        crc.update(out.duplicate().position(DefaultRecordBatch.CRC_OFFSET + 4));
-        out.putInt(DefaultRecordBatch.CRC_OFFSET, (int) crc.getValue());
-        MemoryRecords records = MemoryRecords.readableRecords(out);
+        crc.update(batch.duplicate().position(DefaultRecordBatch.CRC_OFFSET + 4));
+        batch.putInt(DefaultRecordBatch.CRC_OFFSET, (int) crc.getValue());
+        MemoryRecords records = MemoryRecords.readableRecords(batch);
         records.batches().iterator().next().ensureValid();
         return records;
     }

@@ -1,4 +1,4 @@
-package dev.baton.bench;
+package dev.baton.bench.warmup;
 
 import java.lang.management.CompilationMXBean;
 import java.lang.management.ManagementFactory;
