@@ -1,6 +1,7 @@
 package dev.baton.morsel.kafka;
 
 import static dev.baton.morsel.kafka.WalkedRecords.kafkasOwn;
+import static dev.baton.morsel.kafka.WalkedRecords.resealCrc;
 import static dev.baton.morsel.kafka.WalkedRecords.simple;
 import static dev.baton.morsel.kafka.WalkedRecords.text;
 import static dev.baton.morsel.kafka.WalkedRecords.walked;
@@ -11,7 +12,6 @@ import static org.junit.jupiter.api.Assertions.fail;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.zip.CRC32C;
 
 import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.compress.Compression;
@@ -135,10 +135,4 @@ class Adv41BatchWalkTest {
         return at + 4;
     }
 
-    private static void resealCrc(ByteBuffer batch) {
-        CRC32C crc = new CRC32C();
-        int from = DefaultRecordBatch.CRC_OFFSET + 4;
-        crc.update(batch.duplicate().position(from).limit(batch.limit()));
-        batch.putInt(DefaultRecordBatch.CRC_OFFSET, (int) crc.getValue());
-    }
 }

@@ -17,7 +17,6 @@ import org.apache.kafka.common.errors.CorruptRecordException;
 import org.apache.kafka.common.header.Header;
 import org.apache.kafka.common.header.internals.RecordHeader;
 import org.apache.kafka.common.record.TimestampType;
-import org.apache.kafka.common.record.internal.DefaultRecordBatch;
 import org.apache.kafka.common.record.internal.MemoryRecords;
 import org.apache.kafka.common.record.internal.MemoryRecordsBuilder;
 import org.apache.kafka.common.record.internal.RecordBatch;
@@ -183,9 +182,7 @@ class BatchWalkTest {
 
     /** {@code batch} with its CRC made to match its bytes. */
     private static MemoryRecords resealed(ByteBuffer batch) {
-        java.util.zip.CRC32C crc = new java.util.zip.CRC32C();
-        crc.update(batch.duplicate().position(DefaultRecordBatch.CRC_OFFSET + 4));
-        batch.putInt(DefaultRecordBatch.CRC_OFFSET, (int) crc.getValue());
+        WalkedRecords.resealCrc(batch);
         MemoryRecords records = MemoryRecords.readableRecords(batch);
         records.batches().iterator().next().ensureValid();
         return records;

@@ -4,7 +4,9 @@ import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.zip.CRC32C;
 
+import org.apache.kafka.common.record.internal.DefaultRecordBatch;
 import org.apache.kafka.common.record.internal.MemoryRecords;
 import org.apache.kafka.common.record.internal.Record;
 import org.apache.kafka.common.record.internal.SimpleRecord;
@@ -40,6 +42,13 @@ final class WalkedRecords {
 
     static SimpleRecord simple(String key, String value) {
         return new SimpleRecord(0L, key == null ? null : key.getBytes(StandardCharsets.UTF_8), value == null ? null : value.getBytes(StandardCharsets.UTF_8));
+    }
+
+    /** Makes the CRC of {@code batch} (one v2 batch from position 0) match its bytes, as a broker would have sent it. */
+    static void resealCrc(ByteBuffer batch) {
+        CRC32C crc = new CRC32C();
+        crc.update(batch.duplicate().position(DefaultRecordBatch.CRC_OFFSET + 4).limit(batch.limit()));
+        batch.putInt(DefaultRecordBatch.CRC_OFFSET, (int) crc.getValue());
     }
 
     /** The remaining bytes as UTF-8, "null" for none; the buffer is not moved. */
