@@ -19,7 +19,10 @@ import dev.baton.testkit.LocalCluster;
 import dev.baton.topics.BatonTopics;
 import dev.baton.topics.ClientConfigs;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Spec;
 
 /**
  * {@code baton bench replay}: on one synthetic {@code baton.history} of N records on the embedded
@@ -36,6 +39,13 @@ public final class ReplayBench implements Callable<Integer> {
 
     @Option(names = "--records", defaultValue = "10000000", description = "History records (default ${DEFAULT-VALUE})")
     long records;
+
+    @Spec
+    CommandSpec spec;
+
+    @Option(names = "--activities-per-second", defaultValue = "10000", description = "The rate the history is written as if run at: sites'"
+            + " events interleave as on a platform at that rate; 0 writes each activity's events back to back (default ${DEFAULT-VALUE})")
+    int activitiesPerSecond;
 
     @Option(names = "--threads", defaultValue = "1,2", split = ",", description = "Thread counts (default ${DEFAULT-VALUE})")
     int[] threads;
@@ -78,12 +88,15 @@ public final class ReplayBench implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
+        if (activitiesPerSecond < 0) {
+            throw new ParameterException(spec.commandLine(), "--activities-per-second must be 0 or more, not " + activitiesPerSecond);
+        }
         Files.createDirectories(dataDir);
         // The testkit's cluster (broker and streams app) on a kept data dir: replay reads the streams app's changelog as in production.
         try (LocalCluster broker = LocalCluster.start(BatonTopics.DEFAULT_PARTITIONS, List.of("demo"), Map.of(), dataDir)) {
             Map<String, Object> config = ClientConfigs.bootstrap(broker.bootstrapServers());
-            SyntheticHistory.Written w = SyntheticHistory.ensure(config, records);
-            out.printf("history   %,d records, %,d results (%s in %.1f s), data in %s%n", w.history(), w.results(),
+            SyntheticHistory.Written w = SyntheticHistory.ensure(config, records, activitiesPerSecond, dataDir);
+            out.printf("history   %,d records, %,d results, %s (%s in %.1f s), data in %s%n", w.history(), w.results(), w.layout(),
                     w.reused() ? "reused" : "written", w.nanos() / 1e9, dataDir.toAbsolutePath());
             out.printf("machine   %d cores, L2 %d KiB (half per morsel), load %s%n", Runtime.getRuntime().availableProcessors(),
                     Morsels.l2Bytes() / 1024, loadAverage());

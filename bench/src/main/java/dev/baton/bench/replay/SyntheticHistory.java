@@ -1,9 +1,16 @@
 package dev.baton.bench.replay;
 
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
+import java.util.PriorityQueue;
 import java.util.SplittableRandom;
 import java.util.concurrent.TimeUnit;
 
@@ -33,12 +40,22 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
  * mostly, some flaky activities retried twice, terminal failures, parks and transport losses; outputs
  * of 16-200 bytes), with one {@code baton.results} outcome per activity, as the streams app would.
  * Produced without transactions, in large batches; kept and reused when the topic already holds N.
+ *
+ * <p>The order is a running platform's: activities start at a steady rate, each event comes a lease, a handler's
+ * run, a retry's backoff or a heartbeat timeout after the one before, and records are written in the order of
+ * their times, so a site's events sit among the other sites' in flight (docs/decisions.md, "The bench's history
+ * interleaves sites"). At rate 0 each activity's events are written back to back, the layout of the bench's
+ * first versions, which flatters any scan that folds a site's adjacent records. The layout is recorded beside
+ * the broker's data so a kept history is not measured as the other one.
  */
 final class SyntheticHistory {
 
-    /** What is on the broker: history records and result records. */
-    record Written(long history, long results, boolean reused, long nanos) {
+    /** What is on the broker: history records and result records, and the layout they were written in. */
+    record Written(long history, long results, boolean reused, long nanos, String layout) {
     }
+
+    /** Where the data dir records how its history was written; a history without it was written back to back. */
+    private static final String LAYOUT_FILE = "synthetic-history.layout";
 
     private static final String NAMESPACE = "demo";
     private static final int CLIENTS = 8;
@@ -46,24 +63,36 @@ final class SyntheticHistory {
     private SyntheticHistory() {
     }
 
-    static Written ensure(Map<String, Object> clientConfig, long records) throws Exception {
+    /**
+     * The history of {@code records} records at {@code activitiesPerSecond} (0: back to back) on the broker, written
+     * unless {@code dataDir} already holds it; a kept history of another size or layout is refused, naming both.
+     */
+    static Written ensure(Map<String, Object> clientConfig, long records, int activitiesPerSecond, Path dataDir) throws Exception {
         long start = System.nanoTime();
+        String layout = layout(activitiesPerSecond);
+        Path layoutFile = dataDir.resolve(LAYOUT_FILE);
         try (Admin admin = Admin.create(ClientConfigs.admin(clientConfig))) {
             new TopicCreator(admin).create(BatonTopics.all(TopicLayout.defaults(), List.of("demo"), Map.of()));
             long present = endOffsetSum(admin, BatonTopics.HISTORY);
-            if (present == records) {
-                return new Written(present, endOffsetSum(admin, BatonTopics.RESULTS), true, System.nanoTime() - start);
-            }
             if (present != 0) {
-                throw new IllegalStateException(BatonTopics.HISTORY + " holds " + present + " records, not " + records
-                        + "; remove the bench's --data-dir to write a new history");
+                String kept = Files.exists(layoutFile) ? Files.readString(layoutFile).strip() : layout(0);
+                if (present != records || !kept.equals(layout)) {
+                    throw new IllegalStateException(dataDir + " holds a history of " + present + " records, " + kept + ", not " + records
+                            + " records, " + layout + "; remove it (or pass another --data-dir) to write a new history");
+                }
+                return new Written(present, endOffsetSum(admin, BatonTopics.RESULTS), true, System.nanoTime() - start, layout);
             }
         }
-        long results = write(clientConfig, records);
-        return new Written(records, results, false, System.nanoTime() - start);
+        long results = write(clientConfig, records, activitiesPerSecond);
+        Files.writeString(layoutFile, layout + System.lineSeparator());
+        return new Written(records, results, false, System.nanoTime() - start, layout);
     }
 
-    private static long write(Map<String, Object> clientConfig, long records) {
+    private static String layout(int activitiesPerSecond) {
+        return activitiesPerSecond == 0 ? "each activity's events back to back" : "interleaved as at " + activitiesPerSecond + " activities/s";
+    }
+
+    private static long write(Map<String, Object> clientConfig, long records, int activitiesPerSecond) {
         Map<String, Object> p = new java.util.HashMap<>(clientConfig);
         p.put(ProducerConfig.ACKS_CONFIG, "1");
         p.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, false);
@@ -77,25 +106,54 @@ final class SyntheticHistory {
              KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(p, new ByteArraySerializer(), new ByteArraySerializer())) {
             EventSerde<HistoryEvent> history = EventSerde.of(HistoryEvent.class, registry);
             EventSerde<Outcome> outcomes = EventSerde.of(Outcome.class, registry);
-            long at = 1_764_000_000_000L;
+            InTimeOrder pending = new InTimeOrder(producer);
             for (long activity = 0; written < records; activity++) {
-                Activity a = new Activity(activity, random, at);
-                at += 1;
-                for (HistoryEvent e : a.events()) {
-                    if (written == records) {
-                        break;
-                    }
-                    producer.send(new ProducerRecord<>(BatonTopics.HISTORY, a.key, history.encode(BatonTopics.HISTORY, e)));
+                // an activity's start, in milliseconds: back to back, one after the other; else at the rate
+                long startsAt = EPOCH_MILLIS + (activitiesPerSecond == 0 ? activity : activity * 1000 / activitiesPerSecond);
+                pending.sendUntil(activitiesPerSecond == 0 ? Long.MAX_VALUE : startsAt);
+                Activity a = new Activity(activity, random, startsAt);
+                List<HistoryEvent> events = a.events();
+                for (HistoryEvent e : events.subList(0, (int) Math.min(events.size(), records - written))) {
+                    pending.add(e.getAtMillis(), new ProducerRecord<>(BatonTopics.HISTORY, a.key, history.encode(BatonTopics.HISTORY, e)));
                     written++;
                 }
+                // the outcome right after the activity's last event, as the streams app publishes it with the decision
                 Outcome o = a.outcome();
-                producer.send(new ProducerRecord<>(BatonTopics.RESULTS, o.getReplyKey().getBytes(StandardCharsets.UTF_8),
+                pending.add(o.getAtMillis(), new ProducerRecord<>(BatonTopics.RESULTS, o.getReplyKey().getBytes(StandardCharsets.UTF_8),
                         outcomes.encode(BatonTopics.RESULTS, o)));
                 results++;
             }
+            pending.sendUntil(Long.MAX_VALUE);
             producer.flush();
         }
         return results;
+    }
+
+    private static final long EPOCH_MILLIS = 1_764_000_000_000L;
+
+    /** Records held until the platform's clock passes their time, then sent in time order (ties in the order added). */
+    private static final class InTimeOrder {
+        private record Timed(long at, long seq, ProducerRecord<byte[], byte[]> record) {
+        }
+
+        private final KafkaProducer<byte[], byte[]> producer;
+        private final PriorityQueue<Timed> queue = new PriorityQueue<>(Comparator.comparingLong(Timed::at).thenComparingLong(Timed::seq));
+        private long seq;
+
+        InTimeOrder(KafkaProducer<byte[], byte[]> producer) {
+            this.producer = producer;
+        }
+
+        void add(long at, ProducerRecord<byte[], byte[]> record) {
+            queue.add(new Timed(at, seq++, record));
+        }
+
+        /** Sends every record timed before {@code now}. */
+        void sendUntil(long now) {
+            while (!queue.isEmpty() && queue.peek().at() < now) {
+                producer.send(queue.poll().record());
+            }
+        }
     }
 
     /** One activity's history, drawn from the demo's mix. */
@@ -119,23 +177,55 @@ final class SyntheticHistory {
             this.at = at;
         }
 
+        /**
+         * Its events, each timed after the one before by what separates them on a running platform: a lease (a few
+         * ms), a handler's run (up to ~tens of ms), a retry's backoff (1 s, then 2 s), a park (3 s) or a lost worker's
+         * heartbeat timeout (10 s).
+         */
         List<HistoryEvent> events() {
             String worker = "worker-" + random.nextInt(4);
-            return switch (type) {
-                case "flaky" -> List.of(e(HistoryKind.DISPATCHED, 1, null, null), e(HistoryKind.LEASED, 1, 1, worker),
-                        failed(1, "retryable: flaky attempt 1"), e(HistoryKind.RETRY_SCHEDULED, 1, 1, null),
-                        e(HistoryKind.DISPATCHED, 2, null, null), e(HistoryKind.LEASED, 2, 1, worker), failed(2, "retryable: flaky attempt 2"),
-                        e(HistoryKind.RETRY_SCHEDULED, 2, 1, null), e(HistoryKind.DISPATCHED, 3, null, null), e(HistoryKind.LEASED, 3, 1, worker),
-                        completed(3, 1, worker));
-                case "terminal" -> List.of(e(HistoryKind.DISPATCHED, 1, null, null), e(HistoryKind.LEASED, 1, 1, worker),
-                        failed(1, "terminal: this activity always fails"));
-                case "long" -> random.nextBoolean()
-                        ? List.of(e(HistoryKind.DISPATCHED, 1, null, null), e(HistoryKind.LEASED, 1, 1, worker), e(HistoryKind.PARKED, 1, 1, worker),
-                                e(HistoryKind.LEASED, 1, 2, worker), completed(1, 2, worker))
-                        : List.of(e(HistoryKind.DISPATCHED, 1, null, null), e(HistoryKind.LEASED, 1, 1, worker),
-                                lost(), e(HistoryKind.LEASED, 1, 2, worker), completed(1, 2, worker));
-                default -> List.of(e(HistoryKind.DISPATCHED, 1, null, null), e(HistoryKind.LEASED, 1, 1, worker), completed(1, 1, worker));
-            };
+            List<HistoryEvent> events = new ArrayList<>();
+            events.add(e(HistoryKind.DISPATCHED, 1, null, null));
+            events.add(leased(1, 1, worker));
+            switch (type) {
+                case "flaky" -> {
+                    for (int attempt = 1; attempt < 3; attempt++) {
+                        events.add(ran(failed(attempt, "retryable: flaky attempt " + attempt)));
+                        events.add(e(HistoryKind.RETRY_SCHEDULED, attempt, 1, null));
+                        at += 1000L * attempt;
+                        events.add(e(HistoryKind.DISPATCHED, attempt + 1, null, null));
+                        events.add(leased(attempt + 1, 1, worker));
+                    }
+                    events.add(ran(completed(3, 1, worker)));
+                }
+                case "terminal" -> events.add(ran(failed(1, "terminal: this activity always fails")));
+                case "long" -> {
+                    if (random.nextBoolean()) {
+                        events.add(ran(e(HistoryKind.PARKED, 1, 1, worker)));
+                        at += 3000;
+                    } else {
+                        at += 10_000;
+                        events.add(lost());
+                    }
+                    events.add(leased(1, 2, worker));
+                    events.add(ran(completed(1, 2, worker)));
+                }
+                default -> events.add(ran(completed(1, 1, worker)));
+            }
+            return events;
+        }
+
+        /** A lease, a few ms after the dispatch. */
+        private HistoryEvent leased(int attempt, int generation, String worker) {
+            at += 2 + random.nextInt(8);
+            return e(HistoryKind.LEASED, attempt, generation, worker);
+        }
+
+        /** {@code e} after a handler's run: 1-40 ms, its time moved to the run's end. */
+        private HistoryEvent ran(HistoryEvent e) {
+            at += 1 + random.nextInt(40);
+            e.setAtMillis(at++);
+            return e;
         }
 
         Outcome outcome() {
@@ -143,7 +233,7 @@ final class SyntheticHistory {
             return Outcome.newBuilder().setStatus(ok ? OutcomeStatus.COMPLETED : OutcomeStatus.FAILED).setSite(site.toRef())
                     .setRequestId(requestId).setReplyKey(client).setAttempt(type.equals("flaky") ? 3 : 1)
                     .setOutput(ok ? output() : null).setReason(ok ? null : "terminal: this activity always fails")
-                    .setWorkerId("worker-0").setAtMillis(at + 5).build();
+                    .setWorkerId("worker-0").setAtMillis(at).build();
         }
 
         private HistoryEvent e(HistoryKind kind, int attempt, Integer generation, String worker) {

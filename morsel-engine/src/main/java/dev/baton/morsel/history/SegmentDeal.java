@@ -14,7 +14,9 @@ import dev.baton.morsel.scheduler.MorselScheduler;
  * {@link RunCombine}. Each worker writes each row (its key's bytes and hash, its slots) sequentially into one of its
  * buckets, the bucket being the {@link StringIds} segment the key belongs to ({@link StringIds#segmentOf}); nothing is
  * looked up per row. After the barrier {@link #result} builds the answer bucket by bucket ({@link SegmentBuild}), with
- * tables the size of one segment's share.
+ * tables the size of one segment's share. A key met again in the same page does not make another row: its row is
+ * folded into the one its first row of the page made, as the build would combine them, so a site whose events lie
+ * among other sites' (as a running platform writes them) costs a row per page, not per record.
  *
  * <p>Why: probing one dictionary and one aggregate of millions of entries per record costs a few dependent cache
  * misses each; written in order and built by segment, the same work fits in the cache (docs/decisions.md, "Replay's
@@ -93,6 +95,14 @@ final class SegmentDeal implements Sink {
     private final Bucket[][] slotBuckets;
     /** Per worker, per segment, per slot string dealt: its segment-local index, once {@link SegmentBuild} has interned them. */
     int[][][] slotLocals;
+    private final Combine[] combine;
+    /** Per worker: a row being folded into one dealt before, its slots gathered from the batch's columns. */
+    private final long[][] folding;
+    /**
+     * Per worker, per entry of its key strings' page ({@link PageStrings#entry}): the page's number above the row the
+     * entry's key made in its segment's bucket, plus one. An entry of another page counts as none.
+     */
+    private final long[][] dealtRows;
 
     /**
      * @param strings      each worker's page strings, which the key column refers to
@@ -118,6 +128,9 @@ final class SegmentDeal implements Sink {
         this.stringSlot = stringSlot;
         this.slotStrings = slotStrings;
         this.slotBuckets = new Bucket[strings.length][];
+        this.combine = runs.combine();
+        this.folding = new long[strings.length][runs.slots()];
+        this.dealtRows = new long[strings.length][];
     }
 
     /** A dealt slot string's handle: 0 for null, else its worker, segment and row in {@link #slotBuckets}, plus one. */
@@ -165,6 +178,8 @@ final class SegmentDeal implements Sink {
         }
         PageStrings page = strings[worker];
         byte[] bytes = page.bytes();
+        long[] dealt = dealtRows(worker, page.entries());
+        long pageBits = (long) page.page() << 32;
         for (int j = 0; j < n; j++) {
             int i = sel[j];
             long ref = keys[i];
@@ -176,7 +191,14 @@ final class SegmentDeal implements Sink {
             } else {
                 int hash = page.hash(ref);
                 into = mine[StringIds.segmentOf(hash)];
+                int entry = page.entry(ref);
+                long row = dealt[entry];
+                if (row >>> 32 == pageBits >>> 32) {
+                    fold(worker, v, i, into, ((int) row - 1) * slots);
+                    continue;
+                }
                 at = into.add(hash, bytes, PageStrings.start(ref), page.length(ref));
+                dealt[entry] = pageBits | (into.rows); // the row just added, plus one
             }
             long[] values = into.values;
             for (int s = 0; s < slots; s++) {
@@ -185,6 +207,27 @@ final class SegmentDeal implements Sink {
             if (stringSlot >= 0) {
                 values[at + stringSlot] = dealSlotString(worker, v[stringSlot][i]);
             }
+        }
+    }
+
+    /**
+     * Folds batch row {@code i} into the row at {@code at} of {@code into}, as the build would combine the two. A second
+     * string is dealt only if its row wins its ARG_MAX: until then the slot holds a mark of its page reference, below
+     * every handle, which decides nothing, since that ARG_MAX's orders never tie between rows of different strings.
+     */
+    private void fold(int worker, long[][] v, int i, Bucket into, int at) {
+        long[] row = folding[worker];
+        for (int s = 0; s < row.length; s++) {
+            row[s] = v[s][i];
+        }
+        if (stringSlot >= 0) {
+            long ref = row[stringSlot];
+            row[stringSlot] = ref == PageStrings.NULL ? 0 : -2 - ref;
+        }
+        long[] values = into.values;
+        Combine.combine(combine, row.length, values, at, row, 0);
+        if (stringSlot >= 0 && values[at + stringSlot] < 0) {
+            values[at + stringSlot] = dealSlotString(worker, -2 - values[at + stringSlot]);
         }
     }
 
@@ -198,6 +241,15 @@ final class SegmentDeal implements Sink {
         Bucket into = slotBuckets[worker][segment];
         into.add(hash, page.bytes(), PageStrings.start(ref), page.length(ref));
         return handle(worker, segment, into.rows - 1);
+    }
+
+    /** Worker {@code worker}'s rows by entry, room for {@code entries}. */
+    private long[] dealtRows(int worker, int entries) {
+        long[] d = dealtRows[worker];
+        if (d == null || d.length < entries) {
+            d = dealtRows[worker] = d == null ? new long[Math.max(1 << 12, entries)] : Arrays.copyOf(d, Math.max(entries, 2 * d.length));
+        }
+        return d;
     }
 
     private Bucket[] buckets(int worker) {

@@ -242,7 +242,7 @@ final class SiteQueries {
         // a whole history has a few events per site (a dispatch, a lease, an outcome): tables sized for that do not grow mid-scan
         int expectedSites = scope.equals(HistoryLog.Scope.ALL) ? expectedGroups(ranges, EVENTS_PER_SITE) : EXPECTED_GROUPS;
         PageStrings[] keys = PageStrings.perWorker(fold.threads());
-        PageStrings[] requests = PageStrings.perWorker(fold.threads());
+        PageStrings[] requests = PageStrings.perWorkerLastOnly(fold.threads());
         boolean scoped = scope.namespace() != null;
         return new TopicFold.TopicQuery<>(ranges, HISTORY_COLUMNS, worker -> historyDecoder(keys[worker], requests[worker], scoped), scan -> {
             if (scope.fromMillis() != Long.MIN_VALUE) {
@@ -285,7 +285,8 @@ final class SiteQueries {
     private TopicFold.TopicQuery<AggregateResult> answersQuery(TopicFold fold) {
         List<OffsetRange> ranges = fold.partitions(BatonTopics.RESULTS);
         int expectedRequests = expectedGroups(ranges, 1); // a request is answered once, but for unmatched copies
-        PageStrings[] requests = PageStrings.perWorker(fold.threads());
+        // a request is answered once but for retried publications: its rows seldom meet again in a page
+        PageStrings[] requests = PageStrings.perWorkerLastOnly(fold.threads());
         return new TopicFold.TopicQuery<>(ranges, OUTCOME_COLUMNS, worker -> new OutcomeDecoder(requests[worker]), scan -> {
             scan.filter(RangeFilter.between(scan.col("unmatched"), 0, 0));
             ColumnRef first = scan.project("first", Expr.sub(Expr.lit(0), scan.col("order")));
