@@ -46,6 +46,8 @@ public final class HistoryStats {
     public static Map<String, Group> compute(HistoryLog log, HistoryLog.Scope scope, GroupBy by) {
         SiteQueries.SitesWithAnswers s = log.sitesWithAnswers(scope);
         Map<Long, Group> byId = new HashMap<>();
+        long lastKey = 0;
+        Group last = null; // sites in a row mostly share a group: found again without a boxed key
         for (int i = 0; i < s.sites().rows(); i++) {
             if (!s.dispatched(i)) {
                 continue;
@@ -56,7 +58,9 @@ public final class HistoryStats {
                 case TYPE -> s.type(i);
                 case OUTCOME -> a < 0 ? OPEN : s.outcome(a);
             };
-            Group g = byId.computeIfAbsent(key, k -> new Group());
+            Group g = last != null && key == lastKey ? last : byId.computeIfAbsent(key, k -> new Group());
+            last = g;
+            lastKey = key;
             g.count++;
             if (a >= 0) {
                 g.latencyMillis.recordValue(Math.max(0, s.answeredAt(a) - s.firstDispatchAt(i)));
