@@ -37,21 +37,42 @@ public enum Combine {
             }
             return;
         }
+        // the ARG_MAX group being combined, and whether its row wins: decided at its order, so its values need no count
+        // of their own (counting them per row was a tenth of a folding scan's time)
+        boolean inGroup = false;
+        boolean take = false;
         for (int s = 0; s < slots; s++) {
             long x = from[fromBase + s];
             int at = intoBase + s;
             switch (ops[s]) {
-                case SUM -> into[at] += x;
-                case MIN -> into[at] = Math.min(into[at], x);
-                case MAX -> into[at] = Math.max(into[at], x);
-                case ARG_MAX_ORDER -> {
-                    int n = argMaxValues(ops, s);
-                    if (x > into[at] || x == into[at] && valuesAbove(from, fromBase + s + 1, into, at + 1, n)) {
-                        System.arraycopy(from, fromBase + s, into, at, n + 1);
-                    }
-                    s += n;
+                case SUM -> {
+                    into[at] += x;
+                    inGroup = false;
                 }
-                case ARG_MAX_VALUE -> throw new IllegalStateException("slot " + s + " is an ARG_MAX value without its order");
+                case MIN -> {
+                    into[at] = Math.min(into[at], x);
+                    inGroup = false;
+                }
+                case MAX -> {
+                    into[at] = Math.max(into[at], x);
+                    inGroup = false;
+                }
+                case ARG_MAX_ORDER -> {
+                    // the values are compared only on a tie, before any of them is taken
+                    take = x > into[at] || x == into[at] && valuesAbove(from, fromBase + s + 1, into, at + 1, argMaxValues(ops, s));
+                    if (take) {
+                        into[at] = x;
+                    }
+                    inGroup = true;
+                }
+                case ARG_MAX_VALUE -> {
+                    if (!inGroup) {
+                        throw new IllegalStateException("slot " + s + " is an ARG_MAX value without its order");
+                    }
+                    if (take) {
+                        into[at] = x;
+                    }
+                }
             }
         }
     }

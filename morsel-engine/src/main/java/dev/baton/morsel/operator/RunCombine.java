@@ -117,8 +117,9 @@ public final class RunCombine implements Stage {
         b.select(runs);
     }
 
-    /** Folds row {@code i}'s slots into row {@code into}'s. */
+    /** Folds row {@code i}'s slots into row {@code into}'s, as {@link Combine#combine} does for rows. */
     private static void fold(Combine[] kinds, long[][] v, int into, int i) {
+        boolean take = false; // whether row i wins the ARG_MAX group being folded: decided at its order
         for (int s = 0; s < v.length; s++) {
             long[] x = v[s];
             switch (kinds[s]) {
@@ -126,15 +127,16 @@ public final class RunCombine implements Stage {
                 case MIN -> x[into] = Math.min(x[into], x[i]);
                 case MAX -> x[into] = Math.max(x[into], x[i]);
                 case ARG_MAX_ORDER -> {
-                    int n = Combine.argMaxValues(kinds, s);
-                    if (x[i] > x[into] || x[i] == x[into] && valuesAbove(v, s + 1, n, i, into)) {
-                        for (int k = s; k <= s + n; k++) {
-                            v[k][into] = v[k][i];
-                        }
+                    take = x[i] > x[into] || x[i] == x[into] && valuesAbove(v, s + 1, Combine.argMaxValues(kinds, s), i, into);
+                    if (take) {
+                        x[into] = x[i];
                     }
-                    s += n;
                 }
-                case ARG_MAX_VALUE -> throw new IllegalStateException("slot " + s + " is an ARG_MAX value without its order");
+                case ARG_MAX_VALUE -> {
+                    if (take) {
+                        x[into] = x[i];
+                    }
+                }
             }
         }
     }
