@@ -46,7 +46,10 @@ final class PageStrings {
     private long[] index;
     /** The strings added to this page. */
     private int indexed;
-    private int page = 1;
+    /** This page's number in the index's slots: it starts again at 1 after ~2 billion pages, the index then emptied. */
+    private int generation = 1;
+    /** This page's number for users of {@link #page}: never repeats (2^63 pages). */
+    private long page = 1;
 
     /** Strings stored once per page: every earlier one is looked up (a group key of an aggregate that folds a page's rows). */
     PageStrings() {
@@ -82,9 +85,12 @@ final class PageStrings {
         used = 0;
         last = -1;
         indexed = 0;
-        if (++page == Integer.MAX_VALUE && index != null) { // after ~2 billion pages: a stale slot must never match a page again
-            page = 1;
-            Arrays.fill(index, 0);
+        page++;
+        if (++generation == Integer.MAX_VALUE) { // after ~2 billion pages: a stale slot must never match a page again
+            generation = 1;
+            if (index != null) {
+                Arrays.fill(index, 0);
+            }
         }
     }
 
@@ -176,7 +182,7 @@ final class PageStrings {
         int mask = index.length - 1;
         for (int slot = (hash >>> SEGMENT_BITS) & mask; ; slot = (slot + 1) & mask) {
             long e = index[slot];
-            if ((int) (e >>> 32) != page) {
+            if ((int) (e >>> 32) != generation) {
                 index[slot] = 0; // an earlier page's: empty for this one
                 return slot;
             }
@@ -209,7 +215,7 @@ final class PageStrings {
         last = at;
         indexed++;
         if (slot != NOT_LOOKED_UP) {
-            index[slot] = (long) page << 32 | (at + 1);
+            index[slot] = (long) generation << 32 | (at + 1);
             if (indexed > index.length / 2) {
                 grow();
             }
@@ -223,7 +229,7 @@ final class PageStrings {
         index = new long[2 * old.length];
         int mask = index.length - 1;
         for (long e : old) {
-            if ((int) (e >>> 32) == page) {
+            if ((int) (e >>> 32) == generation) {
                 int slot = (hash((int) e - 1) >>> SEGMENT_BITS) & mask;
                 while (index[slot] != 0) {
                     slot = (slot + 1) & mask;
@@ -243,8 +249,8 @@ final class PageStrings {
         return indexed;
     }
 
-    /** This page's number: it changes at every {@link #clear}, so no two pages of this instance share one (it starts at 1). */
-    int page() {
+    /** This page's number: it goes up by one at every {@link #clear}, from 1, so no two pages of this instance share one. */
+    long page() {
         return page;
     }
 

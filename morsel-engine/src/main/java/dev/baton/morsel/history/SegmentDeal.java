@@ -99,10 +99,11 @@ final class SegmentDeal implements Sink {
     /** Per worker: a row being folded into one dealt before, its slots gathered from the batch's columns. */
     private final long[][] folding;
     /**
-     * Per worker, per entry of its key strings' page ({@link PageStrings#entry}): the page's number above the row the
-     * entry's key made in its segment's bucket, plus one. An entry of another page counts as none.
+     * Per worker, per entry of its key strings' page ({@link PageStrings#entry}): the row the entry's key made in its
+     * segment's bucket, valid where {@link #dealtPages} holds this page's number (0: none; pages are numbered from 1).
      */
-    private final long[][] dealtRows;
+    private final int[][] dealtRows;
+    private final long[][] dealtPages;
 
     /**
      * @param strings      each worker's page strings, which the key column refers to
@@ -130,7 +131,8 @@ final class SegmentDeal implements Sink {
         this.slotBuckets = new Bucket[strings.length][];
         this.combine = runs.combine();
         this.folding = new long[strings.length][runs.slots()];
-        this.dealtRows = new long[strings.length][];
+        this.dealtRows = new int[strings.length][];
+        this.dealtPages = new long[strings.length][];
     }
 
     /** A dealt slot string's handle: 0 for null, else its worker, segment and row in {@link #slotBuckets}, plus one. */
@@ -178,8 +180,9 @@ final class SegmentDeal implements Sink {
         }
         PageStrings page = strings[worker];
         byte[] bytes = page.bytes();
-        long[] dealt = dealtRows(worker, page.entries());
-        long pageBits = (long) page.page() << 32;
+        int[] dealtRow = dealtRows(worker, page.entries());
+        long[] dealtPage = dealtPages[worker];
+        long pageNumber = page.page();
         for (int j = 0; j < n; j++) {
             int i = sel[j];
             long ref = keys[i];
@@ -192,13 +195,13 @@ final class SegmentDeal implements Sink {
                 int hash = page.hash(ref);
                 into = mine[StringIds.segmentOf(hash)];
                 int entry = page.entry(ref);
-                long row = dealt[entry];
-                if (row >>> 32 == pageBits >>> 32) {
-                    fold(worker, v, i, into, ((int) row - 1) * slots);
+                if (dealtPage[entry] == pageNumber) {
+                    fold(worker, v, i, into, dealtRow[entry] * slots);
                     continue;
                 }
                 at = into.add(hash, bytes, PageStrings.start(ref), page.length(ref));
-                dealt[entry] = pageBits | (into.rows); // the row just added, plus one
+                dealtPage[entry] = pageNumber;
+                dealtRow[entry] = into.rows - 1;
             }
             long[] values = into.values;
             for (int s = 0; s < slots; s++) {
@@ -243,11 +246,13 @@ final class SegmentDeal implements Sink {
         return handle(worker, segment, into.rows - 1);
     }
 
-    /** Worker {@code worker}'s rows by entry, room for {@code entries}. */
-    private long[] dealtRows(int worker, int entries) {
-        long[] d = dealtRows[worker];
+    /** Worker {@code worker}'s rows by entry (and their pages, {@link #dealtPages}), room for {@code entries}. */
+    private int[] dealtRows(int worker, int entries) {
+        int[] d = dealtRows[worker];
         if (d == null || d.length < entries) {
-            d = dealtRows[worker] = d == null ? new long[Math.max(1 << 12, entries)] : Arrays.copyOf(d, Math.max(entries, 2 * d.length));
+            int n = d == null ? Math.max(1 << 12, entries) : Math.max(entries, 2 * d.length);
+            d = dealtRows[worker] = d == null ? new int[n] : Arrays.copyOf(d, n);
+            dealtPages[worker] = dealtPages[worker] == null ? new long[n] : Arrays.copyOf(dealtPages[worker], n);
         }
         return d;
     }

@@ -48,7 +48,7 @@ class PageStringsTest {
         assertThat(add(s, "a")).isEqualTo(a);
         assertThat(s.entry(a)).isZero();
         assertThat(s.entry(b)).isEqualTo(1);
-        int page = s.page();
+        long page = s.page();
         s.clear();
         assertThat(s.page()).isNotEqualTo(page);
         long b2 = add(s, "b"); // the last page's entry is not this page's
