@@ -99,59 +99,80 @@ final class SyntheticHistory {
         p.put(ProducerConfig.LINGER_MS_CONFIG, 20);
         p.put(ProducerConfig.BATCH_SIZE_CONFIG, 512 * 1024);
         p.put(ProducerConfig.BUFFER_MEMORY_CONFIG, 256L * 1024 * 1024);
-        SplittableRandom random = new SplittableRandom(30);
-        long written = 0;
-        long results = 0;
         try (SchemaRegistry registry = SchemaRegistry.forUrl("kafka://", clientConfig);
              KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(p, new ByteArraySerializer(), new ByteArraySerializer())) {
             EventSerde<HistoryEvent> history = EventSerde.of(HistoryEvent.class, registry);
             EventSerde<Outcome> outcomes = EventSerde.of(Outcome.class, registry);
-            InTimeOrder pending = new InTimeOrder(producer);
-            for (long activity = 0; written < records; activity++) {
-                // an activity's start, in milliseconds: back to back, one after the other; else at the rate
-                long startsAt = EPOCH_MILLIS + (activitiesPerSecond == 0 ? activity : activity * 1000 / activitiesPerSecond);
-                pending.sendUntil(activitiesPerSecond == 0 ? Long.MAX_VALUE : startsAt);
-                Activity a = new Activity(activity, random, startsAt);
-                List<HistoryEvent> events = a.events();
-                for (HistoryEvent e : events.subList(0, (int) Math.min(events.size(), records - written))) {
-                    pending.add(e.getAtMillis(), new ProducerRecord<>(BatonTopics.HISTORY, a.key, history.encode(BatonTopics.HISTORY, e)));
-                    written++;
+            long results = generate(records, activitiesPerSecond, new Sink() {
+                @Override
+                public void history(byte[] key, HistoryEvent e) {
+                    producer.send(new ProducerRecord<>(BatonTopics.HISTORY, key, history.encode(BatonTopics.HISTORY, e)));
                 }
-                // the outcome right after the activity's last event, as the streams app publishes it with the decision
-                Outcome o = a.outcome();
-                pending.add(o.getAtMillis(), new ProducerRecord<>(BatonTopics.RESULTS, o.getReplyKey().getBytes(StandardCharsets.UTF_8),
-                        outcomes.encode(BatonTopics.RESULTS, o)));
-                results++;
-            }
-            pending.sendUntil(Long.MAX_VALUE);
+
+                @Override
+                public void result(Outcome o) {
+                    producer.send(new ProducerRecord<>(BatonTopics.RESULTS, o.getReplyKey().getBytes(StandardCharsets.UTF_8),
+                            outcomes.encode(BatonTopics.RESULTS, o)));
+                }
+            });
             producer.flush();
+            return results;
         }
+    }
+
+    /** Where the generated records go, in the order they are to be written. */
+    interface Sink {
+        void history(byte[] key, HistoryEvent e);
+
+        void result(Outcome o);
+    }
+
+    /**
+     * The history of {@code records} events at {@code activitiesPerSecond} (0: back to back), and an outcome per
+     * activity, handed to {@code sink} in the order a running platform writes them; returns the outcomes handed.
+     */
+    static long generate(long records, int activitiesPerSecond, Sink sink) {
+        SplittableRandom random = new SplittableRandom(30);
+        long written = 0;
+        long results = 0;
+        InTimeOrder pending = new InTimeOrder();
+        for (long activity = 0; written < records; activity++) {
+            // an activity's start, in milliseconds: back to back, one after the other; else at the rate
+            long startsAt = EPOCH_MILLIS + (activitiesPerSecond == 0 ? activity : activity * 1000 / activitiesPerSecond);
+            pending.sendUntil(activitiesPerSecond == 0 ? Long.MAX_VALUE : startsAt);
+            Activity a = new Activity(activity, random, startsAt);
+            List<HistoryEvent> events = a.events();
+            for (HistoryEvent e : events.subList(0, (int) Math.min(events.size(), records - written))) {
+                pending.add(e.getAtMillis(), () -> sink.history(a.key, e));
+                written++;
+            }
+            // the outcome right after the activity's last event, as the streams app publishes it with the decision
+            Outcome o = a.outcome();
+            pending.add(o.getAtMillis(), () -> sink.result(o));
+            results++;
+        }
+        pending.sendUntil(Long.MAX_VALUE);
         return results;
     }
 
     private static final long EPOCH_MILLIS = 1_764_000_000_000L;
 
-    /** Records held until the platform's clock passes their time, then sent in time order (ties in the order added). */
+    /** Records held until the platform's clock passes their time, then handed on in time order (ties in the order added). */
     private static final class InTimeOrder {
-        private record Timed(long at, long seq, ProducerRecord<byte[], byte[]> record) {
+        private record Timed(long at, long seq, Runnable send) {
         }
 
-        private final KafkaProducer<byte[], byte[]> producer;
         private final PriorityQueue<Timed> queue = new PriorityQueue<>(Comparator.comparingLong(Timed::at).thenComparingLong(Timed::seq));
         private long seq;
 
-        InTimeOrder(KafkaProducer<byte[], byte[]> producer) {
-            this.producer = producer;
+        void add(long at, Runnable send) {
+            queue.add(new Timed(at, seq++, send));
         }
 
-        void add(long at, ProducerRecord<byte[], byte[]> record) {
-            queue.add(new Timed(at, seq++, record));
-        }
-
-        /** Sends every record timed before {@code now}. */
+        /** Hands on every record timed before {@code now}. */
         void sendUntil(long now) {
             while (!queue.isEmpty() && queue.peek().at() < now) {
-                producer.send(queue.poll().record());
+                queue.poll().send().run();
             }
         }
     }
