@@ -40,8 +40,8 @@ final class PageStrings {
     private int used;
     private int last = -1;
     /**
-     * This page's entries by hash, open addressing: {@code page << 32 | entry + 1}. Slots of earlier pages count as
-     * empty, so a page starts without clearing the table.
+     * This page's entries by hash, open addressing: {@code generation << 32 | where the entry starts + 1}. Slots of
+     * earlier generations count as empty, so a page starts without clearing the table; null for a last-only instance.
      */
     private long[] index;
     /** The strings added to this page. */

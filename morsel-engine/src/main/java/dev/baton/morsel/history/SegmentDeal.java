@@ -95,6 +95,7 @@ final class SegmentDeal implements Sink {
     private final Bucket[][] slotBuckets;
     /** Per worker, per segment, per slot string dealt: its segment-local index, once {@link SegmentBuild} has interned them. */
     int[][][] slotLocals;
+    /** How each slot combines ({@link RunCombine#combine}): the fold's and the build's. */
     private final Combine[] combine;
     /** Per worker: a row being folded into one dealt before, its slots gathered from the batch's columns. */
     private final long[][] folding;
@@ -282,7 +283,7 @@ final class SegmentDeal implements Sink {
     }
 
     Combine[] combine() {
-        return runs.combine();
+        return combine;
     }
 
     int slots() {
