@@ -11,7 +11,7 @@ import java.util.Arrays;
  * ({@link #NULL} for a null string) instead of a dictionary id, so a scan copies a key's bytes once per page and finds
  * no id per record. Each string is stored with its {@link StringIds#hash}, which a deal then reads instead of hashing
  * again. A string is stored once per page: adding it again gives its first reference, whether it was the string just
- * added (a site's adjacent records, checked first and cheapest) or one further back (a site's events among other
+ * added (a site's adjacent records, checked first, by hash) or one further back (a site's events among other
  * sites', as a running platform writes them), so rows of one page with equal strings have equal references and a
  * {@link dev.baton.morsel.operator.RunCombine} folds adjacent ones by their column alone. Each entry is numbered in the
  * order added ({@link #entry}), within a page numbered apart from every other ({@link #page}): what a
@@ -100,10 +100,10 @@ final class PageStrings {
      * again: every entry of a page is well-formed (this form, or a key the decoder checked), and so are bytes equal to one.
      */
     long addDecodedForm(byte[] from, int offset, int length) {
-        if (isLast(from, offset, length)) {
+        int hash = StringIds.hash(from, offset, length);
+        if (isLast(from, offset, length, hash)) {
             return last;
         }
-        int hash = StringIds.hash(from, offset, length);
         int slot = find(from, offset, length, hash);
         if (found(slot)) {
             return last = entry(slot);
@@ -134,10 +134,10 @@ final class PageStrings {
     }
 
     private long addWellFormed(byte[] from, int offset, int length) {
-        if (isLast(from, offset, length)) {
+        int hash = StringIds.hash(from, offset, length);
+        if (isLast(from, offset, length, hash)) {
             return last;
         }
-        int hash = StringIds.hash(from, offset, length);
         int slot = find(from, offset, length, hash);
         if (found(slot)) {
             return last = entry(slot);
@@ -159,16 +159,17 @@ final class PageStrings {
     }
 
     long add(byte[] from, int offset, int length) {
-        if (isLast(from, offset, length)) {
+        int hash = StringIds.hash(from, offset, length);
+        if (isLast(from, offset, length, hash)) {
             return last;
         }
-        int hash = StringIds.hash(from, offset, length);
         int slot = find(from, offset, length, hash);
         return found(slot) ? (last = entry(slot)) : append(from, offset, length, hash, slot);
     }
 
-    private boolean isLast(byte[] from, int offset, int length) {
-        return last >= 0 && length(last) == length && Arrays.equals(bytes, last + HEADER, last + HEADER + length, from, offset, offset + length);
+    /** Whether the string is the one just added: its hash first, since keys of one workflow share their first bytes. */
+    private boolean isLast(byte[] from, int offset, int length, int hash) {
+        return last >= 0 && hash(last) == hash && length(last) == length && Arrays.equals(bytes, last + HEADER, last + HEADER + length, from, offset, offset + length);
     }
 
     /**

@@ -120,7 +120,8 @@ final class StringIds {
 
     /**
      * Eight bytes a step: a byte-at-a-time polynomial is one multiply per byte in a chain, and the
-     * site keys and request ids a scan interns are 30-50 bytes. The finish spreads every input bit
+     * site keys and request ids a scan interns are 15-50 bytes; a string of eight bytes or more ends
+     * with its last eight, read at once. The finish spreads every input bit
      * into the low bits, which choose the segment and the slot.
      */
     static int hash(byte[] bytes, int length) {
@@ -135,8 +136,12 @@ final class StringIds {
             h = (Long.rotateLeft(h, 5) ^ (long) LONG.get(bytes, i)) * 0x9E3779B97F4A7C15L;
         }
         long tail = 0;
-        for (; i < end; i++) {
-            tail = tail << 8 | (bytes[i] & 0xff);
+        if (i < end && length >= Long.BYTES) {
+            tail = (long) LONG.get(bytes, end - Long.BYTES); // the last eight bytes, some hashed above already: one read, not a byte loop
+        } else {
+            for (; i < end; i++) {
+                tail = tail << 8 | (bytes[i] & 0xff);
+            }
         }
         h = (Long.rotateLeft(h, 5) ^ tail) * 0x9E3779B97F4A7C15L;
         h ^= h >>> 33; // MurmurHash3's 64-bit finish

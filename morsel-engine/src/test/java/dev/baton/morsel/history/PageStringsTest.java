@@ -69,4 +69,46 @@ class PageStringsTest {
         assertThat(string(s, again)).isEqualTo("request-1");
         assertThat(s.entry(again)).isEqualTo(2);
     }
+
+    /**
+     * A key is stored only if well-formed, a value string in its decoded form, whatever the byte that breaks it and
+     * wherever it sits (the check rides on the hash's pass: ASCII is taken as it is, the rest checked whole). A key
+     * met again is the same reference, and its check is not repeated.
+     */
+    @Test
+    void shouldRefuseAnIllFormedKeyAndStoreAValueStringDecodedWhereverItsBadByteSits() {
+        byte[][] bad = {{(byte) 0x80}, {(byte) 0xc0, (byte) 0xaf}, {(byte) 0xed, (byte) 0xa0, (byte) 0x80}, {(byte) 0xf5, (byte) 0x80, (byte) 0x80, (byte) 0x80}, {(byte) 0xe2, (byte) 0x82}};
+        byte[] good = "é€😀".getBytes(StandardCharsets.UTF_8);
+        PageStrings keys = new PageStrings();
+        PageStrings values = new PageStrings();
+        for (int length = 0; length <= 24; length++) {
+            for (int at = 0; at <= length; at++) {
+                for (byte[] insert : bad) {
+                    byte[] b = spliced(length, at, insert);
+                    assertThat(keys.addWellFormed(java.nio.ByteBuffer.wrap(b))).as("ill-formed key of %d bytes, bad at %d", b.length, at).isEqualTo(PageStrings.ILL_FORMED);
+                    long ref = values.addDecodedForm(b, 0, b.length);
+                    assertThat(string(values, ref)).isEqualTo(new String(b, StandardCharsets.UTF_8));
+                    assertThat(values.addDecodedForm(b, 0, b.length)).isEqualTo(ref);
+                }
+                byte[] b = spliced(length, at, good);
+                long ref = keys.addWellFormed(java.nio.ByteBuffer.wrap(b));
+                assertThat(ref).as("well-formed key of %d bytes", b.length).isGreaterThanOrEqualTo(0);
+                assertThat(string(keys, ref)).isEqualTo(new String(b, StandardCharsets.UTF_8));
+                assertThat(keys.addWellFormed(java.nio.ByteBuffer.wrap(b))).isEqualTo(ref);
+                long value = values.addDecodedForm(b, 0, b.length);
+                assertThat(value).isGreaterThanOrEqualTo(0);
+                assertThat(string(values, value)).isEqualTo(new String(b, StandardCharsets.UTF_8));
+            }
+        }
+    }
+
+    /** {@code length} ASCII bytes with {@code insert} placed after the first {@code at}. */
+    private static byte[] spliced(int length, int at, byte[] insert) {
+        byte[] b = new byte[length + insert.length];
+        for (int i = 0; i < length; i++) {
+            b[i < at ? i : i + insert.length] = (byte) ('a' + i % 26);
+        }
+        System.arraycopy(insert, 0, b, at, insert.length);
+        return b;
+    }
 }

@@ -56,6 +56,36 @@ class StringIdsTest {
         assertThat(ids.id("short")).isEqualTo(ids.id(buffer));
     }
 
+    /**
+     * The hash reads a string's last eight bytes at once, overlapping bytes read before: a change to any byte, at any
+     * length and offset, must still change it (else such strings share slots and segments), and the hash must not read
+     * outside the string.
+     */
+    @Test
+    void shouldHashEveryByteInPlace() {
+        java.util.Random random = new java.util.Random(19);
+        for (int length = 0; length <= 40; length++) {
+            for (int offset = 0; offset < 9; offset++) {
+                byte[] a = new byte[offset + length + 9];
+                for (int i = 0; i < a.length; i++) {
+                    a[i] = (byte) (0x20 + random.nextInt(0x5f));
+                }
+                byte[] elsewhere = new byte[length];
+                System.arraycopy(a, offset, elsewhere, 0, length);
+                assertThat(StringIds.hash(elsewhere, length)).as("the same bytes elsewhere").isEqualTo(StringIds.hash(a, offset, length));
+                a[offset - 1 < 0 ? a.length - 1 : offset - 1] ^= 0x01; // a byte outside the string
+                a[offset + length] ^= 0x01;
+                assertThat(StringIds.hash(a, offset, length)).as("bytes around it, length %d", length).isEqualTo(StringIds.hash(elsewhere, length));
+                for (int i = 0; i < length; i++) {
+                    byte was = a[offset + i];
+                    a[offset + i] ^= 0x04;
+                    assertThat(StringIds.hash(a, offset, length)).as("byte %d of %d changed", i, length).isNotEqualTo(StringIds.hash(elsewhere, length));
+                    a[offset + i] = was;
+                }
+            }
+        }
+    }
+
     @Test
     void shouldMapNullToIdZeroAndRefuseAnIdItNeverGave() {
         assertThat(ids.id((String) null)).isEqualTo(StringIds.NULL);
