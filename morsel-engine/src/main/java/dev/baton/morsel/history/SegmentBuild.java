@@ -6,6 +6,7 @@ import java.util.List;
 import dev.baton.morsel.morsel.Morsel;
 import dev.baton.morsel.operator.AggregateResult;
 import dev.baton.morsel.operator.Combine;
+import dev.baton.morsel.operator.CombinePlan;
 import dev.baton.morsel.operator.LongAggTable;
 import dev.baton.morsel.scheduler.MorselScheduler;
 import dev.baton.morsel.scheduler.Pipeline;
@@ -161,6 +162,7 @@ final class SegmentBuild {
                 }
             }
         }
+        CombinePlan plan = CombinePlan.of(combine, slots);
         boolean[] seen = new boolean[spread];
         int groups = 0;
         int i = 0;
@@ -171,7 +173,7 @@ final class SegmentBuild {
                     seen[at] = true;
                     groups++;
                 }
-                Combine.combine(combine, slots, acc, at * slots, b.values, r * slots);
+                plan.combine(acc, at * slots, b.values, r * slots);
             }
         }
         long[] keys = new long[groups];

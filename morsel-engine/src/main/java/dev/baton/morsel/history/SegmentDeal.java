@@ -5,6 +5,7 @@ import java.util.Arrays;
 import dev.baton.morsel.operator.AggregateResult;
 import dev.baton.morsel.operator.Batch;
 import dev.baton.morsel.operator.Combine;
+import dev.baton.morsel.operator.CombinePlan;
 import dev.baton.morsel.operator.RunCombine;
 import dev.baton.morsel.operator.Sink;
 import dev.baton.morsel.scheduler.MorselScheduler;
@@ -97,6 +98,7 @@ final class SegmentDeal implements Sink {
     int[][][] slotLocals;
     /** How each slot combines ({@link RunCombine#combine}): the fold's and the build's. */
     private final Combine[] combine;
+    private final CombinePlan fold;
     /** Per worker: a row being folded into one dealt before, its slots gathered from the batch's columns. */
     private final long[][] folding;
     /**
@@ -131,6 +133,7 @@ final class SegmentDeal implements Sink {
         this.slotStrings = slotStrings;
         this.slotBuckets = new Bucket[strings.length][];
         this.combine = runs.combine();
+        this.fold = CombinePlan.of(combine, runs.slots());
         this.folding = new long[strings.length][runs.slots()];
         this.dealtRows = new int[strings.length][];
         this.dealtPages = new long[strings.length][];
@@ -229,7 +232,7 @@ final class SegmentDeal implements Sink {
             row[stringSlot] = ref == PageStrings.NULL ? 0 : -2 - ref;
         }
         long[] values = into.values;
-        Combine.combine(combine, row.length, values, at, row, 0);
+        fold.combine(values, at, row, 0);
         if (stringSlot >= 0 && values[at + stringSlot] < 0) {
             values[at + stringSlot] = dealSlotString(worker, -2 - values[at + stringSlot]);
         }

@@ -26,57 +26,6 @@ public enum Combine {
         return identity;
     }
 
-    /**
-     * Combines the {@code ops.length} slots at {@code from[fromBase ..]} into {@code into[intoBase ..]};
-     * {@code ops == null} means every slot sums. Into a group's first row, start from each slot's {@link #identity}.
-     */
-    public static void combine(Combine[] ops, int slots, long[] into, int intoBase, long[] from, int fromBase) {
-        if (ops == null) {
-            for (int s = 0; s < slots; s++) {
-                into[intoBase + s] += from[fromBase + s];
-            }
-            return;
-        }
-        // the ARG_MAX group being combined, and whether its row wins: decided at its order, so its values need no count
-        // of their own (counting them per row was a tenth of a folding scan's time)
-        boolean inGroup = false;
-        boolean take = false;
-        for (int s = 0; s < slots; s++) {
-            long x = from[fromBase + s];
-            int at = intoBase + s;
-            switch (ops[s]) {
-                case SUM -> {
-                    into[at] += x;
-                    inGroup = false;
-                }
-                case MIN -> {
-                    into[at] = Math.min(into[at], x);
-                    inGroup = false;
-                }
-                case MAX -> {
-                    into[at] = Math.max(into[at], x);
-                    inGroup = false;
-                }
-                case ARG_MAX_ORDER -> {
-                    // the values are compared only on a tie, before any of them is taken
-                    take = x > into[at] || x == into[at] && valuesAbove(from, fromBase + s + 1, into, at + 1, argMaxValues(ops, s));
-                    if (take) {
-                        into[at] = x;
-                    }
-                    inGroup = true;
-                }
-                case ARG_MAX_VALUE -> {
-                    if (!inGroup) {
-                        throw new IllegalStateException("slot " + s + " is an ARG_MAX value without its order");
-                    }
-                    if (take) {
-                        into[at] = x;
-                    }
-                }
-            }
-        }
-    }
-
     /** How many {@link #ARG_MAX_VALUE} slots follow the {@link #ARG_MAX_ORDER} at {@code order} (at least one). */
     public static int argMaxValues(Combine[] ops, int order) {
         int n = 0;

@@ -19,6 +19,7 @@ public final class LongAggTable {
     private final int slots;
     /** How each slot merges; {@code null}: every slot sums (and starts at 0). */
     private final Combine[] combine;
+    private final CombinePlan plan;
     private long[] keys;
     private long[] values;
     /** Group number + 1 by hash position; 0 is an empty position. */
@@ -48,6 +49,7 @@ public final class LongAggTable {
         }
         this.slots = slots;
         this.combine = Combine.onlySums(combine) ? null : combine.clone();
+        this.plan = CombinePlan.of(this.combine, slots);
         Arrays.fill(dense, -1);
         int groups = Math.max(8, expectedGroups);
         keys = new long[groups];
@@ -172,7 +174,7 @@ public final class LongAggTable {
     /** Adds {@code slots} accumulators from {@code from[at * slots ..]} into group {@code key}. */
     public void addAll(long key, long[] from, int at) {
         int base = slotBase(key);
-        Combine.combine(combine, slots, values, base, from, at * slots);
+        plan.combine(values, base, from, at * slots);
     }
 
     /**
@@ -281,7 +283,7 @@ public final class LongAggTable {
     public void mergeFrom(LongAggTable other) {
         for (int g = 0; g < other.size; g++) {
             int base = slotBase(other.keys[g]);
-            Combine.combine(combine, slots, values, base, other.values, g * slots);
+            plan.combine(values, base, other.values, g * slots);
         }
     }
 

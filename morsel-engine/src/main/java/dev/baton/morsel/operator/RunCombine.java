@@ -117,7 +117,7 @@ public final class RunCombine implements Stage {
         b.select(runs);
     }
 
-    /** Folds row {@code i}'s slots into row {@code into}'s, as {@link Combine#combine} does for rows. */
+    /** Folds row {@code i}'s slots into row {@code into}'s, as {@link CombinePlan#combine} does for rows. */
     private static void fold(Combine[] kinds, long[][] v, int into, int i) {
         boolean take = false; // whether row i wins the ARG_MAX group being folded: decided at its order
         for (int s = 0; s < v.length; s++) {

@@ -175,6 +175,7 @@ final class SortedRunMerge {
      */
     private static int mergeRange(Run[] runs, long from, long to, boolean last, int slots, Combine[] combine,
             long[] keys, long[] values, int at, int maxSteps) {
+        CombinePlan plan = keys == null ? null : CombinePlan.of(combine, slots);
         int[] head = new int[runs.length];
         int[] end = new int[runs.length];
         for (int r = 0; r < runs.length; r++) {
@@ -212,7 +213,7 @@ final class SortedRunMerge {
             long k = runKeys[head[best]];
             if (n > 0 && previous == k) {
                 if (write) {
-                    Combine.combine(combine, slots, values, (at + n - 1) * slots, run.values(), head[best] * slots);
+                    plan.combine(values, (at + n - 1) * slots, run.values(), head[best] * slots);
                 }
                 head[best]++;
                 continue;
