@@ -95,7 +95,13 @@ public final class ReplayBench implements Callable<Integer> {
         // The testkit's cluster (broker and streams app) on a kept data dir: replay reads the streams app's changelog as in production.
         try (LocalCluster broker = LocalCluster.start(BatonTopics.DEFAULT_PARTITIONS, List.of("demo"), Map.of(), dataDir)) {
             Map<String, Object> config = ClientConfigs.bootstrap(broker.bootstrapServers());
-            SyntheticHistory.Written w = SyntheticHistory.ensure(config, records, activitiesPerSecond, dataDir);
+            SyntheticHistory.Written w;
+            try {
+                w = SyntheticHistory.ensure(config, records, activitiesPerSecond, dataDir);
+            } catch (SyntheticHistory.KeptHistoryMismatch e) {
+                System.err.println("bench replay: " + e.getMessage());
+                return 2;
+            }
             out.printf("history   %,d records, %,d results, %s (%s in %.1f s), data in %s%n", w.history(), w.results(), w.layout(),
                     w.reused() ? "reused" : "written", w.nanos() / 1e9, dataDir.toAbsolutePath());
             out.printf("machine   %d cores, L2 %d KiB (half per morsel), load %s%n", Runtime.getRuntime().availableProcessors(),

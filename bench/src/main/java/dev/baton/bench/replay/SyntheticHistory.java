@@ -65,7 +65,9 @@ final class SyntheticHistory {
 
     /**
      * The history of {@code records} records at {@code activitiesPerSecond} (0: back to back) on the broker, written
-     * unless {@code dataDir} already holds it; a kept history of another size or layout is refused, naming both.
+     * unless {@code dataDir} already holds it.
+     *
+     * @throws KeptHistoryMismatch when {@code dataDir} keeps a history of another size or layout (both named)
      */
     static Written ensure(Map<String, Object> clientConfig, long records, int activitiesPerSecond, Path dataDir) throws Exception {
         long start = System.nanoTime();
@@ -77,7 +79,7 @@ final class SyntheticHistory {
             if (present != 0) {
                 String kept = Files.exists(layoutFile) ? Files.readString(layoutFile).strip() : layout(0);
                 if (present != records || !kept.equals(layout)) {
-                    throw new IllegalStateException(dataDir + " holds a history of " + present + " records, " + kept + ", not " + records
+                    throw new KeptHistoryMismatch(dataDir + " holds a history of " + present + " records, " + kept + ", not " + records
                             + " records, " + layout + "; remove it (or pass another --data-dir) to write a new history");
                 }
                 return new Written(present, endOffsetSum(admin, BatonTopics.RESULTS), true, System.nanoTime() - start, layout);
@@ -86,6 +88,13 @@ final class SyntheticHistory {
         long results = write(clientConfig, records, activitiesPerSecond);
         Files.writeString(layoutFile, layout + System.lineSeparator());
         return new Written(records, results, false, System.nanoTime() - start, layout);
+    }
+
+    /** A data dir that already holds a history of another size or layout than the one asked for: the user's to resolve. */
+    static final class KeptHistoryMismatch extends RuntimeException {
+        KeptHistoryMismatch(String message) {
+            super(message);
+        }
     }
 
     private static String layout(int activitiesPerSecond) {
