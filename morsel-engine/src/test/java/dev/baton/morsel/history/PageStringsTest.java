@@ -111,4 +111,57 @@ class PageStringsTest {
         System.arraycopy(insert, 0, b, at, insert.length);
         return b;
     }
+
+    /**
+     * Strings of one length and one 32-bit hash (found by birthday among 300,000 of each length) are told apart by their
+     * bytes, whether the second comes right after the first (the last-string check) or further on (the index's probe):
+     * lengths below, at and past eight bytes, and several eights long, where the compare reads eight bytes at a time.
+     */
+    @Test
+    void shouldTellStringsOfOneHashAndLengthApartByTheirBytes() {
+        int pairs = 0;
+        String[][] shapes = {{"c", "", "6"}, {"c/", "", "7"}, {"coll/", "", "12"}, {"namespace/wf-", "/3", "20"}};
+        for (String[] shape : shapes) {
+            Map<Integer, String> byHash = new HashMap<>();
+            String zeros = "0".repeat(Integer.parseInt(shape[2]));
+            for (int i = 0; i < 300_000; i++) {
+                String n = Integer.toString(i);
+                String a = shape[0] + zeros.substring(n.length()) + n + shape[1];
+                byte[] b = a.getBytes(StandardCharsets.UTF_8);
+                String other = byHash.putIfAbsent(StringIds.hash(b, 0, b.length), a);
+                if (other == null) {
+                    continue;
+                }
+                pairs++;
+                PageStrings s = new PageStrings();
+                long first = add(s, other);
+                long second = add(s, a);
+                assertThat(second).as("%s right after %s, same hash", a, other).isNotEqualTo(first);
+                add(s, "filler");
+                assertThat(add(s, a)).isEqualTo(second);
+                assertThat(add(s, other)).isEqualTo(first);
+                assertThat(string(s, first)).isEqualTo(other);
+                assertThat(string(s, second)).isEqualTo(a);
+            }
+        }
+        assertThat(pairs).as("pairs of one hash found").isGreaterThanOrEqualTo(8);
+    }
+
+    /** The compare of a hash match agrees with {@code Arrays.equals} for every length to 40 and a change at any byte. */
+    @Test
+    void shouldCompareBytesAsArraysEqualsDoesAtEveryLengthAndPosition() {
+        SplittableRandom random = new SplittableRandom(19);
+        for (int length = 0; length <= 40; length++) {
+            byte[] a = new byte[length + 5];
+            random.nextBytes(a);
+            byte[] b = new byte[length + 3];
+            System.arraycopy(a, 5, b, 3, length);
+            assertThat(PageStrings.sameBytes(a, 5, b, 3, length)).as("equal, length %d", length).isTrue();
+            for (int i = 0; i < length; i++) {
+                b[3 + i] ^= (byte) (1 << random.nextInt(8));
+                assertThat(PageStrings.sameBytes(a, 5, b, 3, length)).as("byte %d of %d differs", i, length).isFalse();
+                b[3 + i] = a[5 + i];
+            }
+        }
+    }
 }
