@@ -28,7 +28,6 @@ final class PageStrings {
     static final long ILL_FORMED = -2;
 
     private static final VarHandle INT = MethodHandles.byteArrayViewVarHandle(int[].class, ByteOrder.LITTLE_ENDIAN);
-    private static final VarHandle LONG = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
     /** An entry: its hash, its length, its number in the page, then its bytes. */
     private static final int HEADER = 3 * Integer.BYTES;
     private static final int ENTRY = 2 * Integer.BYTES;
@@ -170,7 +169,7 @@ final class PageStrings {
 
     /** Whether the string is the one just added: its hash first, since keys of one workflow share their first bytes. */
     private boolean isLast(byte[] from, int offset, int length, int hash) {
-        return last >= 0 && hash(last) == hash && length(last) == length && sameBytes(bytes, last + HEADER, from, offset, length);
+        return last >= 0 && hash(last) == hash && length(last) == length && StringIds.sameBytes(bytes, last + HEADER, from, offset, length);
     }
 
     /**
@@ -189,28 +188,10 @@ final class PageStrings {
                 return slot;
             }
             int at = (int) e - 1;
-            if (hash(at) == hash && length(at) == length && sameBytes(bytes, at + HEADER, from, offset, length)) {
+            if (hash(at) == hash && length(at) == length && StringIds.sameBytes(bytes, at + HEADER, from, offset, length)) {
                 return slot;
             }
         }
-    }
-
-    /**
-     * Whether the {@code length} bytes at {@code at} of {@code a} equal those at {@code offset} of {@code b}: eight at a
-     * time, the last eight at once. A page's strings are keys and ids of 15-50 bytes, where the call and set-up of
-     * {@link Arrays#equals}' vectorized compare cost more than the compare.
-     */
-    static boolean sameBytes(byte[] a, int at, byte[] b, int offset, int length) {
-        if (length < Long.BYTES) {
-            return Arrays.equals(a, at, at + length, b, offset, offset + length);
-        }
-        int last = length - Long.BYTES;
-        for (int i = 0; i < last; i += Long.BYTES) {
-            if ((long) LONG.get(a, at + i) != (long) LONG.get(b, offset + i)) {
-                return false;
-            }
-        }
-        return (long) LONG.get(a, at + last) == (long) LONG.get(b, offset + last);
     }
 
     /** Whether {@link #find} found the string at {@code slot}. */

@@ -146,22 +146,4 @@ class PageStringsTest {
         }
         assertThat(pairs).as("pairs of one hash found").isGreaterThanOrEqualTo(8);
     }
-
-    /** The compare of a hash match agrees with {@code Arrays.equals} for every length to 40 and a change at any byte. */
-    @Test
-    void shouldCompareBytesAsArraysEqualsDoesAtEveryLengthAndPosition() {
-        SplittableRandom random = new SplittableRandom(19);
-        for (int length = 0; length <= 40; length++) {
-            byte[] a = new byte[length + 5];
-            random.nextBytes(a);
-            byte[] b = new byte[length + 3];
-            System.arraycopy(a, 5, b, 3, length);
-            assertThat(PageStrings.sameBytes(a, 5, b, 3, length)).as("equal, length %d", length).isTrue();
-            for (int i = 0; i < length; i++) {
-                b[3 + i] ^= (byte) (1 << random.nextInt(8));
-                assertThat(PageStrings.sameBytes(a, 5, b, 3, length)).as("byte %d of %d differs", i, length).isFalse();
-                b[3 + i] = a[5 + i];
-            }
-        }
-    }
 }

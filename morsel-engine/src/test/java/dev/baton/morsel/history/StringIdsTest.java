@@ -86,6 +86,24 @@ class StringIdsTest {
         }
     }
 
+    /** The compare of a hash match agrees with {@code Arrays.equals} for every length to 40 and a change at any byte. */
+    @Test
+    void shouldCompareBytesAsArraysEqualsDoesAtEveryLengthAndPosition() {
+        java.util.SplittableRandom random = new java.util.SplittableRandom(19);
+        for (int length = 0; length <= 40; length++) {
+            byte[] a = new byte[length + 5];
+            random.nextBytes(a);
+            byte[] b = new byte[length + 3];
+            System.arraycopy(a, 5, b, 3, length);
+            assertThat(StringIds.sameBytes(a, 5, b, 3, length)).as("equal, length %d", length).isTrue();
+            for (int i = 0; i < length; i++) {
+                b[3 + i] ^= (byte) (1 << random.nextInt(8));
+                assertThat(StringIds.sameBytes(a, 5, b, 3, length)).as("byte %d of %d differs", i, length).isFalse();
+                b[3 + i] = a[5 + i];
+            }
+        }
+    }
+
     @Test
     void shouldMapNullToIdZeroAndRefuseAnIdItNeverGave() {
         assertThat(ids.id((String) null)).isEqualTo(StringIds.NULL);
