@@ -22,13 +22,11 @@ public final class CombinePlan {
     private final int[] start;
     /** Per run: its slots; an ARG_MAX's values, its order not counted. */
     private final int[] length;
-    private final int slots;
 
-    private CombinePlan(byte[] kind, int[] start, int[] length, int slots) {
+    private CombinePlan(byte[] kind, int[] start, int[] length) {
         this.kind = kind;
         this.start = start;
         this.length = length;
-        this.slots = slots;
     }
 
     /**
@@ -65,11 +63,7 @@ public final class CombinePlan {
             start[r] = runs.get(r)[1];
             length[r] = runs.get(r)[2];
         }
-        return new CombinePlan(kind, start, length, slots);
-    }
-
-    public int slots() {
-        return slots;
+        return new CombinePlan(kind, start, length);
     }
 
     /**
