@@ -51,8 +51,8 @@ final class SegmentBuild {
         long rows = 0;
         for (int k = 0; k < SegmentDeal.BUCKETS; k++) {
             tasks.add(new Morsel(k, k, k + 1, 0));
-            for (SegmentDeal.Bucket b : deal.bucket(k)) {
-                rows += b.rows;
+            for (DealtRows b : deal.bucket(k)) {
+                rows += b.rows();
             }
         }
         if (deal.hasStringSlot()) {
@@ -84,24 +84,24 @@ final class SegmentBuild {
         }
         scheduler.run(Pipeline.of("slot strings interned", PipelineKind.MERGE, tasks, 0, (worker, task, ctx) -> {
             int k = task.id();
-            SegmentDeal.Bucket[] byWorker = deal.slotBucketsOf(k);
+            DealtRows[] byWorker = deal.slotBucketsOf(k);
             int strings = 0;
-            int bytes = 0;
-            for (SegmentDeal.Bucket b : byWorker) {
-                strings += b == null ? 0 : b.rows;
-                bytes += b == null ? 0 : b.used;
+            long bytes = 0;
+            for (DealtRows b : byWorker) {
+                strings += b == null ? 0 : b.rows();
+                bytes += b == null ? 0 : b.keyBytes();
             }
             if (strings > 0) {
-                ids.expectIn(k, strings, bytes / strings);
+                ids.expectIn(k, strings, (int) (bytes / strings));
             }
             for (int w = 0; w < byWorker.length; w++) {
-                SegmentDeal.Bucket b = byWorker[w];
+                DealtRows b = byWorker[w];
                 if (b == null) {
                     continue;
                 }
-                int[] local = locals[w][k] = new int[b.rows];
-                for (int r = 0; r < b.rows; r++) {
-                    local[r] = ids.localIn(k, b.bytes, b.keyStart(r), b.keyLength(r), b.hash(r));
+                int[] local = locals[w][k] = new int[b.rows()];
+                for (int r = 0; r < local.length; r++) {
+                    local[r] = ids.localIn(k, b.keyBytes(r), b.keyStart(r), b.keyLength(r), b.hash(r));
                 }
             }
         }));
@@ -109,34 +109,33 @@ final class SegmentBuild {
     }
 
     /** Bucket {@code k} of every worker, interned into segment {@code k} and combined by key. */
-    static AggregateResult buildOne(int k, SegmentDeal.Bucket[] buckets, int slots, Combine[] combine, StringIds ids) {
+    static AggregateResult buildOne(int k, DealtRows[] buckets, int slots, Combine[] combine, StringIds ids) {
         int rows = 0;
-        int bytes = 0;
-        for (SegmentDeal.Bucket b : buckets) {
-            rows += b.rows;
-            bytes += b.used;
+        long bytes = 0;
+        for (DealtRows b : buckets) {
+            rows += b.rows();
+            bytes += b.keyBytes();
         }
         if (rows == 0) {
             return new AggregateResult(new long[0], new long[0], slots);
         }
         if (k == SegmentDeal.NULL_BUCKET) {
             LongAggTable table = new LongAggTable(slots, rows, combine);
-            for (SegmentDeal.Bucket b : buckets) {
-                for (int r = 0; r < b.rows; r++) {
-                    table.addAll(StringIds.NULL, b.values, r);
+            for (DealtRows b : buckets) {
+                for (int r = 0; r < b.rows(); r++) {
+                    table.addAt(StringIds.NULL, b.values(r), b.valuesAt(r));
                 }
             }
             return table.sorted();
         }
-        ids.expectIn(k, rows, bytes / rows);
+        ids.expectIn(k, rows, (int) (bytes / rows));
         int[] locals = new int[rows];
         int min = Integer.MAX_VALUE;
         int max = -1;
         int i = 0;
-        for (SegmentDeal.Bucket b : buckets) {
-            byte[] keyBytes = b.bytes;
-            for (int r = 0; r < b.rows; r++, i++) {
-                int local = locals[i] = ids.localIn(k, keyBytes, b.keyStart(r), b.keyLength(r), b.hash(r));
+        for (DealtRows b : buckets) {
+            for (int r = 0; r < b.rows(); r++, i++) {
+                int local = locals[i] = ids.localIn(k, b.keyBytes(r), b.keyStart(r), b.keyLength(r), b.hash(r));
                 min = Math.min(min, local);
                 max = Math.max(max, local);
             }
@@ -151,7 +150,7 @@ final class SegmentBuild {
      * query's keys of one segment are most of a stretch of its local indexes (a whole history's sites were interned
      * together, and its answers' requests by the sites before them), so the array is about the groups' size.
      */
-    private static AggregateResult placed(int k, SegmentDeal.Bucket[] buckets, int[] locals, int min, int spread, int slots,
+    private static AggregateResult placed(int k, DealtRows[] buckets, int[] locals, int min, int spread, int slots,
             Combine[] combine) {
         long[] acc = new long[spread * slots];
         if (combine != null) {
@@ -166,14 +165,14 @@ final class SegmentBuild {
         boolean[] seen = new boolean[spread];
         int groups = 0;
         int i = 0;
-        for (SegmentDeal.Bucket b : buckets) {
-            for (int r = 0; r < b.rows; r++, i++) {
+        for (DealtRows b : buckets) {
+            for (int r = 0; r < b.rows(); r++, i++) {
                 int at = locals[i] - min;
                 if (!seen[at]) {
                     seen[at] = true;
                     groups++;
                 }
-                plan.combine(acc, at * slots, b.values, r * slots);
+                plan.combine(acc, at * slots, b.values(r), b.valuesAt(r));
             }
         }
         long[] keys = new long[groups];
@@ -195,12 +194,12 @@ final class SegmentBuild {
     }
 
     /** The rows combined in a table keyed by local index, then sorted: for a few keys spread over many local indexes. */
-    private static AggregateResult hashed(int k, SegmentDeal.Bucket[] buckets, int[] locals, int slots, Combine[] combine) {
+    private static AggregateResult hashed(int k, DealtRows[] buckets, int[] locals, int slots, Combine[] combine) {
         LongAggTable table = new LongAggTable(slots, locals.length, combine);
         int i = 0;
-        for (SegmentDeal.Bucket b : buckets) {
-            for (int r = 0; r < b.rows; r++) {
-                table.addAll(locals[i++], b.values, r);
+        for (DealtRows b : buckets) {
+            for (int r = 0; r < b.rows(); r++) {
+                table.addAt(locals[i++], b.values(r), b.valuesAt(r));
             }
         }
         AggregateResult local = table.sorted();

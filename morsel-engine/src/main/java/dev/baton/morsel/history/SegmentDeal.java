@@ -29,71 +29,17 @@ final class SegmentDeal implements Sink {
     static final int BUCKETS = StringIds.SEGMENTS + 1;
     static final int NULL_BUCKET = StringIds.SEGMENTS;
 
-    /** One worker's rows of one segment, in the order dealt. */
-    static final class Bucket {
-        final int slots;
-        int rows;
-        /** Per row: its key's hash above where its bytes start in {@link #bytes}. */
-        long[] keys;
-        /** Per row: its slots. */
-        long[] values;
-        /** Each key: its length (an int), then its bytes. */
-        byte[] bytes;
-        int used;
-
-        Bucket(int slots, int expectedRows, int bytesEach) {
-            this.slots = slots;
-            int n = Math.max(16, expectedRows);
-            keys = new long[n];
-            values = new long[n * slots];
-            bytes = new byte[n * (Integer.BYTES + bytesEach)];
-        }
-
-        /** Adds a row; returns where its slots start in {@link #values}. */
-        int add(int hash, byte[] from, int offset, int length) {
-            if (rows == keys.length) {
-                keys = Arrays.copyOf(keys, 2 * rows);
-                values = Arrays.copyOf(values, 2 * rows * slots);
-            }
-            if (used + Integer.BYTES + length > bytes.length) {
-                bytes = Arrays.copyOf(bytes, Math.max(used + Integer.BYTES + length, 2 * bytes.length));
-            }
-            bytes[used] = (byte) length;
-            bytes[used + 1] = (byte) (length >>> 8);
-            bytes[used + 2] = (byte) (length >>> 16);
-            bytes[used + 3] = (byte) (length >>> 24);
-            System.arraycopy(from, offset, bytes, used + Integer.BYTES, length);
-            keys[rows] = (long) hash << 32 | used;
-            used += Integer.BYTES + length;
-            return rows++ * slots;
-        }
-
-        int hash(int row) {
-            return (int) (keys[row] >>> 32);
-        }
-
-        /** Where row {@code row}'s key bytes start. */
-        int keyStart(int row) {
-            return (int) keys[row] + Integer.BYTES;
-        }
-
-        int keyLength(int row) {
-            int at = (int) keys[row];
-            return bytes[at] & 0xff | (bytes[at + 1] & 0xff) << 8 | (bytes[at + 2] & 0xff) << 16 | bytes[at + 3] << 24;
-        }
-    }
-
     private final RunCombine runs;
     private final PageStrings[] strings;
     private final int bytesEach;
     private final int expectedRows;
     /** Per worker, per bucket; a worker makes its own on its first batch. */
-    private final Bucket[][] buckets;
+    private final DealtRows[][] buckets;
     /** The slot that holds a second string (a site's request id), or -1: its values are references into {@link #slotStrings}. */
     private final int stringSlot;
     private final PageStrings[] slotStrings;
     /** Per worker, per segment: the slot strings dealt (no slots of their own); a row's handle is {@link #handle}. */
-    private final Bucket[][] slotBuckets;
+    private final DealtRows[][] slotBuckets;
     /** Per worker, per segment, per slot string dealt: its segment-local index, once {@link SegmentBuild} has interned them. */
     int[][][] slotLocals;
     /** How each slot combines ({@link RunCombine#combine}): the fold's and the build's. */
@@ -128,10 +74,10 @@ final class SegmentDeal implements Sink {
         this.strings = strings;
         this.bytesEach = bytesEach;
         this.expectedRows = expectedRows;
-        this.buckets = new Bucket[strings.length][];
+        this.buckets = new DealtRows[strings.length][];
         this.stringSlot = stringSlot;
         this.slotStrings = slotStrings;
-        this.slotBuckets = new Bucket[strings.length][];
+        this.slotBuckets = new DealtRows[strings.length][];
         this.combine = runs.combine();
         this.fold = CombinePlan.of(combine, runs.slots());
         this.folding = new long[strings.length][runs.slots()];
@@ -153,8 +99,8 @@ final class SegmentDeal implements Sink {
     }
 
     /** Every worker's slot strings of segment {@code k}, indexed by worker ({@code null} for a worker that dealt none). */
-    Bucket[] slotBucketsOf(int k) {
-        Bucket[] b = new Bucket[slotBuckets.length];
+    DealtRows[] slotBucketsOf(int k) {
+        DealtRows[] b = new DealtRows[slotBuckets.length];
         for (int w = 0; w < b.length; w++) {
             b[w] = slotBuckets[w] == null ? null : slotBuckets[w][k];
         }
@@ -173,7 +119,7 @@ final class SegmentDeal implements Sink {
 
     @Override
     public void consume(int worker, Batch b) {
-        Bucket[] mine = buckets(worker);
+        DealtRows[] mine = buckets(worker);
         int n = b.selected();
         int[] sel = b.selection();
         long[] keys = b.computed(runs.key().index());
@@ -190,24 +136,25 @@ final class SegmentDeal implements Sink {
         for (int j = 0; j < n; j++) {
             int i = sel[j];
             long ref = keys[i];
-            int at;
-            Bucket into;
+            int row;
+            DealtRows into;
             if (ref == PageStrings.NULL) {
                 into = mine[NULL_BUCKET];
-                at = into.add(0, bytes, 0, 0);
+                row = into.add(0, bytes, 0, 0);
             } else {
                 int hash = page.hash(ref);
                 into = mine[StringIds.segmentOf(hash)];
                 int entry = page.entry(ref);
                 if (dealtPage[entry] == pageNumber) {
-                    fold(worker, v, i, into, dealtRow[entry] * slots);
+                    fold(worker, v, i, into, dealtRow[entry]);
                     continue;
                 }
-                at = into.add(hash, bytes, PageStrings.start(ref), page.length(ref));
+                row = into.add(hash, bytes, PageStrings.start(ref), page.length(ref));
                 dealtPage[entry] = pageNumber;
-                dealtRow[entry] = into.rows - 1;
+                dealtRow[entry] = row;
             }
-            long[] values = into.values;
+            long[] values = into.values(row);
+            int at = into.valuesAt(row);
             for (int s = 0; s < slots; s++) {
                 values[at + s] = v[s][i];
             }
@@ -218,11 +165,11 @@ final class SegmentDeal implements Sink {
     }
 
     /**
-     * Folds batch row {@code i} into the row at {@code at} of {@code into}, as the build would combine the two. A second
+     * Folds batch row {@code i} into row {@code dealt} of {@code into}, as the build would combine the two. A second
      * string is dealt only if its row wins its ARG_MAX: until then the slot holds a mark of its page reference, below
      * every handle, which decides nothing, since that ARG_MAX's orders never tie between rows of different strings.
      */
-    private void fold(int worker, long[][] v, int i, Bucket into, int at) {
+    private void fold(int worker, long[][] v, int i, DealtRows into, int dealt) {
         long[] row = folding[worker];
         for (int s = 0; s < row.length; s++) {
             row[s] = v[s][i];
@@ -231,7 +178,8 @@ final class SegmentDeal implements Sink {
             long ref = row[stringSlot];
             row[stringSlot] = ref == PageStrings.NULL ? 0 : -2 - ref;
         }
-        long[] values = into.values;
+        long[] values = into.values(dealt);
+        int at = into.valuesAt(dealt);
         fold.combine(values, at, row, 0);
         if (stringSlot >= 0 && values[at + stringSlot] < 0) {
             values[at + stringSlot] = dealSlotString(worker, -2 - values[at + stringSlot]);
@@ -245,9 +193,8 @@ final class SegmentDeal implements Sink {
         PageStrings page = slotStrings[worker];
         int hash = page.hash(ref);
         int segment = StringIds.segmentOf(hash);
-        Bucket into = slotBuckets[worker][segment];
-        into.add(hash, page.bytes(), PageStrings.start(ref), page.length(ref));
-        return handle(worker, segment, into.rows - 1);
+        DealtRows into = slotBuckets[worker][segment];
+        return handle(worker, segment, into.add(hash, page.bytes(), PageStrings.start(ref), page.length(ref)));
     }
 
     /** Worker {@code worker}'s rows by entry (and their pages, {@link #dealtPages}), room for {@code entries}. */
@@ -261,19 +208,19 @@ final class SegmentDeal implements Sink {
         return d;
     }
 
-    private Bucket[] buckets(int worker) {
-        Bucket[] mine = buckets[worker];
+    private DealtRows[] buckets(int worker) {
+        DealtRows[] mine = buckets[worker];
         if (mine == null) {
-            mine = buckets[worker] = new Bucket[BUCKETS];
-            // an even share and a fifth more: a bucket that outgrows it doubles, a copy on this worker's path
+            mine = buckets[worker] = new DealtRows[BUCKETS];
+            // an even share and a fifth more sizes a bucket's first chunk; it grows by whole chunks ({@link DealtRows})
             int each = (int) Math.min(Integer.MAX_VALUE / 16, (long) expectedRows * 6 / 5 / strings.length / StringIds.SEGMENTS);
             for (int k = 0; k < BUCKETS; k++) {
-                mine[k] = new Bucket(runs.slots(), k == NULL_BUCKET ? 16 : each, bytesEach);
+                mine[k] = new DealtRows(runs.slots(), k == NULL_BUCKET ? 16 : each, bytesEach);
             }
             if (stringSlot >= 0) {
-                slotBuckets[worker] = new Bucket[StringIds.SEGMENTS];
+                slotBuckets[worker] = new DealtRows[StringIds.SEGMENTS];
                 for (int k = 0; k < StringIds.SEGMENTS; k++) {
-                    slotBuckets[worker][k] = new Bucket(0, each, bytesEach);
+                    slotBuckets[worker][k] = new DealtRows(0, each, bytesEach);
                 }
             }
         }
@@ -281,8 +228,8 @@ final class SegmentDeal implements Sink {
     }
 
     /** Every worker's bucket {@code k} (those that dealt nothing have none). */
-    Bucket[] bucket(int k) {
-        return Arrays.stream(buckets).filter(w -> w != null).map(w -> w[k]).toArray(Bucket[]::new);
+    DealtRows[] bucket(int k) {
+        return Arrays.stream(buckets).filter(w -> w != null).map(w -> w[k]).toArray(DealtRows[]::new);
     }
 
     Combine[] combine() {

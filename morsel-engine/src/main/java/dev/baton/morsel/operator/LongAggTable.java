@@ -173,8 +173,12 @@ public final class LongAggTable {
 
     /** Adds {@code slots} accumulators from {@code from[at * slots ..]} into group {@code key}. */
     public void addAll(long key, long[] from, int at) {
-        int base = slotBase(key);
-        plan.combine(values, base, from, at * slots);
+        addAt(key, from, at * slots);
+    }
+
+    /** Adds {@code slots} accumulators from {@code from[offset ..]} into group {@code key}. */
+    public void addAt(long key, long[] from, int offset) {
+        plan.combine(values, slotBase(key), from, offset);
     }
 
     /**

@@ -31,19 +31,20 @@ class SegmentBuildTest {
             StringIds ids = new StringIds();
             segment0.forEach(ids::id); // an earlier query's strings
             SplittableRandom random = new SplittableRandom(39);
-            SegmentDeal.Bucket[] buckets = {new SegmentDeal.Bucket(3, 4, 16), new SegmentDeal.Bucket(3, 4, 16)};
+            DealtRows[] buckets = {new DealtRows(3, 4, 16), new DealtRows(3, 4, 16)};
             TreeMap<Long, List<Long>> want = new TreeMap<>();
             for (int i = 0; i < 200; i++) {
                 String key = keys.get(random.nextInt(keys.size()));
                 long sum = random.nextLong(100);
                 long order = random.nextLong(50);
                 long value = random.nextLong(1_000);
-                SegmentDeal.Bucket b = buckets[i % 2];
+                DealtRows b = buckets[i % 2];
                 byte[] bytes = key.getBytes(StandardCharsets.UTF_8);
-                int at = b.add(StringIds.hash(bytes, bytes.length), bytes, 0, bytes.length);
-                b.values[at] = sum;
-                b.values[at + 1] = order;
-                b.values[at + 2] = value;
+                int row = b.add(StringIds.hash(bytes, bytes.length), bytes, 0, bytes.length);
+                int at = b.valuesAt(row);
+                b.values(row)[at] = sum;
+                b.values(row)[at + 1] = order;
+                b.values(row)[at + 2] = value;
                 List<Long> w = want.computeIfAbsent(ids.id(key), k -> new ArrayList<>(List.of(0L, Long.MIN_VALUE, 0L)));
                 w.set(0, w.get(0) + sum);
                 if (order > w.get(1) || order == w.get(1) && value > w.get(2)) {
