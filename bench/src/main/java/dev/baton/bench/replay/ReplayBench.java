@@ -28,7 +28,7 @@ import picocli.CommandLine.Spec;
  * {@code baton bench replay}: on one synthetic {@code baton.history} of N records on the embedded
  * broker (written once, kept in {@code --data-dir} and reused), times the raw consumer that polls and
  * drops (the limit), replay's scan and {@code history stats}, each cold (the first run in a fresh
- * JVM, from its {@code main}) and warm (median of runs after warm-ups in this JVM; the raw consumer's consumers reused, each
+ * JVM, from its {@code main}; the median of {@code --cold-runs} such JVMs, kinds alternating) and warm (median of runs after warm-ups in this JVM; the raw consumer's consumers reused, each
  * history query on a fresh log and dictionary made before its clock, as a user's command has), at each
  * thread count; prints records/s per core, MB/s of keys and values, and the ratio to the raw
  * consumer at the same temperature and thread count. Last, the whole replay (history, results and
@@ -52,6 +52,10 @@ public final class ReplayBench implements Callable<Integer> {
 
     @Option(names = "--runs", defaultValue = "3", description = "Warm runs per kind, median reported (default ${DEFAULT-VALUE})")
     int runs;
+
+    @Option(names = "--cold-runs", defaultValue = "3", description = "Fresh-JVM runs per kind and thread count, kinds alternating, median"
+            + " reported (default ${DEFAULT-VALUE})")
+    int coldRuns;
 
     @Option(names = "--warmups", defaultValue = "2", description = "Fewest unmeasured warm rounds (each kind once) first; more until the JIT"
             + " compiler is quiet (default ${DEFAULT-VALUE})")
@@ -91,6 +95,9 @@ public final class ReplayBench implements Callable<Integer> {
         if (activitiesPerSecond < 0) {
             throw new ParameterException(spec.commandLine(), "--activities-per-second must be 0 or more, not " + activitiesPerSecond);
         }
+        if (coldRuns < 1 || runs < 1) {
+            throw new ParameterException(spec.commandLine(), "--cold-runs and --runs must be 1 or more, not " + coldRuns + " and " + runs);
+        }
         Files.createDirectories(dataDir);
         // The testkit's cluster (broker and streams app) on a kept data dir: replay reads the streams app's changelog as in production.
         try (LocalCluster broker = LocalCluster.start(BatonTopics.DEFAULT_PARTITIONS, List.of("demo"), Map.of(), dataDir)) {
@@ -129,15 +136,20 @@ public final class ReplayBench implements Callable<Integer> {
     private void scanTable(Map<String, Object> config, String bootstrap) throws Exception {
         Map<ScanKind, Map<Integer, ScanProbe.Run>> cold = new EnumMap<>(ScanKind.class);
         Map<ScanKind, Map<Integer, ScanProbe.Run>> warm = new EnumMap<>(ScanKind.class);
-        out.printf("cold      runs in fresh JVMs with %s%s%n", childHeap == null ? "" : "-Xmx" + childHeap + " ", commandJavaOpts);
+        out.printf("cold      runs in fresh JVMs with %s%s, median of %d%n", childHeap == null ? "" : "-Xmx" + childHeap + " ", commandJavaOpts, coldRuns);
         out.printf("warm      runs in this JVM; each history query on a fresh log (consumers, dictionary, tables) made before its clock%n");
         for (int t : threads) {
-            for (ScanKind kind : ScanKind.values()) {
-                ColdRun c = coldRun(kind.name(), t, bootstrap);
-                cold.computeIfAbsent(kind, k -> new java.util.TreeMap<>()).put(t, c.run());
-                out.printf("cold      %-14s %d threads: %.2f s in main (%.2f s of it making consumers and threads), %.2f s process wall%n",
-                        kind.label, t, c.run().nanos() / 1e9, c.setUpNanos() / 1e9, c.wallNanos() / 1e9);
+            // One fresh JVM is one sample of a host whose speed drifts run to run: kinds alternate, the median is reported.
+            Map<ScanKind, List<ScanProbe.Run>> runsByKind = new EnumMap<>(ScanKind.class);
+            for (int i = 0; i < coldRuns; i++) {
+                for (ScanKind kind : ScanKind.values()) {
+                    ColdRun c = coldRun(kind.name(), t, bootstrap);
+                    runsByKind.computeIfAbsent(kind, k -> new ArrayList<>()).add(c.run());
+                    out.printf("cold      %-14s %d threads: %.2f s in main (%.2f s of it making consumers and threads), %.2f s process wall%n",
+                            kind.label, t, c.run().nanos() / 1e9, c.setUpNanos() / 1e9, c.wallNanos() / 1e9);
+                }
             }
+            runsByKind.forEach((kind, list) -> cold.computeIfAbsent(kind, k -> new java.util.TreeMap<>()).put(t, median(list)));
         }
         for (int t : threads) {
             Map<ScanKind, ScanProbe.Run> medians = warm(config, t);
