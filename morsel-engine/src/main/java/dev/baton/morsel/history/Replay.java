@@ -76,7 +76,8 @@ public final class Replay {
             if (s.parked(i)) {
                 parked++;
             }
-            if (Boolean.TRUE.equals(live.get(s.siteKey(i)))) {
+            String key = s.siteKey(i); // null for records written without a key: no live state names them
+            if (key != null && Boolean.TRUE.equals(live.get(key))) {
                 liveCount++;
             } else {
                 dangling.add(s.trail(i));
@@ -84,7 +85,7 @@ public final class Replay {
         }
         Map<String, Integer> byOutcome = new TreeMap<>();
         byOutcomeId.forEach((id, n) -> byOutcome.merge(s.outcomeName(id), n[0], Integer::sum));
-        dangling.sort(Comparator.comparing(t -> t.siteKey));
+        dangling.sort(Comparator.comparing(t -> t.siteKey, Comparator.nullsFirst(Comparator.naturalOrder())));
         timings.done("report", start);
         return new Report(dispatched, resolved, liveCount, dangling, parked, byOutcome);
     }

@@ -19,9 +19,16 @@ public record OffsetRange(String topic, int partition, long from, long to) {
 
     /** This range cut into consecutive ranges of at most {@code maxOffsets}: the morsels of one split. */
     public List<OffsetRange> split(long maxOffsets) {
+        if (maxOffsets < 1) {
+            throw new IllegalArgumentException("maxOffsets must be >= 1, was " + maxOffsets);
+        }
         List<OffsetRange> parts = new ArrayList<>();
-        for (long f = from; f < to; f += maxOffsets) {
-            parts.add(new OffsetRange(topic, partition, f, Math.min(to, f + maxOffsets)));
+        for (long f = from; f < to; ) {
+            // compared by what is left, not by f + maxOffsets: that overflows for a large maxOffsets (Long.MAX_VALUE: a
+            // partition whole) once the log no longer starts at 0 (retention, deleteRecords)
+            long end = to - f <= maxOffsets ? to : f + maxOffsets;
+            parts.add(new OffsetRange(topic, partition, f, end));
+            f = end;
         }
         return parts;
     }

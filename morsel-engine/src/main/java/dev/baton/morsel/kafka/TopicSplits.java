@@ -34,8 +34,10 @@ public final class TopicSplits {
         Map<TopicPartition, Long> end = consumer.endOffsets(partitions, Duration.ofSeconds(30));
         List<OffsetRange> ranges = new ArrayList<>();
         for (TopicPartition tp : partitions) {
-            for (long from = begin.get(tp); from < end.get(tp); from += maxOffsets) {
-                ranges.add(new OffsetRange(topic, tp.partition(), from, Math.min(end.get(tp), from + maxOffsets)));
+            long from = begin.get(tp);
+            long to = end.get(tp);
+            if (from < to) { // a read_committed end may lie before a log start that deleteRecords moved past it
+                ranges.addAll(new OffsetRange(topic, tp.partition(), from, to).split(maxOffsets));
             }
         }
         return ranges;
