@@ -1,7 +1,9 @@
 package dev.baton.morsel.node;
 
 import java.nio.charset.StandardCharsets;
+import java.security.SecureRandom;
 import java.time.Duration;
+import java.util.Base64;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -40,7 +42,7 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
  * {@link KafkaAggregateExchange} of {@code baton.exchange.<job>}: group {@code k} to partition
  * {@code hash(k) mod P} unless that partition is hot, when it spills to the least-loaded one
  * (counted by {@code baton_morsel_exchange_spilled_groups}). Each record is tagged with its split
- * and its <em>execution</em> ({@code attempt.generation}). The partials are durable before the
+ * and its <em>execution</em> ({@code attempt.generation.nonce}, the nonce unguessable). The partials are durable before the
  * activity completes, and the execution id is the activity's output.
  *
  * <p><b>Merge</b> ({@value #MERGE}): reads one exchange partition and sums the partials whose
@@ -58,6 +60,7 @@ public final class EngineNode implements AutoCloseable {
     static final String EXECUTION_HEADER = "baton.execution";
     /** Scans and merges a node runs at once (the worker's concurrency); each has its own {@link TopicFold}. */
     private static final int CONCURRENT_STEPS = 2;
+    private static final SecureRandom RANDOM = new SecureRandom();
 
     /** Called after a split's partials are durable in the exchange and before its outcome is reported. */
     @FunctionalInterface
@@ -79,6 +82,7 @@ public final class EngineNode implements AutoCloseable {
     private final KafkaProducer<byte[], byte[]> producer;
     /** Folds with their consumers and scan threads, reused by every step: a step borrows one for its run. */
     private final BlockingQueue<TopicFold> folds = new ArrayBlockingQueue<>(CONCURRENT_STEPS);
+    private final StepChecks checks;
     private final Worker worker;
 
     private EngineNode(String nodeId, Map<String, Object> clientConfig, int threads, ScanListener listener, MeterRegistry meters) {
@@ -92,6 +96,7 @@ public final class EngineNode implements AutoCloseable {
         Map<String, Object> p = ClientConfigs.durableProducer(clientConfig);
         p.putIfAbsent(ProducerConfig.LINGER_MS_CONFIG, 5);
         this.producer = new KafkaProducer<>(p, new ByteArraySerializer(), new ByteArraySerializer());
+        this.checks = new StepChecks(clientConfig);
         this.worker = Worker.start(WorkerOptions.builder().kafkaConfig(clientConfig).workerId(nodeId).queues(QUEUE).maxConcurrent(CONCURRENT_STEPS)
                 .meters(meters).handler(SCAN, this::scan).handler(MERGE, this::merge).build());
     }
@@ -129,7 +134,10 @@ public final class EngineNode implements AutoCloseable {
         String job = step.job();
         int partitions = step.exchangePartitions();
         OffsetRange split = step.split();
-        String execution = ctx.attempt() + "." + ctx.generation();
+        checks.scan(step, exchangeTopic(job));
+        // Not attempt.generation alone: any dispatcher may scan a job's split again under a site of its own, and its
+        // partials would carry the execution the manifest names ("1.1"). Unguessable, they count only if Baton accepted them.
+        String execution = ctx.attempt() + "." + ctx.generation() + "." + nonce();
         BooleanSupplier stopped = ctx::isCancelled;
         Map<Long, long[]> rows = withFold(fold -> fold.fold(List.of(split), HashMap<Long, long[]>::new,
                 (acc, r) -> SumRows.add(acc, SumRows.longOf(r.key()), SumRows.longOf(r.value()), 1), SumRows::merge,
@@ -150,9 +158,16 @@ public final class EngineNode implements AutoCloseable {
         String topic = exchangeTopic(step.job());
         int partition = step.exchangePartition();
         Map<String, String> manifest = step.acceptedBySplit();
+        checks.merge(step, topic);
         KafkaAggregateExchange exchange = new KafkaAggregateExchange(clientConfig, topic, TopicScan.partitionCount(clientConfig, topic), SumRows.SLOTS);
         Map<Long, long[]> rows = SumRows.fromResult(exchange.merge(partition, r -> accepted(r, manifest), ctx::isCancelled));
         return JobSteps.encodeRows(rows);
+    }
+
+    private static String nonce() {
+        byte[] b = new byte[12];
+        RANDOM.nextBytes(b);
+        return Base64.getUrlEncoder().withoutPadding().encodeToString(b);
     }
 
     /** A step this node cannot read never will: it fails terminally, naming why. */
@@ -185,6 +200,7 @@ public final class EngineNode implements AutoCloseable {
         worker.kill();
         producer.close(Duration.ZERO);
         folds.forEach(TopicFold::close);
+        checks.close();
     }
 
     @Override
@@ -192,5 +208,6 @@ public final class EngineNode implements AutoCloseable {
         worker.close();
         producer.close(Duration.ofSeconds(5));
         folds.forEach(TopicFold::close);
+        checks.close();
     }
 }

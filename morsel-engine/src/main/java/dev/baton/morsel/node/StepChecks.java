@@ -1,0 +1,85 @@
+package dev.baton.morsel.node;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+
+import dev.baton.morsel.kafka.OffsetRange;
+import dev.baton.topics.ClientConfigs;
+import dev.baton.worker.TerminalActivityException;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.common.PartitionInfo;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.InvalidTopicException;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+
+/**
+ * Checks a step against the cluster before a node works on it: whoever may write {@code baton.dispatch} may dispatch
+ * any step, and one that names a topic, a partition or offsets that are not there would otherwise hold a slot (a send
+ * to a missing exchange waits {@code max.block.ms} per group), stall 90 s past a log's end, or plan more morsels than
+ * the heap holds. Such a step fails terminally, naming the constraint and the value. A broker that does not answer
+ * is not the step's fault: its timeout stays retryable.
+ *
+ * <p>Thread-safe: the node's steps share one metadata consumer, one check at a time.
+ */
+final class StepChecks implements AutoCloseable {
+
+    private static final Duration METADATA = Duration.ofSeconds(10);
+
+    private final KafkaConsumer<byte[], byte[]> consumer;
+
+    StepChecks(Map<String, Object> clientConfig) {
+        this.consumer = new KafkaConsumer<>(ClientConfigs.assignedReader(clientConfig), new ByteArrayDeserializer(), new ByteArrayDeserializer());
+    }
+
+    /** The exchange has exactly the step's partitions, and the split lies within its partition's committed records. */
+    synchronized void scan(JobSteps.Scan step, String exchange) throws TerminalActivityException {
+        if (step.exchangePartitions() < 1) {
+            throw new TerminalActivityException("an engine scan step needs exchangePartitions >= 1, was " + step.exchangePartitions());
+        }
+        int exchangePartitions = partitions(exchange, "exchange topic of job '" + step.job() + "' (it was never created, or the job has ended)");
+        if (exchangePartitions != step.exchangePartitions()) {
+            throw new TerminalActivityException("an engine scan step of job '" + step.job() + "' names " + step.exchangePartitions()
+                    + " exchange partitions, " + exchange + " has " + exchangePartitions);
+        }
+        OffsetRange split = step.split();
+        int sourcePartitions = partitions(split.topic(), "source topic");
+        if (split.partition() >= sourcePartitions) {
+            throw new TerminalActivityException("split " + split + " names partition " + split.partition() + ", "
+                    + split.topic() + " has " + sourcePartitions);
+        }
+        TopicPartition tp = new TopicPartition(split.topic(), split.partition());
+        long end = consumer.endOffsets(List.of(tp), METADATA).get(tp); // read_committed: the last stable offset, which only grows
+        if (split.to() > end) {
+            throw new TerminalActivityException("split " + split + " ends at offset " + split.to() + ", past " + tp
+                    + "'s end offset " + end + ": a split is taken from end offsets, never beyond them");
+        }
+    }
+
+    /** The exchange partition the step merges exists. */
+    synchronized void merge(JobSteps.Merge step, String exchange) throws TerminalActivityException {
+        int partitions = partitions(exchange, "exchange topic of job '" + step.job() + "' (it was never created, or the job has ended)");
+        if (step.exchangePartition() < 0 || step.exchangePartition() >= partitions) {
+            throw new TerminalActivityException("an engine merge step of job '" + step.job() + "' needs 0 <= exchangePartition < "
+                    + partitions + " (the partitions of " + exchange + "), was " + step.exchangePartition());
+        }
+    }
+
+    private int partitions(String topic, String what) throws TerminalActivityException {
+        List<PartitionInfo> infos;
+        try {
+            infos = consumer.partitionsFor(topic, METADATA);
+        } catch (InvalidTopicException e) {
+            throw new TerminalActivityException(what + " '" + topic + "' is not a valid topic name: " + e.getMessage(), e);
+        }
+        if (infos == null || infos.isEmpty()) {
+            throw new TerminalActivityException(what + " " + topic + " does not exist");
+        }
+        return infos.size();
+    }
+
+    @Override
+    public synchronized void close() {
+        consumer.close();
+    }
+}
