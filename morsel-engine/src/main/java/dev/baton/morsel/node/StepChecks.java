@@ -18,13 +18,19 @@ import org.apache.kafka.common.serialization.ByteArrayDeserializer;
  * any step, and one that names a topic, a partition or offsets that are not there would otherwise hold a slot (a send
  * to a missing exchange waits {@code max.block.ms} per group), stall 90 s past a log's end, or plan more morsels than
  * the heap holds. Such a step fails terminally, naming the constraint and the value. A broker that does not answer
- * is not the step's fault: its timeout stays retryable.
+ * is not the step's fault: its timeout stays retryable. What is missing is asked again for {@link #SETTLE} before it
+ * counts as missing: a broker's metadata may show a job's new exchange moments after the controller created it, and a
+ * new leader's end offset may trail its predecessor's until the followers catch up; a legitimate step must not fail on
+ * either, and a hostile one waits a few seconds more.
  *
  * <p>Thread-safe: the node's steps share one metadata consumer, one check at a time.
  */
 final class StepChecks implements AutoCloseable {
 
     private static final Duration METADATA = Duration.ofSeconds(10);
+    /** How long what a step names may take to show before the step is refused. */
+    static final Duration SETTLE = Duration.ofSeconds(3);
+    private static final long SETTLE_STEP_MS = 100;
 
     private final KafkaConsumer<byte[], byte[]> consumer;
 
@@ -49,7 +55,7 @@ final class StepChecks implements AutoCloseable {
                     + split.topic() + " has " + sourcePartitions);
         }
         TopicPartition tp = new TopicPartition(split.topic(), split.partition());
-        long end = consumer.endOffsets(List.of(tp), METADATA).get(tp); // read_committed: the last stable offset, which only grows
+        long end = endOffset(tp, split.to());
         if (split.to() > end) {
             throw new TerminalActivityException("split " + split + " ends at offset " + split.to() + ", past " + tp
                     + "'s end offset " + end + ": a split is taken from end offsets, never beyond them");
@@ -66,16 +72,46 @@ final class StepChecks implements AutoCloseable {
     }
 
     private int partitions(String topic, String what) throws TerminalActivityException {
-        List<PartitionInfo> infos;
+        long deadline = System.nanoTime() + SETTLE.toNanos();
+        while (true) {
+            List<PartitionInfo> infos;
+            try {
+                infos = consumer.partitionsFor(topic, METADATA);
+            } catch (InvalidTopicException e) {
+                throw new TerminalActivityException(what + " '" + topic + "' is not a valid topic name: " + e.getMessage(), e);
+            }
+            if (infos != null && !infos.isEmpty()) {
+                return infos.size();
+            }
+            if (!settling(deadline)) {
+                throw new TerminalActivityException(what + " " + topic + " does not exist (asked for " + SETTLE.toSeconds() + " s)");
+            }
+        }
+    }
+
+    /** The partition's read_committed end offset (its last stable offset), asked again until it reaches {@code atLeast} or {@link #SETTLE} passes. */
+    private long endOffset(TopicPartition tp, long atLeast) {
+        long deadline = System.nanoTime() + SETTLE.toNanos();
+        while (true) {
+            long end = consumer.endOffsets(List.of(tp), METADATA).get(tp);
+            if (end >= atLeast || !settling(deadline)) {
+                return end;
+            }
+        }
+    }
+
+    /** Waits a step of the settle window; false once it has passed. Interrupted (the node stopping), the step is retried elsewhere. */
+    private static boolean settling(long deadline) {
+        if (System.nanoTime() >= deadline) {
+            return false;
+        }
         try {
-            infos = consumer.partitionsFor(topic, METADATA);
-        } catch (InvalidTopicException e) {
-            throw new TerminalActivityException(what + " '" + topic + "' is not a valid topic name: " + e.getMessage(), e);
+            Thread.sleep(SETTLE_STEP_MS); // metadata has no notification to wait on; bounded by SETTLE, as TopicCreator's wait
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while checking a step against the cluster", e);
         }
-        if (infos == null || infos.isEmpty()) {
-            throw new TerminalActivityException(what + " " + topic + " does not exist");
-        }
-        return infos.size();
+        return true;
     }
 
     @Override
