@@ -1,5 +1,6 @@
 package dev.baton.morsel.kafka;
 
+import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -87,6 +88,8 @@ final class FetchReader implements AutoCloseable {
 
     /** The longest a wait polls before it checks the scan's cancellation again. */
     private static final long WAIT_SLICE_MS = 100;
+    /** A fetch that brought nothing: what a walk past records deleted since the scan was planned starts from. */
+    private static final MemoryRecords NOTHING = MemoryRecords.readableRecords(ByteBuffer.allocate(0).asReadOnlyBuffer());
 
     /** The last Fetch version that names topics rather than topic ids: for a topic whose id metadata lacks. */
     private static final short LAST_VERSION_BY_NAME = 12;
@@ -373,10 +376,16 @@ final class FetchReader implements AutoCloseable {
                  UNKNOWN_TOPIC_OR_PARTITION, UNKNOWN_TOPIC_ID, INCONSISTENT_TOPIC_ID, UNKNOWN_LEADER_EPOCH, LEADER_NOT_AVAILABLE:
                 return null;
             case OFFSET_OUT_OF_RANGE:
-                // the broker leaves the bounds at -1 in this error: they are asked for
+                // the broker leaves the bounds at -1 in this error: the log's start is asked for
+                long start = logStart(p);
+                if (start > at) {
+                    // Records before it were deleted (retention, deleteRecords) since the scan was planned: gone for any
+                    // reader, so the scan reads on from where the log starts now, as a scan planned now would.
+                    return new BatchWalk(p.partition(), NOTHING, start, null, checkCrcs, decompression);
+                }
                 throw new IllegalStateException("offset " + at + " of " + p + " is out of range (the log starts at "
-                        + logStart(p) + "): records before it were deleted (retention or deleteRecords) while the scan was planned;"
-                        + " run the scan again, it plans from the offsets of the moment");
+                        + (start < 0 ? "unknown" : start) + "): past the log's end, which was truncated since the scan was"
+                        + " planned; run the scan again, it plans from the offsets of the moment");
             default:
                 throw error.exception("fetch of " + p + " at offset " + at + " failed");
         }
@@ -461,12 +470,12 @@ final class FetchReader implements AutoCloseable {
         }
     }
 
-    /** The log start offset of {@code p} as its leader says, for an error message: "unknown" if it cannot be asked. */
-    private String logStart(TopicPartition p) {
+    /** The log start offset of {@code p} as its leader says, or -1 if it cannot be asked. */
+    private long logStart(TopicPartition p) {
         try {
             Node leader = metadata.fetch().leaderFor(p);
             if (leader == null || !connected(leader, -1)) {
-                return "unknown";
+                return -1;
             }
             ListOffsetsRequestData.ListOffsetsTopic topic = new ListOffsetsRequestData.ListOffsetsTopic().setName(p.topic())
                     .setPartitions(List.of(new ListOffsetsRequestData.ListOffsetsPartition().setPartitionIndex(p.partition())
@@ -481,14 +490,16 @@ final class FetchReader implements AutoCloseable {
                 for (ListOffsetsResponseData.ListOffsetsTopicResponse t : offsets.topics()) {
                     for (ListOffsetsResponseData.ListOffsetsPartitionResponse q : t.partitions()) {
                         if (q.partitionIndex() == p.partition() && q.errorCode() == Errors.NONE.code()) {
-                            return Long.toString(q.offset());
+                            return q.offset();
                         }
                     }
                 }
             }
-            return "unknown";
+            return -1;
+        } catch (CancellationException e) {
+            throw e;
         } catch (RuntimeException e) {
-            return "unknown (" + e.getMessage() + ")";
+            return -1; // asked only after a fetch failed: that failure is what gets reported
         }
     }
 

@@ -383,9 +383,10 @@ class Adv40FetchReaderIT {
 
     /**
      * Contract: records deleted from the log start (deleteRecords, here to the middle of a batch): a range starting at
-     * or after the log start reads as the consumer; one starting before it fails clearly, naming the log's start (the
-     * consumer with the scan's settings resets to the end and hands out nothing, which a scan must not pass off as an
-     * answer). What the reader does: it fails, but its message says the log starts at -1 and ends at -1.
+     * or after the log start reads as the consumer; one starting before it (planned before the deletion: retention
+     * during a long scan) reads what is left of it, from the log's start on, as a range planned now would (the consumer
+     * with the scan's settings resets to the end and hands out nothing, which a scan must not pass off as an answer); a
+     * range past the log's end fails clearly, naming the log's start.
      */
     @Test
     void recordsDeletedFromTheLogStart() throws Exception {
@@ -405,7 +406,11 @@ class Adv40FetchReaderIT {
                 assertSame(viaConsumer(r, Map.of()), viaReader(reader, r), r.toString());
             }
             OffsetRange before = new OffsetRange(topic, 0, 10, 60);
-            IllegalStateException e = assertThrows(IllegalStateException.class, () -> viaReader(reader, before));
+            assertSame(viaConsumer(new OffsetRange(topic, 0, 35, 60), Map.of()), viaReader(reader, before), "begun before the log start: " + before);
+            OffsetRange gone = new OffsetRange(topic, 0, 10, 30);
+            assertSame(List.of(), viaReader(reader, gone), "wholly deleted: " + gone);
+            OffsetRange past = new OffsetRange(topic, 0, 200, 210);
+            IllegalStateException e = assertThrows(IllegalStateException.class, () -> viaReader(reader, past));
             OffsetRange r = new OffsetRange(topic, 0, 36, 90);
             assertSame(viaConsumer(r, Map.of()), viaReader(reader, r), "after the failure: " + r);
             // The message must name the log's real start: the broker leaves the log start and high watermark of an
