@@ -42,7 +42,7 @@ public final class EngineGroupByCommand implements Callable<Integer> {
     @Option(names = "--exchange-partitions", defaultValue = "4", description = "Partitions of the exchange, one merge each (default ${DEFAULT-VALUE})")
     int exchangePartitions;
 
-    @Option(names = "--timeout", defaultValue = "PT10M", description = "Longest wait for each step, ISO-8601 (default ${DEFAULT-VALUE})")
+    @Option(names = "--timeout", defaultValue = "PT10M", description = "Longest the whole job may take; steps still running then are cancelled. ISO-8601 (default ${DEFAULT-VALUE})")
     Duration timeout;
 
     @Option(names = "--limit", defaultValue = "50", description = "Rows printed, smallest keys first; all are counted (default ${DEFAULT-VALUE})")

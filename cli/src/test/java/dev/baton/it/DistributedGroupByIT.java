@@ -1,6 +1,7 @@
 package dev.baton.it;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import java.nio.ByteBuffer;
@@ -16,9 +17,11 @@ import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BooleanSupplier;
 import java.util.function.LongUnaryOperator;
@@ -54,6 +57,7 @@ import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.awaitility.core.ConditionTimeoutException;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -302,6 +306,48 @@ class DistributedGroupByIT {
             await().during(Duration.ofSeconds(2)).atMost(Duration.ofSeconds(10))
                     .untilAsserted(() -> assertThat(morsels).as("morsels scanned after the STOP").hasValue(1));
             assertThat(partialsWritten).hasValue(0);
+        }
+    }
+
+    @Test
+    void shouldFailAJobThatRunsOutOfItsTimeoutAsAWholeAndCancelEveryStepStillRunning() throws Exception {
+        // Each split's scan holds its first morsel 2.5 s (or until cancelled): twelve splits on a node of two slots
+        // take ~15 s, answered every 2.5 s. A 4 s timeout per step would let that job finish; 4 s for the job may not.
+        Set<OffsetRange> held = ConcurrentHashMap.newKeySet();
+        AtomicInteger scansStarted = new AtomicInteger();
+        AtomicInteger scansCancelled = new AtomicInteger();
+        EngineNode.ScanListener slow = new EngineNode.ScanListener() {
+            @Override
+            public void partialsWritten(String nodeId, OffsetRange split, String execution) {
+            }
+
+            @Override
+            public void morselScanned(String nodeId, OffsetRange split, BooleanSupplier cancelled) {
+                if (!held.add(split)) {
+                    return;
+                }
+                scansStarted.incrementAndGet();
+                try {
+                    await().pollInterval(Duration.ofMillis(20)).atMost(Duration.ofMillis(2_500)).until(cancelled::getAsBoolean);
+                    scansCancelled.incrementAndGet();
+                } catch (ConditionTimeoutException slowScanDone) {
+                    // the scan took its 2.5 s; it goes on
+                }
+            }
+        };
+        try (EngineNode node = EngineNode.start("slow-node", cluster.clientConfig(), 1, slow)) {
+            long began = System.nanoTime();
+            assertThatThrownBy(() -> new DistributedGroupBy(cluster.clientConfig(), client, Duration.ofSeconds(4))
+                    .run("out-of-time", SOURCE, 10_000, 2))
+                    .isInstanceOf(TimeoutException.class).hasMessageContaining("ran out of its timeout PT4S");
+            assertThat(Duration.ofNanos(System.nanoTime() - began)).isLessThan(Duration.ofSeconds(12));
+
+            await().atMost(Duration.ofSeconds(30)).untilAsserted(() ->
+                    assertThat(scansCancelled).as("scans running when the job failed, each told to stop").hasPositiveValue());
+            int started = scansStarted.get();
+            await().during(Duration.ofSeconds(4)).atMost(Duration.ofSeconds(10)).untilAsserted(() ->
+                    assertThat(scansStarted).as("no step of the failed job started after it failed").hasValue(started));
+            assertThat(started).as("the job failed before its twelve splits were scanned").isLessThan(12);
         }
     }
 

@@ -8,13 +8,16 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 
 import dev.baton.dispatcher.ActivityRequest;
 import dev.baton.dispatcher.DispatchClient;
 import dev.baton.dispatcher.ActivityOutcome;
 import dev.baton.morsel.kafka.OffsetRange;
 import dev.baton.morsel.kafka.TopicSplits;
+import dev.baton.schemas.SiteKey;
 import dev.baton.topics.ClientConfigs;
 import dev.baton.topics.TopicCreator;
 import dev.baton.topics.TopicLayout;
@@ -32,6 +35,9 @@ import org.apache.kafka.common.serialization.ByteArrayDeserializer;
  * dispatches one merge activity per exchange partition, unions the merged rows and deletes the
  * exchange topic. Every step is a Baton activity, so a node lost mid-job costs a re-delivery, not
  * the job. Steps and their results travel as Avro records ({@code JobSteps}).
+ *
+ * <p>The timeout bounds the whole job, not each step. When a step fails or the job runs out of time, every step
+ * not yet answered is cancelled before the job throws: a failed job leaves no scan holding a node's slot.
  */
 public final class DistributedGroupBy {
 
@@ -42,6 +48,9 @@ public final class DistributedGroupBy {
     private final Map<String, Object> clientConfig;
     private final DispatchClient client;
     private final Duration timeout;
+    /** Steps of the running job (an instance runs one job at a time), cancelled if the job ends early. */
+    private final Map<SiteKey, CompletableFuture<ActivityOutcome>> outstanding = new LinkedHashMap<>();
+    private long deadlineNanos;
 
     public DistributedGroupBy(Map<String, Object> clientConfig, DispatchClient client, Duration timeout) {
         this.clientConfig = clientConfig;
@@ -54,6 +63,8 @@ public final class DistributedGroupBy {
             throw new IllegalArgumentException("job id must match [A-Za-z0-9_-]{1,100} (it names a topic), was '" + job + "'");
         }
         long start = System.nanoTime();
+        deadlineNanos = start + timeout.toNanos();
+        outstanding.clear();
         String exchange = EngineNode.exchangeTopic(job);
         try (Admin admin = Admin.create(ClientConfigs.admin(clientConfig))) {
             // The cluster's default replication, like Baton's own topics: an exchange lost with one broker fails the job.
@@ -69,6 +80,9 @@ public final class DistributedGroupBy {
                 Map<OffsetRange, String> manifest = scan(job, splits, exchangePartitions);
                 Map<Long, long[]> rows = merge(job, exchangePartitions, manifest);
                 return new Result(rows, splits.size(), exchangePartitions, System.nanoTime() - start);
+            } catch (Exception | Error e) {
+                cancelOutstanding(e);
+                throw e;
             } finally {
                 admin.deleteTopics(Set.of(exchange)).all().get(30, TimeUnit.SECONDS);
             }
@@ -86,7 +100,7 @@ public final class DistributedGroupBy {
         Map<OffsetRange, CompletableFuture<ActivityOutcome>> outcomes = new LinkedHashMap<>();
         for (int i = 0; i < splits.size(); i++) {
             byte[] input = JobSteps.encodeScan(new JobSteps.Scan(job, partitions, splits.get(i)));
-            outcomes.put(splits.get(i), client.dispatch(activity(job, "scan-" + i, EngineNode.SCAN, input)));
+            outcomes.put(splits.get(i), dispatch(activity(job, "scan-" + i, EngineNode.SCAN, input)));
         }
         Map<OffsetRange, String> manifest = new LinkedHashMap<>();
         for (Map.Entry<OffsetRange, CompletableFuture<ActivityOutcome>> e : outcomes.entrySet()) {
@@ -98,7 +112,7 @@ public final class DistributedGroupBy {
     private Map<Long, long[]> merge(String job, int partitions, Map<OffsetRange, String> manifest) throws Exception {
         List<CompletableFuture<ActivityOutcome>> merges = new ArrayList<>();
         for (int p = 0; p < partitions; p++) {
-            merges.add(client.dispatch(activity(job, "merge-" + p, EngineNode.MERGE, JobSteps.encodeMerge(job, p, manifest))));
+            merges.add(dispatch(activity(job, "merge-" + p, EngineNode.MERGE, JobSteps.encodeMerge(job, p, manifest))));
         }
         Map<Long, long[]> rows = new HashMap<>();
         for (int p = 0; p < partitions; p++) {
@@ -112,11 +126,48 @@ public final class DistributedGroupBy {
                 .input(input, JobSteps.CONTENT_TYPE).heartbeat(Duration.ofSeconds(2)).build();
     }
 
+    private CompletableFuture<ActivityOutcome> dispatch(ActivityRequest request) {
+        CompletableFuture<ActivityOutcome> outcome = client.dispatch(request);
+        outstanding.put(request.site(), outcome);
+        return outcome;
+    }
+
     private byte[] output(CompletableFuture<ActivityOutcome> future, String what) throws Exception {
-        ActivityOutcome o = future.get(timeout.toMillis(), TimeUnit.MILLISECONDS);
+        ActivityOutcome o;
+        try {
+            o = future.get(Math.max(0, deadlineNanos - System.nanoTime()), TimeUnit.NANOSECONDS);
+        } catch (TimeoutException e) {
+            throw new TimeoutException("job ran out of its timeout " + timeout + " waiting for the " + what
+                    + "; give it a longer --timeout or more engine nodes");
+        }
         if (!o.completed()) {
             throw new IllegalStateException(what + " failed: " + o.reason());
         }
         return o.output();
+    }
+
+    /**
+     * Cancels every step not yet answered, so a node stops a scan the job no longer waits for (a cancelled step ends
+     * within the morsel it reads). Waits briefly for the cancels to be sent; one that cannot be is noted on the cause.
+     */
+    private void cancelOutstanding(Throwable cause) {
+        List<CompletableFuture<Void>> cancels = new ArrayList<>();
+        outstanding.forEach((site, outcome) -> {
+            if (!outcome.isDone()) {
+                try {
+                    cancels.add(client.cancel(site));
+                } catch (RuntimeException e) {
+                    cause.addSuppressed(e);
+                }
+            }
+        });
+        try {
+            CompletableFuture.allOf(cancels.toArray(CompletableFuture[]::new)).get(10, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            cause.addSuppressed(e);
+        } catch (ExecutionException | TimeoutException e) {
+            cause.addSuppressed(new IllegalStateException("could not cancel every outstanding step of the job", e));
+        }
     }
 }
