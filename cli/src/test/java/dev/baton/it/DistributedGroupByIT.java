@@ -310,6 +310,47 @@ class DistributedGroupByIT {
     }
 
     @Test
+    void shouldAnswerAJobRunAgainUnderTheSameIdFromWhatTheTopicHoldsNow() throws Exception {
+        // A nightly job keeps its id. Its steps are Baton sites, and a resolved site answers a repeated dispatch with its
+        // stored outcome for the dedupe window: run again, a job must not be handed its last run's answers.
+        String topic = "engine-rerun";
+        Map<Long, long[]> first = produce(topic, 2, 20_000);
+        try (EngineNode node = EngineNode.start("rerun-node", cluster.clientConfig(), 2)) {
+            assertThat(rows(job().run("nightly", topic, 5_000, 2))).isEqualTo(asLists(first));
+            Map<Long, long[]> grown = appendAndSum(topic, 10_000, first);
+
+            assertThat(rows(job().run("nightly", topic, 5_000, 2))).isEqualTo(asLists(grown));
+        }
+    }
+
+    /** Appends {@code records} rows of {@link #produce}'s kind to {@code topic}; returns {@code before} with them added. */
+    private static Map<Long, long[]> appendAndSum(String topic, int records, Map<Long, long[]> before) throws Exception {
+        Map<Long, long[]> sums = new HashMap<>();
+        before.forEach((k, v) -> sums.put(k, v.clone()));
+        List<Future<?>> sends = new ArrayList<>();
+        try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(cluster.clientConfig(), new ByteArraySerializer(), new ByteArraySerializer())) {
+            for (long i = 0; i < records; i++) {
+                long key = (i * 31) % GROUPS;
+                long value = i % 500 + 7;
+                sends.add(producer.send(new ProducerRecord<>(topic, bytes(key), bytes(value))));
+                long[] acc = sums.computeIfAbsent(key, k -> new long[2]);
+                acc[0] += value;
+                acc[1]++;
+            }
+        }
+        for (Future<?> f : sends) {
+            f.get(60, TimeUnit.SECONDS);
+        }
+        return sums;
+    }
+
+    private static Map<Long, List<Long>> asLists(Map<Long, long[]> sums) {
+        Map<Long, List<Long>> out = new TreeMap<>();
+        sums.forEach((k, v) -> out.put(k, List.of(v[0], v[1])));
+        return out;
+    }
+
+    @Test
     void shouldFailAJobThatRunsOutOfItsTimeoutAsAWholeAndCancelEveryStepStillRunning() throws Exception {
         // Each split's scan holds its first morsel 2.5 s (or until cancelled): twelve splits on a node of two slots
         // take ~15 s, answered every 2.5 s. A 4 s timeout per step would let that job finish; 4 s for the job may not.

@@ -1,7 +1,9 @@
 package dev.baton.morsel.node;
 
+import java.security.SecureRandom;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Base64;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -36,6 +38,10 @@ import org.apache.kafka.common.serialization.ByteArrayDeserializer;
  * exchange topic. Every step is a Baton activity, so a node lost mid-job costs a re-delivery, not
  * the job. Steps and their results travel as Avro records ({@code JobSteps}).
  *
+ * <p>Each run's steps are sites of their own ({@code engine / job / run.scan-3}, the run a random id): a resolved site
+ * answers a repeated dispatch with its stored outcome for the dedupe window, so steps named by the job alone would hand
+ * a job run again under its id (a nightly job) its last run's answers instead of scanning what the topic holds now.
+ *
  * <p>The timeout bounds the whole job, not each step. When a step fails or the job runs out of time, every step
  * not yet answered is cancelled before the job throws: a failed job leaves no scan holding a node's slot.
  */
@@ -45,12 +51,16 @@ public final class DistributedGroupBy {
     public record Result(Map<Long, long[]> rows, int splits, int exchangePartitions, long nanos) {
     }
 
+    private static final SecureRandom RANDOM = new SecureRandom();
+
     private final Map<String, Object> clientConfig;
     private final DispatchClient client;
     private final Duration timeout;
     /** Steps of the running job (an instance runs one job at a time), cancelled if the job ends early. */
     private final Map<SiteKey, CompletableFuture<ActivityOutcome>> outstanding = new LinkedHashMap<>();
     private long deadlineNanos;
+    /** The running job's run id: its steps' activity ids start with it. */
+    private String run;
 
     public DistributedGroupBy(Map<String, Object> clientConfig, DispatchClient client, Duration timeout) {
         this.clientConfig = clientConfig;
@@ -65,6 +75,7 @@ public final class DistributedGroupBy {
         long start = System.nanoTime();
         deadlineNanos = start + timeout.toNanos();
         outstanding.clear();
+        run = "run-" + runNonce();
         String exchange = EngineNode.exchangeTopic(job);
         try (Admin admin = Admin.create(ClientConfigs.admin(clientConfig))) {
             // The cluster's default replication, like Baton's own topics: an exchange lost with one broker fails the job.
@@ -100,7 +111,7 @@ public final class DistributedGroupBy {
         Map<OffsetRange, CompletableFuture<ActivityOutcome>> outcomes = new LinkedHashMap<>();
         for (int i = 0; i < splits.size(); i++) {
             byte[] input = JobSteps.encodeScan(new JobSteps.Scan(job, partitions, splits.get(i)));
-            outcomes.put(splits.get(i), dispatch(activity(job, "scan-" + i, EngineNode.SCAN, input)));
+            outcomes.put(splits.get(i), dispatch(activity(job, run + ".scan-" + i, EngineNode.SCAN, input)));
         }
         Map<OffsetRange, String> manifest = new LinkedHashMap<>();
         for (Map.Entry<OffsetRange, CompletableFuture<ActivityOutcome>> e : outcomes.entrySet()) {
@@ -112,7 +123,7 @@ public final class DistributedGroupBy {
     private Map<Long, long[]> merge(String job, int partitions, Map<OffsetRange, String> manifest) throws Exception {
         List<CompletableFuture<ActivityOutcome>> merges = new ArrayList<>();
         for (int p = 0; p < partitions; p++) {
-            merges.add(dispatch(activity(job, "merge-" + p, EngineNode.MERGE, JobSteps.encodeMerge(job, p, manifest))));
+            merges.add(dispatch(activity(job, run + ".merge-" + p, EngineNode.MERGE, JobSteps.encodeMerge(job, p, manifest))));
         }
         Map<Long, long[]> rows = new HashMap<>();
         for (int p = 0; p < partitions; p++) {
@@ -124,6 +135,12 @@ public final class DistributedGroupBy {
     private ActivityRequest activity(String job, String step, String type, byte[] input) {
         return ActivityRequest.builder().site("engine", job, step).queue(EngineNode.QUEUE).activityType(type)
                 .input(input, JobSteps.CONTENT_TYPE).heartbeat(Duration.ofSeconds(2)).build();
+    }
+
+    private static String runNonce() {
+        byte[] b = new byte[9];
+        RANDOM.nextBytes(b);
+        return Base64.getUrlEncoder().withoutPadding().encodeToString(b);
     }
 
     private CompletableFuture<ActivityOutcome> dispatch(ActivityRequest request) {
