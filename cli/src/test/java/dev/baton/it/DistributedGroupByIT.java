@@ -323,6 +323,21 @@ class DistributedGroupByIT {
         }
     }
 
+    @Test
+    void shouldFailAJobOverARecordThatIsNotARowTerminallyNamingTheRecord() throws Exception {
+        String topic = "engine-not-rows";
+        produce(topic, 1, 5_000);
+        long at;
+        try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(cluster.clientConfig(), new ByteArraySerializer(), new ByteArraySerializer())) {
+            at = producer.send(new ProducerRecord<>(topic, "order".getBytes(StandardCharsets.UTF_8), bytes(1))).get(30, TimeUnit.SECONDS).offset();
+        }
+        try (EngineNode node = EngineNode.start("shape-node", cluster.clientConfig(), 1)) {
+            assertThatThrownBy(() -> job().run("not-rows", topic, 2_000, 1))
+                    .hasMessageContaining("terminal: record " + topic + "-0@" + at + " has a 5-byte key")
+                    .hasMessageContaining("8-byte big-endian keys and values");
+        }
+    }
+
     /** Appends {@code records} rows of {@link #produce}'s kind to {@code topic}; returns {@code before} with them added. */
     private static Map<Long, long[]> appendAndSum(String topic, int records, Map<Long, long[]> before) throws Exception {
         Map<Long, long[]> sums = new HashMap<>();

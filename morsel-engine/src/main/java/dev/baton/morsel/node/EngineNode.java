@@ -139,9 +139,18 @@ public final class EngineNode implements AutoCloseable {
         // partials would carry the execution the manifest names ("1.1"). Unguessable, they count only if Baton accepted them.
         String execution = ctx.attempt() + "." + ctx.generation() + "." + nonce();
         BooleanSupplier stopped = ctx::isCancelled;
-        Map<Long, long[]> rows = withFold(fold -> fold.fold(List.of(split), HashMap<Long, long[]>::new,
-                (acc, r) -> SumRows.add(acc, SumRows.longOf(r.key()), SumRows.longOf(r.value()), 1), SumRows::merge,
-                stopped, () -> listener.morselScanned(nodeId, split, stopped)).value()); // a STOP ends it within the morsel being read
+        Map<Long, long[]> rows;
+        try {
+            rows = withFold(fold -> fold.fold(List.of(split), HashMap<Long, long[]>::new,
+                    (acc, r) -> SumRows.add(acc, SumRows.keyOf(r), SumRows.valueOf(r), 1), SumRows::merge,
+                    stopped, () -> listener.morselScanned(nodeId, split, stopped)).value()); // a STOP ends it within the morsel being read
+        } catch (RuntimeException e) {
+            SumRows.NotARow notARow = SumRows.NotARow.in(e);
+            if (notARow != null) { // the topic's bytes will not change: another attempt would fail the same way
+                throw new TerminalActivityException(notARow.getMessage());
+            }
+            throw e;
+        }
         RecordHeaders headers = new RecordHeaders();
         headers.add(SPLIT_HEADER, split.toString().getBytes(StandardCharsets.UTF_8));
         headers.add(EXECUTION_HEADER, execution.getBytes(StandardCharsets.UTF_8));

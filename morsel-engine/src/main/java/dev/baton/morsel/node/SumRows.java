@@ -5,6 +5,7 @@ import java.util.HashMap;
 import java.util.Map;
 
 import dev.baton.morsel.operator.AggregateResult;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
 
 /**
  * A {@code GROUP BY key: sum(value), count(*)} partial or result: key → {sum, count}, and the
@@ -53,9 +54,39 @@ final class SumRows {
         return ByteBuffer.allocate(8).putLong(v).array();
     }
 
-    static long longOf(byte[] b) {
-        if (b == null || b.length != 8) {
-            throw new IllegalArgumentException("expected an 8-byte long, got " + (b == null ? "null" : b.length + " bytes"));
+    /**
+     * A source record that is not a row of this query (its key or value not 8 bytes): named by topic, partition and
+     * offset, so the user can find it. Thrown on a scan thread, found again in what the scan threw ({@link #in}).
+     */
+    static final class NotARow extends RuntimeException {
+        NotARow(String message) {
+            super(message, null, false, false);
+        }
+
+        /** The {@code NotARow} among {@code e} and its causes, or null. */
+        static NotARow in(Throwable e) {
+            for (Throwable t = e; t != null; t = t.getCause()) {
+                if (t instanceof NotARow n) {
+                    return n;
+                }
+            }
+            return null;
+        }
+    }
+
+    static long keyOf(ConsumerRecord<byte[], byte[]> r) {
+        return rowLong(r, "key", r.key());
+    }
+
+    static long valueOf(ConsumerRecord<byte[], byte[]> r) {
+        return rowLong(r, "value", r.value());
+    }
+
+    private static long rowLong(ConsumerRecord<byte[], byte[]> r, String field, byte[] b) {
+        if (b == null || b.length != Long.BYTES) {
+            throw new NotARow("record " + r.topic() + "-" + r.partition() + "@" + r.offset() + " has " + (b == null ? "a null " + field
+                    : "a " + b.length + "-byte " + field) + ": the group-by reads 8-byte big-endian keys and values (a long each);"
+                    + " scan a topic of such records, or an offset range that holds only them");
         }
         return ByteBuffer.wrap(b).getLong();
     }
