@@ -178,7 +178,8 @@ public final class LongAggTable {
 
     /** Adds {@code slots} accumulators from {@code from[offset ..]} into group {@code key}. */
     public void addAt(long key, long[] from, int offset) {
-        plan.combine(values, slotBase(key), from, offset);
+        int base = slotBase(key); // first: a new group may replace the values array, and Java reads the field before the call
+        plan.combine(values, base, from, offset);
     }
 
     /**

@@ -84,4 +84,26 @@ class LongAggTableTest {
         }
         assertThat(t.size()).isEqualTo(4);
     }
+
+    @Test
+    void shouldAddWholeRowsPastTheGroupsItWasSizedForWithEveryCombineKind() {
+        // a row added to a new group that grows the table: the accumulators land in the grown array (a regression once
+        // read the array before the insert replaced it, and threw ArrayIndexOutOfBoundsException at the first growth)
+        Combine[][] kinds = {null, {Combine.SUM, Combine.MIN, Combine.MAX}};
+        for (Combine[] combine : kinds) {
+            LongAggTable t = new LongAggTable(3, 8, combine);
+            for (int pass = 0; pass < 2; pass++) {
+                for (long k = 0; k < 5_000; k++) {
+                    t.addAll(k * 7_919, new long[] {k, k + pass, k - pass}, 0);
+                }
+            }
+            AggregateResult r = t.sorted();
+            assertThat(r.rows()).isEqualTo(5_000);
+            for (int g = 0; g < r.rows(); g++) {
+                long k = g;
+                assertThat(r.row(g)).as("group %d, %s", g, combine == null ? "sums" : "sum/min/max")
+                        .containsExactly(k * 7_919, 2 * k, combine == null ? 2 * k + 1 : k, combine == null ? 2 * k - 1 : k);
+            }
+        }
+    }
 }
