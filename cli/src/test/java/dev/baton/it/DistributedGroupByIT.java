@@ -338,6 +338,47 @@ class DistributedGroupByIT {
         }
     }
 
+    @Test
+    void shouldRefuseAJobWhoseMergeStepsCouldNotHoldItsSplitsBeforeScanningAnything() throws Exception {
+        AtomicInteger scans = new AtomicInteger();
+        EngineNode.ScanListener counting = new EngineNode.ScanListener() {
+            @Override
+            public void partialsWritten(String nodeId, OffsetRange split, String execution) {
+            }
+
+            @Override
+            public void morselScanned(String nodeId, OffsetRange split, BooleanSupplier cancelled) {
+                scans.incrementAndGet();
+            }
+        };
+        try (EngineNode node = EngineNode.start("split-node", cluster.clientConfig(), 1, counting)) {
+            // 100,000 offsets cut 5 apiece: 20,000 splits, and every merge step's input names each one
+            assertThatThrownBy(() -> job().run("too-many-splits", SOURCE, 5, 2))
+                    .isInstanceOf(IllegalArgumentException.class)
+                    .hasMessageMatching("(?s)2000\\d splits make each merge step's input ~\\d+ bytes.*")
+                    .hasMessageContaining("max.payload.bytes 524288")
+                    .hasMessageMatching("(?s).*give --offsets-per-split at least \\d+ \\(was 5\\).*");
+            try (Admin admin = Admin.create(cluster.clientConfig())) {
+                assertThat(admin.listTopics().names().get(30, TimeUnit.SECONDS)).doesNotContain(BatonTopics.EXCHANGE_PREFIX + "too-many-splits");
+            }
+            assertThat(scans).as("scans run for a job refused at its start").hasValue(0);
+        }
+    }
+
+    @Test
+    void shouldMergeManyGroupsAndNameTheExchangePartitionsWhenAMergeAnswerIsTooLargeToReport() throws Exception {
+        String topic = "engine-many-groups";
+        Map<Long, long[]> sums = produce(topic, 2, 150_000, i -> i);
+        try (EngineNode node = EngineNode.start("groups-node", cluster.clientConfig(), 2)) {
+            // ~19,000 groups a merge: each merge's table grows well past its first size, and its answer fits a report
+            assertThat(rows(job().run("many-groups-8", topic, 50_000, 8))).isEqualTo(asLists(sums));
+            // 150,000 groups in one merge: over the worker's 512 KiB output limit
+            assertThatThrownBy(() -> job().run("many-groups", topic, 50_000, 1))
+                    .hasMessageContaining("merge of exchange partition 0 failed: terminal: OutputTooLarge")
+                    .hasMessageContaining("give the job more --exchange-partitions");
+        }
+    }
+
     /** Appends {@code records} rows of {@link #produce}'s kind to {@code topic}; returns {@code before} with them added. */
     private static Map<Long, long[]> appendAndSum(String topic, int records, Map<Long, long[]> before) throws Exception {
         Map<Long, long[]> sums = new HashMap<>();

@@ -279,6 +279,11 @@ public final class DispatchClient implements AutoCloseable {
         return send(site, cmd);
     }
 
+    /** The largest activity input this client sends ({@code max.payload.bytes}): a request with a larger one is refused. */
+    public int maxPayloadBytes() {
+        return maxPayloadBytes;
+    }
+
     public int pendingCount() {
         return pending.size();
     }

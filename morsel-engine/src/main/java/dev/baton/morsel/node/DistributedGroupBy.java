@@ -52,6 +52,8 @@ public final class DistributedGroupBy {
     }
 
     private static final SecureRandom RANDOM = new SecureRandom();
+    /** An execution id as long as an engine node's are in practice (attempt.generation.nonce), for the merge step's bound. */
+    private static final String WIDE_EXECUTION = "9999.9999." + "x".repeat(16);
 
     private final Map<String, Object> clientConfig;
     private final DispatchClient client;
@@ -77,6 +79,8 @@ public final class DistributedGroupBy {
         outstanding.clear();
         run = "run-" + runNonce();
         String exchange = EngineNode.exchangeTopic(job);
+        List<OffsetRange> splits = splits(sourceTopic, offsetsPerSplit);
+        requireMergeStepsFit(job, splits, offsetsPerSplit, exchangePartitions);
         try (Admin admin = Admin.create(ClientConfigs.admin(clientConfig))) {
             // The cluster's default replication, like Baton's own topics: an exchange lost with one broker fails the job.
             // TopicCreator returns once every partition takes writes: the engine nodes write to it idempotently at once.
@@ -87,7 +91,6 @@ public final class DistributedGroupBy {
                         + "' is running or was left over; choose another job id or delete the topic");
             }
             try {
-                List<OffsetRange> splits = splits(sourceTopic, offsetsPerSplit);
                 Map<OffsetRange, String> manifest = scan(job, splits, exchangePartitions);
                 Map<Long, long[]> rows = merge(job, exchangePartitions, manifest);
                 return new Result(rows, splits.size(), exchangePartitions, System.nanoTime() - start);
@@ -103,6 +106,26 @@ public final class DistributedGroupBy {
     private List<OffsetRange> splits(String topic, long offsetsPerSplit) {
         try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(ClientConfigs.assignedReader(clientConfig), new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
             return TopicSplits.of(consumer, topic, offsetsPerSplit);
+        }
+    }
+
+    /**
+     * Every merge step carries the whole manifest (each split and the execution accepted for it), so the splits' count is
+     * bounded by what one activity input may hold. Checked before anything is created or dispatched: found at the
+     * merge, the limit would fail a job whose every scan had run.
+     */
+    private void requireMergeStepsFit(String job, List<OffsetRange> splits, long offsetsPerSplit, int partitions) {
+        Map<OffsetRange, String> widest = new LinkedHashMap<>();
+        for (OffsetRange split : splits) {
+            widest.put(split, WIDE_EXECUTION);
+        }
+        int bytes = JobSteps.encodeMerge(job, partitions - 1, widest).length;
+        int limit = client.maxPayloadBytes();
+        if (bytes > limit) {
+            long enough = (long) Math.ceil(offsetsPerSplit * (double) bytes / (limit * 0.9));
+            throw new IllegalArgumentException(splits.size() + " splits make each merge step's input ~" + bytes
+                    + " bytes (it names every split and its execution), over the dispatch client's max.payload.bytes " + limit
+                    + ": give --offsets-per-split at least " + enough + " (was " + offsetsPerSplit + ")");
         }
     }
 
@@ -158,7 +181,9 @@ public final class DistributedGroupBy {
                     + "; give it a longer --timeout or more engine nodes");
         }
         if (!o.completed()) {
-            throw new IllegalStateException(what + " failed: " + o.reason());
+            String advice = o.reason().contains("OutputTooLarge") ? "; give the job more --exchange-partitions (a merge answers"
+                    + " with its partition's groups: more partitions, fewer each)" : "";
+            throw new IllegalStateException(what + " failed: " + o.reason() + advice);
         }
         return o.output();
     }
