@@ -80,9 +80,12 @@ public final class ReplayBench implements Callable<Integer> {
     @Option(names = "--hold-file", description = "At the end, keep the broker up while this file exists (to time `baton replay` by hand against it)")
     Path holdFile;
 
-    @Option(names = "--command-java-opts", defaultValue = "-XX:MaxRAMPercentage=50 -XX:InitialRAMPercentage=12 -XX:MetaspaceSize=128m -XX:+UseParallelGC -XX:TieredStopAtLevel=1",
-            description = "JVM options of the cold runs and the command runs (cold runs add -Xmx if --child-heap is given); the default is what ./baton gives replay, "
-                    + "but for the class archive (default ${DEFAULT-VALUE})")
+    /** What {@code ./baton} gives replay, but for the class archive and the compiler ({@link #javaOpts}). */
+    static final String SCAN_JAVA_OPTS = "-XX:MaxRAMPercentage=50 -XX:InitialRAMPercentage=12 -XX:MetaspaceSize=128m -XX:+UseParallelGC";
+
+    @Option(names = "--command-java-opts", description = "JVM options of the cold runs and the command runs (cold runs add -Xmx if --child-heap is given);"
+            + " by default what ./baton gives replay but for the class archive: " + SCAN_JAVA_OPTS + ", plus -XX:TieredStopAtLevel=1 at a thread"
+            + " count that takes every core")
     String commandJavaOpts;
 
     /** The CLI's entry point; the bench module does not depend on the CLI, which carries the bench. */
@@ -136,7 +139,8 @@ public final class ReplayBench implements Callable<Integer> {
     private void scanTable(Map<String, Object> config, String bootstrap) throws Exception {
         Map<ScanKind, Map<Integer, ScanProbe.Run>> cold = new EnumMap<>(ScanKind.class);
         Map<ScanKind, Map<Integer, ScanProbe.Run>> warm = new EnumMap<>(ScanKind.class);
-        out.printf("cold      runs in fresh JVMs with %s%s, median of %d%n", childHeap == null ? "" : "-Xmx" + childHeap + " ", commandJavaOpts, coldRuns);
+        out.printf("cold      runs in fresh JVMs with %s%s, median of %d%n", childHeap == null ? "" : "-Xmx" + childHeap + " ",
+                commandJavaOpts != null ? commandJavaOpts : SCAN_JAVA_OPTS + " (C1 alone where the threads take every core, as ./baton)", coldRuns);
         out.printf("warm      runs in this JVM; each history query on a fresh log (consumers, dictionary, tables) made before its clock%n");
         for (int t : threads) {
             // One fresh JVM is one sample of a host whose speed drifts run to run: kinds alternate, the median is reported.
@@ -212,6 +216,22 @@ public final class ReplayBench implements Callable<Integer> {
         out.println("(stats: records/s over history records; it also reads baton.results)");
     }
 
+    /**
+     * The JVM options of a fresh scan JVM at {@code threads} threads: {@code --command-java-opts} when given, else
+     * {@code ./baton}'s rule: C1 alone when the scan's threads take every core, tiered compilation (C2 on the core the
+     * scan leaves) when they do not.
+     */
+    List<String> javaOpts(int threads) {
+        if (commandJavaOpts != null) {
+            return List.of(commandJavaOpts.trim().split("\\s+"));
+        }
+        List<String> opts = new ArrayList<>(List.of(SCAN_JAVA_OPTS.split(" ")));
+        if (threads >= Runtime.getRuntime().availableProcessors()) {
+            opts.add("-XX:TieredStopAtLevel=1");
+        }
+        return opts;
+    }
+
     /** A run in a fresh JVM, the process's wall time from start to exit, and the part of the run spent making consumers and threads. */
     record ColdRun(ScanProbe.Run run, long wallNanos, long setUpNanos) {
     }
@@ -224,7 +244,7 @@ public final class ReplayBench implements Callable<Integer> {
         if (childHeap != null) {
             command.add("-Xmx" + childHeap);
         }
-        command.addAll(List.of(commandJavaOpts.trim().split("\\s+")));
+        command.addAll(javaOpts(t));
         command.addAll(List.of("-cp", System.getProperty("java.class.path"), ScanProbe.class.getName(), kind, Integer.toString(t), bootstrap));
         long start = System.nanoTime();
         Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
@@ -259,7 +279,7 @@ public final class ReplayBench implements Callable<Integer> {
         }
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
         List<String> command = new ArrayList<>(List.of(java));
-        command.addAll(List.of(commandJavaOpts.trim().split("\\s+")));
+        command.addAll(javaOpts(t));
         command.addAll(List.of("-cp", System.getProperty("java.class.path"), CLI, "replay", "--bootstrap-servers", bootstrap,
                 "--threads", Integer.toString(t), "--timings"));
         long start = System.nanoTime();
@@ -270,7 +290,7 @@ public final class ReplayBench implements Callable<Integer> {
         }
         long wall = System.nanoTime() - start;
         out.printf("%nreplay    baton replay (history, results, changelog) in a fresh JVM (%s) at %d threads: %.2f s wall from process start;"
-                + " load before %s%n", commandJavaOpts, t, wall / 1e9, load);
+                + " load before %s%n", String.join(" ", javaOpts(t)), t, wall / 1e9, load);
         for (String line : output.split("\n")) {
             if (line.startsWith("timings ") || line.startsWith("scan ") || line.startsWith("sites ")) {
                 out.println("          " + line);
