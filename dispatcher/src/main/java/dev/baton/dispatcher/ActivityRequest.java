@@ -11,6 +11,7 @@ import java.util.regex.Pattern;
 import dev.baton.schemas.SiteKey;
 import dev.baton.schemas.payload.EncodedPayload;
 import dev.baton.schemas.payload.PayloadConverters;
+import dev.baton.schemas.payload.ReportLimits;
 import dev.baton.topics.BatonTopics;
 
 /**
@@ -46,6 +47,13 @@ public record ActivityRequest(SiteKey site, int attempt, String runId, String qu
                 throw new IllegalArgumentException("maxAttempts must be >= 0 (0 = unlimited), was " + maxAttempts);
             }
             nonRetryableReasonPrefixes = List.copyOf(nonRetryableReasonPrefixes);
+            if (nonRetryableReasonPrefixes.size() > MAX_NON_RETRYABLE_PREFIXES) {
+                throw new IllegalArgumentException("nonRetryableReasonPrefixes must have <= " + MAX_NON_RETRYABLE_PREFIXES + " entries, had "
+                        + nonRetryableReasonPrefixes.size());
+            }
+            for (String prefix : nonRetryableReasonPrefixes) {
+                requireId("a nonRetryableReasonPrefixes entry", prefix);
+            }
         }
 
         public static RetryOptions of(Duration initialInterval, int maxAttempts) {
@@ -75,6 +83,11 @@ public record ActivityRequest(SiteKey site, int attempt, String runId, String qu
         if (runId == null) {
             throw new IllegalArgumentException("runId must be non-null ('' for none), was null");
         }
+        // The streams app refuses longer ids (they are kept in the site's row and copied into every answer): refused here first.
+        requireId("site's namespace", site.namespace());
+        requireId("site's workflowId", site.workflowId());
+        requireId("site's activityId", site.activityId());
+        requireId("runId", runId);
         if (!BatonTopics.isValidQueueName(queue)) {
             throw new IllegalArgumentException("queue must match [A-Za-z0-9_-]{1,100}, was '" + queue + "'");
         }
@@ -86,7 +99,17 @@ public record ActivityRequest(SiteKey site, int attempt, String runId, String qu
         }
         input = input == null ? new byte[0] : input;
         contentType = contentType == null ? "application/octet-stream" : contentType;
+        requireId("contentType", contentType);
         timeouts = timeouts == null ? TimeoutOptions.NONE : timeouts;
+    }
+
+    /** A retry policy's non-retryable reason prefixes the streams app accepts. */
+    public static final int MAX_NON_RETRYABLE_PREFIXES = 64;
+
+    private static void requireId(String what, String value) {
+        if (value.length() > ReportLimits.MAX_ID_CHARS) {
+            throw new IllegalArgumentException(what + " must have <= " + ReportLimits.MAX_ID_CHARS + " characters, had " + value.length());
+        }
     }
 
     public static Builder builder() {

@@ -8,6 +8,8 @@ import org.apache.kafka.common.config.ConfigDef;
 import org.apache.kafka.common.config.ConfigDef.Importance;
 import org.apache.kafka.common.config.ConfigDef.Range;
 import org.apache.kafka.common.config.ConfigDef.Type;
+import org.apache.kafka.common.config.ConfigException;
+import dev.baton.schemas.payload.ReportLimits;
 
 /** Configuration of a {@link DispatchClient}. Keys not defined here pass through to the Kafka clients. */
 public final class DispatchClientConfig extends AbstractConfig {
@@ -24,7 +26,14 @@ public final class DispatchClientConfig extends AbstractConfig {
 
     public static final ConfigDef CONFIG = new ConfigDef()
             .define(BOOTSTRAP_SERVERS_CONFIG, Type.STRING, "localhost:9092", Importance.HIGH, "Kafka bootstrap servers.")
-            .define(CLIENT_ID_CONFIG, Type.STRING, ConfigDef.NO_DEFAULT_VALUE, new ConfigDef.NonEmptyString(), Importance.HIGH, CLIENT_ID_DOC)
+            .define(CLIENT_ID_CONFIG, Type.STRING, ConfigDef.NO_DEFAULT_VALUE, ConfigDef.CompositeValidator.of(new ConfigDef.NonEmptyString(),
+                    ConfigDef.LambdaValidator.with((name, value) -> {
+                        // the reply key of every dispatch, kept in site rows: the streams app refuses a longer one
+                        if (value != null && value.toString().length() > ReportLimits.MAX_ID_CHARS) {
+                            throw new ConfigException(name, "(" + value.toString().length() + " characters)",
+                                    "must have <= " + ReportLimits.MAX_ID_CHARS + " characters");
+                        }
+                    }, () -> "at most " + ReportLimits.MAX_ID_CHARS + " characters")), Importance.HIGH, CLIENT_ID_DOC)
             .define(SCHEMA_REGISTRY_URL_CONFIG, Type.STRING, "kafka://", Importance.HIGH, "Schema registry: http(s)://, kafka:// or mem://.")
             .define(MAX_PAYLOAD_BYTES_CONFIG, Type.INT, 524_288, Range.atLeast(0), Importance.MEDIUM,
                     "Largest input accepted; keep it at most the streams app's max.payload.bytes (512 KiB by default).")

@@ -3,6 +3,7 @@ package dev.baton.streams;
 import java.io.IOException;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.Set;
@@ -13,6 +14,7 @@ import dev.baton.schemas.registry.SchemaRegistryRestServer;
 import dev.baton.streams.config.CommitPacing;
 import dev.baton.streams.config.QueueTimeouts;
 import dev.baton.streams.config.StreamsAppConfig;
+import dev.baton.streams.names.TopologyNames;
 import dev.baton.streams.processor.AdminQueueDirectory;
 import dev.baton.streams.processor.TaskSubjects;
 import dev.baton.streams.processor.InputPartitions;
@@ -118,6 +120,7 @@ public final class BatonStreamsApp implements AutoCloseable {
     }
 
     public BatonStreamsApp start() {
+        ChangelogLimits.raise(partitionsAdmin, config.applicationId(), List.of(TopologyNames.SITES_STORE));
         streams.start();
         if (config.hangingTransactionCheckMs() > 0) {
             Admin admin = Admin.create(config.adminConfig());

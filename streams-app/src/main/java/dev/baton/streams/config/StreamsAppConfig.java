@@ -7,6 +7,7 @@ import java.util.Optional;
 import java.util.Properties;
 
 import dev.baton.events.RetryPolicy;
+import dev.baton.streams.processor.InputTimestamps;
 import dev.baton.topics.ClientConfigs;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.producer.ProducerConfig;
@@ -16,6 +17,7 @@ import org.apache.kafka.common.config.ConfigDef.Importance;
 import org.apache.kafka.common.config.ConfigDef.Range;
 import org.apache.kafka.common.config.ConfigDef.Type;
 import org.apache.kafka.common.config.ConfigException;
+import org.apache.kafka.common.config.TopicConfig;
 import org.apache.kafka.common.config.types.Password;
 import org.apache.kafka.streams.StreamsConfig;
 import org.apache.kafka.streams.state.HostInfo;
@@ -25,6 +27,9 @@ import org.apache.kafka.streams.state.HostInfo;
  * client security, {@code num.standby.replicas}, ...) passes through to {@link StreamsConfig}.
  */
 public final class StreamsAppConfig extends AbstractConfig {
+
+    /** The largest changelog record (a site's row) the app's changelogs and producer take: room for two payloads and their details. */
+    public static final int CHANGELOG_RECORD_MAX_BYTES = 4 * 1024 * 1024;
 
     public static final String APPLICATION_ID_CONFIG = StreamsConfig.APPLICATION_ID_CONFIG;
     private static final String APPLICATION_ID_DOC = "Kafka Streams application id; instances with the same id share the sites.";
@@ -285,6 +290,15 @@ public final class StreamsAppConfig extends AbstractConfig {
         // holds 100 ms of dirty rows at 30,000 activities/s); under at-least-once the store is never cached.
         p.putIfAbsent(StreamsConfig.STATESTORE_CACHE_MAX_BYTES_CONFIG, 0L);
         p.put(SCHEMA_REGISTRY_URL_CONFIG, schemaRegistryUrl()); // for the dead-letter handler (BatonStreamsApp names it)
+        // A site's row may hold two payloads, a new run's input beside the replaced run's output (kept to answer that run's
+        // late callers), and their details: ~1.2 MiB at the default max.payload.bytes, ~2.2 MiB at its largest. Over a
+        // topic's default 1 MiB the changelog send failed and the stream thread died on the same dispatch again and again
+        // (h/adv21). The changelogs Kafka Streams creates, and its producer, take records up to CHANGELOG_RECORD_MAX_BYTES;
+        // an older changelog is raised at start (ChangelogLimits).
+        p.putIfAbsent(StreamsConfig.topicPrefix(TopicConfig.MAX_MESSAGE_BYTES_CONFIG), CHANGELOG_RECORD_MAX_BYTES);
+        p.putIfAbsent(StreamsConfig.producerPrefix(ProducerConfig.MAX_REQUEST_SIZE_CONFIG), CHANGELOG_RECORD_MAX_BYTES + 64 * 1024);
+        // A record without a timestamp (-1) must not stop a stream thread: Kafka Streams' default extractor throws on it.
+        p.putIfAbsent(StreamsConfig.DEFAULT_TIMESTAMP_EXTRACTOR_CLASS_CONFIG, InputTimestamps.class);
         // The commit check runs once per poll loop; a poll that blocks 100 ms (the default) waiting
         // for input holds back the commit, and so the visibility, of what was just processed.
         // Dispatches and worker events are independent streams: never hold a task back waiting to

@@ -82,7 +82,7 @@ public final class DeadLetterProcessingHandler implements ProcessingExceptionHan
         } catch (RuntimeException e) { // UndecodableRecordException or worse: no reply key to answer
             return List.of();
         }
-        if (cmd.getKind() != DispatchKind.REQUESTED || cmd.getReplyKey() == null || cmd.getReplyKey().isEmpty()) {
+        if (cmd.getKind() != DispatchKind.REQUESTED || cmd.getReplyKey() == null || !InputValidator.answerable(cmd)) {
             return List.of();
         }
         Outcome outcome = DispatchAnswers.internalError(cmd.getSite(), cmd, context.topic() + "-" + context.partition() + "@"

@@ -1,5 +1,6 @@
 package dev.baton.streams.processor;
 
+import java.util.Arrays;
 import java.util.Optional;
 
 import dev.baton.events.DispatchCommand;
@@ -10,6 +11,7 @@ import dev.baton.events.Timeouts;
 import dev.baton.events.WorkerEvent;
 import dev.baton.events.WorkerEventKind;
 import dev.baton.schemas.CompletionToken;
+import dev.baton.schemas.SiteKey;
 import dev.baton.schemas.payload.ReportLimits;
 import dev.baton.topics.BatonTopics;
 
@@ -23,6 +25,8 @@ final class InputValidator {
     /** The longest timeout or retry interval accepted: 10 years, far from where now + it would overflow. */
     static final long MAX_DURATION_MS = 10L * 365 * 24 * 3600 * 1000;
     static final int MAX_ID_CHARS = ReportLimits.MAX_ID_CHARS;
+    /** A retry policy's non-retryable reason prefixes: kept in the row with the run, so bounded as its other fields. */
+    static final int MAX_NON_RETRYABLE_PREFIXES = 64;
 
     private final int maxPayloadBytes;
     /** A worker's report: the same limits its worker checks before sending ({@code EventSender}). */
@@ -64,7 +68,33 @@ final class InputValidator {
             return Optional.of("activityType must not be empty");
         }
         Optional<String> timing = timeoutsProblem(cmd.getTimeouts()).or(() -> retryProblem(cmd.getRetryPolicy()));
-        return timing.isPresent() ? timing : payloadProblem("input", cmd.getInput());
+        return timing.isPresent() ? timing : payloadProblem("input", cmd.getInput())
+                .or(() -> cmd.getInput() == null ? Optional.empty() : textProblem("input.contentType", cmd.getInput().getContentType(), MAX_ID_CHARS));
+    }
+
+    /**
+     * What is wrong with a record's key as a site key, or empty: each part at most {@value #MAX_ID_CHARS} characters, as
+     * every other id (the key is in every record the site's decisions write, twice in some: a key of 600 KB made them
+     * too large to send, and the stream thread died on that input again and again), and the key's bytes exactly the
+     * UTF-8 of its parts (ill-formed bytes decode to other characters, and the site's row, task and reports would be
+     * keyed by bytes the caller never sent).
+     */
+    Optional<String> problemWith(SiteKey site, byte[] key) {
+        Optional<String> tooLong = textProblem("site key's namespace", site.namespace(), MAX_ID_CHARS)
+                .or(() -> textProblem("site key's workflowId", site.workflowId(), MAX_ID_CHARS))
+                .or(() -> textProblem("site key's activityId", site.activityId(), MAX_ID_CHARS));
+        if (tooLong.isPresent()) {
+            return tooLong;
+        }
+        if (!Arrays.equals(site.toBytes(), key)) {
+            return Optional.of("site key must be well-formed UTF-8; its " + key.length + " bytes are not");
+        }
+        return Optional.empty();
+    }
+
+    /** Whether an answer can be addressed to this command's caller: a reply key and request id within bounds. */
+    static boolean answerable(DispatchCommand cmd) {
+        return !cmd.getReplyKey().isEmpty() && cmd.getReplyKey().length() <= MAX_ID_CHARS && cmd.getRequestId().length() <= MAX_ID_CHARS;
     }
 
     /** Each timeout set must be in (0, MAX_DURATION_MS]: deadlines are instants, and now + Long.MAX_VALUE wraps around. */
@@ -87,6 +117,16 @@ final class InputValidator {
         }
         if (p.getMaxAttempts() < 0) {
             return Optional.of("retryPolicy.maxAttempts must be >= 0, was " + p.getMaxAttempts());
+        }
+        if (p.getNonRetryableReasonPrefixes().size() > MAX_NON_RETRYABLE_PREFIXES) {
+            return Optional.of("retryPolicy.nonRetryableReasonPrefixes must have <= " + MAX_NON_RETRYABLE_PREFIXES + " entries, had "
+                    + p.getNonRetryableReasonPrefixes().size());
+        }
+        for (CharSequence prefix : p.getNonRetryableReasonPrefixes()) {
+            Optional<String> tooLong = textProblem("retryPolicy.nonRetryableReasonPrefixes entry", prefix.toString(), MAX_ID_CHARS);
+            if (tooLong.isPresent()) {
+                return tooLong;
+            }
         }
         return durationProblem("retryPolicy.initialIntervalMillis", p.getInitialIntervalMillis())
                 .or(() -> durationProblem("retryPolicy.maxIntervalMillis", p.getMaxIntervalMillis()));

@@ -10,6 +10,7 @@ import dev.baton.events.DispatchCommand;
 import dev.baton.events.DispatchKind;
 import dev.baton.events.HistoryKind;
 import dev.baton.events.Outcome;
+import dev.baton.events.SiteRef;
 import dev.baton.events.WorkerEvent;
 import dev.baton.events.store.SiteState;
 import dev.baton.schemas.CompletionToken;
@@ -145,11 +146,17 @@ public final class SiteProcessor implements Processor<byte[], byte[], byte[], by
     }
 
     private void decide(String topic, Record<byte[], byte[]> record) {
+        byte[] key = record.key() == null ? new byte[0] : record.key();
         SiteKey site;
         try {
-            site = SiteKey.fromBytes(record.key() == null ? new byte[0] : record.key());
+            site = SiteKey.fromBytes(key);
         } catch (IllegalArgumentException e) {
-            deadLetter(record, "bad site key: " + e.getMessage());
+            badSiteKey(topic, record, e.getMessage());
+            return;
+        }
+        Optional<String> keyProblem = validator.problemWith(site, key);
+        if (keyProblem.isPresent()) {
+            badSiteKey(topic, record, keyProblem.get());
             return;
         }
         int partition = context.recordMetadata().map(RecordMetadata::partition).orElse(-1);
@@ -281,9 +288,40 @@ public final class SiteProcessor implements Processor<byte[], byte[], byte[], by
         }
     }
 
-    /** An invalid dispatch still answers its caller, if it named one, so no future waits forever. */
+    /**
+     * A record whose key is no site's: dead-lettered, touching no site. A dispatch's caller is still answered, under the
+     * site its command names (cut to the ids' bound): the key it sent is not one an outcome or history event may carry.
+     */
+    private void badSiteKey(String topic, Record<byte[], byte[]> record, String problem) {
+        deadLetter(record, "bad site key: " + problem);
+        if (!BatonTopics.DISPATCH.equals(topic) || record.value() == null) {
+            return;
+        }
+        DispatchCommand cmd;
+        try {
+            cmd = settings.serdes().dispatch().decode(BatonTopics.DISPATCH, record.value());
+        } catch (RuntimeException undecodable) {
+            return; // no caller to answer: the dead letter names the key, which is why it is there
+        }
+        refuseInvalid(boundedSite(cmd.getSite()), cmd, "bad site key: " + problem);
+    }
+
+    /** The site a command's value names, each part cut to the ids' bound: for answers to a record whose key is no site's. */
+    private static SiteKey boundedSite(SiteRef named) {
+        return new SiteKey(bounded(named.getNamespace()), bounded(named.getWorkflowId()), bounded(named.getActivityId()));
+    }
+
+    private static String bounded(String part) {
+        String p = part == null || part.isEmpty() ? "-" : part;
+        return p.length() <= InputValidator.MAX_ID_CHARS ? p : p.substring(0, InputValidator.MAX_ID_CHARS);
+    }
+
+    /**
+     * An invalid dispatch still answers its caller, if it named one, so no future waits forever. One whose reply key or
+     * request id is over the ids' bound cannot be answered (the answer would carry them): it is only dead-lettered.
+     */
     private void refuseInvalid(SiteKey site, DispatchCommand cmd, String problem) {
-        if (cmd.getReplyKey().isEmpty() || cmd.getKind() == DispatchKind.CANCEL) {
+        if (!InputValidator.answerable(cmd) || cmd.getKind() == DispatchKind.CANCEL) {
             return;
         }
         String reason = Reasons.TERMINAL + " invalid dispatch: " + problem;
@@ -302,13 +340,13 @@ public final class SiteProcessor implements Processor<byte[], byte[], byte[], by
         }
         try {
             DispatchCommand cmd = settings.serdes().dispatch().decode(BatonTopics.DISPATCH, record.value());
-            if (cmd.getKind() == DispatchKind.REQUESTED && !cmd.getReplyKey().isEmpty()) {
+            if (cmd.getKind() == DispatchKind.REQUESTED && InputValidator.answerable(cmd)) {
+                SiteKey site = boundedSite(cmd.getSite());
                 Optional<SchemaRegistryException> refused = registryRefusal(e);
-                Outcome answer = refused.isPresent() ? DispatchAnswers.schemaRefused(cmd.getSite(), cmd, refused.get(), emit.now())
-                        : DispatchAnswers.internalError(cmd.getSite(), cmd, position(), e, emit.now());
+                Outcome answer = refused.isPresent() ? DispatchAnswers.schemaRefused(site.toRef(), cmd, refused.get(), emit.now())
+                        : DispatchAnswers.internalError(site.toRef(), cmd, position(), e, emit.now());
                 emit.outcome(cmd.getReplyKey(), answer);
-                emit.history(SiteKey.of(cmd.getSite()), DispatchAnswers.history(cmd.getSite(), cmd, HistoryKind.INTERNAL_ERROR,
-                        answer.getReason(), emit.now()));
+                emit.history(site, DispatchAnswers.history(site.toRef(), cmd, HistoryKind.INTERNAL_ERROR, answer.getReason(), emit.now()));
             }
         } catch (RuntimeException undecodable) {
             log.warn("task {}: the failed dispatch {} cannot be answered: {}", context.taskId(), position(), undecodable.toString());

@@ -4,7 +4,9 @@ import static dev.baton.streams.topology.SiteHarness.CLIENT;
 import static dev.baton.streams.topology.SiteHarness.request;
 import static dev.baton.streams.topology.SiteHarness.site;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.tuple;
 
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
 
@@ -16,6 +18,7 @@ import dev.baton.events.WorkerControl;
 import dev.baton.events.WorkerEventKind;
 import dev.baton.schemas.CompletionToken;
 import dev.baton.schemas.SiteKey;
+import dev.baton.topics.BatonTopics;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -183,6 +186,27 @@ class DispatchRulesTest {
         assertThat(reasons.get(1)).contains("bad site key");
         assertThat(h.tasks()).hasSize(1);
         assertThat(h.counter("baton_dead_letters")).isEqualTo(2.0);
+    }
+
+    @Test
+    void shouldDeadLetterADispatchWhoseKeyIsNoSitesAndAnswerItsCallerUnderTheSiteItNames() {
+        byte[] illFormed = "ns/wf-1/caf\u00e9".getBytes(StandardCharsets.UTF_8);
+        illFormed[illFormed.length - 1] = (byte) 0xff; // the second byte of é made no continuation byte
+        h.pipeDispatch(illFormed, h.serdes.dispatch().encode(BatonTopics.DISPATCH, request(site("cafe"), 1, "r-utf8").build()));
+        h.pipeDispatch(new SiteKey("ns", "w".repeat(300), "a").toBytes(),
+                h.serdes.dispatch().encode(BatonTopics.DISPATCH, request(site("long"), 1, "r-long").build()));
+        h.pipeDispatch(new SiteKey("ns", "w".repeat(300), "b").toBytes(),
+                h.serdes.dispatch().encode(BatonTopics.DISPATCH, request(site("long-reply"), 1, "r-x").setReplyKey("c".repeat(300)).build()));
+        h.send(request(site, 1, "r1").build());
+
+        assertThat(h.deadLetters()).map(d -> d.getReason()).containsExactly(
+                "bad site key: site key must be well-formed UTF-8; its 13 bytes are not",
+                "bad site key: site key's workflowId must have <= 256 characters, had 300",
+                "bad site key: site key's workflowId must have <= 256 characters, had 300");
+        assertThat(h.results()).as("the two callers that can be addressed are answered, under the sites their commands name")
+                .extracting(o -> o.getRequestId(), o -> o.getSite().getActivityId(), o -> o.getReason().substring(0, 32))
+                .containsExactly(tuple("r-utf8", "cafe", "terminal: invalid dispatch: bad "), tuple("r-long", "long", "terminal: invalid dispatch: bad "));
+        assertThat(h.tasks()).as("only the valid dispatch runs").hasSize(1);
     }
 
     @Test
