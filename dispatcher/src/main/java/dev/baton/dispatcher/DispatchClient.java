@@ -6,10 +6,14 @@ import java.time.Duration;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ForkJoinPool;
+import java.util.concurrent.ForkJoinWorkerThread;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Function;
 
+import dev.baton.dispatcher.internals.CallbackFuture;
 import dev.baton.dispatcher.internals.PendingResults;
 import dev.baton.dispatcher.internals.RequestIds;
 import dev.baton.dispatcher.internals.ResultListener;
@@ -71,6 +75,11 @@ public final class DispatchClient implements AutoCloseable {
     private final EventSerde<DispatchCommand> commands;
     private final Producer<byte[], byte[]> producer;
     private final PendingResults pending;
+    /**
+     * Where the stages callers attach to dispatch futures run ({@link CallbackFuture}). Not shut at close: a stage attached
+     * to a future after it (to log its failure) must still run; the pool's daemon threads end when idle a minute.
+     */
+    private final ForkJoinPool callbacks;
     private final RequestIds requestIds = new RequestIds();
     /** Read once: a config lookup per dispatch is a few map lookups on the sending thread. */
     private final int maxPayloadBytes;
@@ -116,6 +125,7 @@ public final class DispatchClient implements AutoCloseable {
         this.registry = SchemaRegistry.forUrl(config.getString(DispatchClientConfig.SCHEMA_REGISTRY_URL_CONFIG), config.kafkaConfig());
         this.commands = EventSerde.of(DispatchCommand.class, registry);
         this.pending = new PendingResults(config.getInt(DispatchClientConfig.MAX_PENDING_CONFIG));
+        this.callbacks = callbackPool(clientId);
         // A start that fails closes what it opened: the caller gets no client to close.
         Producer<byte[], byte[]> startedProducer = null;
         ResultListener startedListener = null;
@@ -197,11 +207,20 @@ public final class DispatchClient implements AutoCloseable {
     public CompletableFuture<ActivityOutcome> dispatch(ActivityRequest request) {
         requireOpen();
         DispatchCommand cmd = command(request);
-        CompletableFuture<ActivityOutcome> future = pending.register(cmd.getRequestId());
+        CompletableFuture<ActivityOutcome> pendingFuture = pending.register(cmd.getRequestId());
         long sentAt = System.nanoTime();
-        future.thenRun(() -> latency.record(System.nanoTime() - sentAt, TimeUnit.NANOSECONDS));
+        // The caller's future: the stages it attaches run on the callback executor, not on the results thread (CallbackFuture).
+        CallbackFuture<ActivityOutcome> future = new CallbackFuture<>(callbacks);
+        pendingFuture.whenComplete((outcome, error) -> {
+            latency.record(System.nanoTime() - sentAt, TimeUnit.NANOSECONDS);
+            if (error != null) {
+                future.completeExceptionally(error);
+            } else {
+                future.complete(outcome);
+            }
+        });
         if (dispatchTimeoutMs > 0) {
-            future.orTimeout(dispatchTimeoutMs, TimeUnit.MILLISECONDS);
+            pendingFuture.orTimeout(dispatchTimeoutMs, TimeUnit.MILLISECONDS);
         }
         try {
             // The producer's callback fails the pending future itself: a future per send only to pass its failure on was
@@ -240,7 +259,7 @@ public final class DispatchClient implements AutoCloseable {
     public <R> CompletableFuture<R> dispatch(ActivityRequest request, Class<R> outputType, PayloadConverters converters) {
         Objects.requireNonNull(outputType, "outputType");
         Objects.requireNonNull(converters, "converters");
-        CompletableFuture<R> typed = new CompletableFuture<>();
+        CompletableFuture<R> typed = new CallbackFuture<>(callbacks);
         // Completed by hand, not by thenApply: the future fails with the exception itself, not wrapped in a CompletionException.
         dispatch(request).whenComplete((outcome, error) -> {
             if (error != null) {
@@ -358,5 +377,20 @@ public final class DispatchClient implements AutoCloseable {
                 + " closed before the outcome arrived; it will reach the UnmatchedResultHandler of the next client with this id",
                 requestId));
         registry.close();
+    }
+
+    /**
+     * One thread while stages do not wait; a stage that waits on another future with {@code join} or {@code get} makes
+     * the pool run the stages behind it on a spare thread (ForkJoinPool's managed blocking), so no stage waits on one
+     * queued behind it. FIFO: callers' stages run in the order their outcomes arrived.
+     */
+    private static ForkJoinPool callbackPool(String clientId) {
+        AtomicInteger threads = new AtomicInteger();
+        return new ForkJoinPool(1, pool -> {
+            ForkJoinWorkerThread t = ForkJoinPool.defaultForkJoinWorkerThreadFactory.newThread(pool);
+            t.setName("baton-callbacks-" + clientId + "-" + threads.incrementAndGet());
+            t.setDaemon(true);
+            return t;
+        }, null, true);
     }
 }
