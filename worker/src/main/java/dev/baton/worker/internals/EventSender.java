@@ -182,12 +182,19 @@ public final class EventSender implements AutoCloseable {
         }
         synchronized (lease) {
             boolean leases = lease.settle(); // this report reaches the streams app first: it is the lease
-            producer.send(record, (meta, ex) -> {
-                warnIfLost(e, kind, ex);
+            try {
+                producer.send(record, (meta, ex) -> {
+                    warnIfLost(e, kind, ex);
+                    if (leases) {
+                        lease.acknowledged(ex);
+                    }
+                });
+            } catch (RuntimeException ex) {
                 if (leases) {
-                    lease.acknowledged(ex);
+                    lease.acknowledged(ex); // a send that threw has no callback: the lease fails now, and is sent again
                 }
-            });
+                throw ex;
+            }
         }
     }
 
@@ -205,10 +212,17 @@ public final class EventSender implements AutoCloseable {
                 lease.acknowledged(new IllegalStateException("worker " + workerId + " was killed: nothing more is sent"));
                 return;
             }
-            producer.send(leaseRecord(e), (meta, ex) -> {
-                warnIfLost(e, WorkerEventKind.LEASED, ex);
+            try {
+                producer.send(leaseRecord(e), (meta, ex) -> {
+                    warnIfLost(e, WorkerEventKind.LEASED, ex);
+                    lease.acknowledged(ex);
+                });
+            } catch (RuntimeException ex) {
+                // Settled but not sent: failed now, so the batch read again sends it again (PlainLeases.rejoin) instead of
+                // waiting on a proof that never comes (h/adv21).
                 lease.acknowledged(ex);
-            });
+                throw ex;
+            }
         }
     }
 
