@@ -72,7 +72,8 @@ final class CpuByRole {
     /**
      * The role a thread works for, from its name: Baton's own threads ({@code baton-queue-...},
      * {@code baton-results-...}), the streams app's ({@code baton-streams-...}) and Kafka client
-     * threads named after their client id ({@code kafka-producer-network-thread | baton-worker...}).
+     * threads named after their client id ({@code kafka-producer-network-thread | baton-worker...}); the dispatch
+     * client's callback pool ({@code baton-callbacks-...}) is the client's.
      * The rest is the broker's, plus any unnamed client thread.
      */
     static Role roleOf(String thread) {
@@ -84,7 +85,7 @@ final class CpuByRole {
                 || thread.startsWith("baton-stops ")) {
             return Role.WORKER;
         }
-        if (thread.contains("baton-dispatch-") || thread.startsWith("baton-results-") || thread.equals("main")) {
+        if (thread.contains("baton-dispatch-") || thread.startsWith("baton-results-") || thread.startsWith("baton-callbacks-") || thread.equals("main")) {
             return Role.CLIENT;
         }
         return Role.BROKER;

@@ -18,6 +18,7 @@ class CpuByRoleTest {
         assertThat(CpuByRole.roleOf("kafka-producer-network-thread | baton-worker-events-w")).isEqualTo(Role.WORKER);
         assertThat(CpuByRole.roleOf("baton-lease-deferral bench-worker/bench")).isEqualTo(Role.WORKER);
         assertThat(CpuByRole.roleOf("baton-results-bench")).isEqualTo(Role.CLIENT);
+        assertThat(CpuByRole.roleOf("baton-callbacks-bench-client-1")).isEqualTo(Role.CLIENT);
         assertThat(CpuByRole.roleOf("kafka-producer-network-thread | baton-dispatch-bench")).isEqualTo(Role.CLIENT);
         assertThat(CpuByRole.roleOf("data-plane-kafka-request-handler-3")).isEqualTo(Role.BROKER);
         assertThat(CpuByRole.roleOf("TxnMarkerSenderThread-1")).isEqualTo(Role.BROKER);
