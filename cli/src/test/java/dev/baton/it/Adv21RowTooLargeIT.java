@@ -1,0 +1,66 @@
+package dev.baton.it;
+
+import static java.nio.charset.StandardCharsets.UTF_8;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+
+import dev.baton.dispatcher.ActivityOutcome;
+import dev.baton.dispatcher.ActivityRequest;
+import dev.baton.dispatcher.DispatchClient;
+import dev.baton.schemas.payload.ReportLimits;
+import dev.baton.testkit.LocalCluster;
+import dev.baton.worker.WorkerOptions;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Adversary (adv21): two payloads each within {@code max.payload.bytes} (the default, 512 KiB) make a site row over
+ * Kafka's 1 MiB. Attempt 1 of a site completes with a 512 KiB output; the same caller then dispatches attempt 2 of the
+ * site (a new run) with a 512 KiB input. The new run's row keeps the replaced run's outcome ({@code previousRun},
+ * output whole) beside its own input: its {@code sites} changelog record is over 1 MiB, the send fails, the stream
+ * thread dies, and the thread that replaces it reads the dispatch again and dies again. The caller is never answered,
+ * and neither is any other caller of the partition. Nothing but the client's own checks was used: both payloads are
+ * accepted by the client, the worker and the streams app. (The decisions log bounds a row as "the payload with up
+ * to 64 KiB of other fields"; {@code previousRun}'s output is a second payload.)
+ */
+class Adv21RowTooLargeIT {
+
+    private static final int MAX = ReportLimits.DEFAULT_MAX_PAYLOAD_BYTES;
+
+    @Test
+    void aNewRunOfASiteWhoseLastRunHadALargeOutputIsAnswered() throws Exception {
+        try (LocalCluster cluster = LocalCluster.start(1, List.of("q"))) {
+            cluster.worker(WorkerOptions.builder().workerId("w1").queues("q").maxConcurrent(4)
+                    .handler("big", (ctx, input) -> {
+                        byte[] out = new byte[MAX];
+                        Arrays.fill(out, (byte) 'o');
+                        return input.length < 100 ? out : "ok".getBytes(UTF_8);
+                    }));
+            List<ActivityOutcome> unmatched = new CopyOnWriteArrayList<>();
+            DispatchClient client = cluster.client("adv21-row", unmatched::add);
+
+            ActivityOutcome first = client.dispatch(request("s", 1, "small".getBytes(UTF_8))).get(60, TimeUnit.SECONDS);
+            assertThat(first.completed()).as("attempt 1: %s", first).isTrue();
+            assertThat(first.output()).hasSize(MAX);
+
+            byte[] bigInput = new byte[MAX];
+            Arrays.fill(bigInput, (byte) 'i');
+            CompletableFuture<ActivityOutcome> second = client.dispatch(request("s", 2, bigInput));
+            CompletableFuture<ActivityOutcome> other = client.dispatch(request("t", 1, "small-t".getBytes(UTF_8)));
+
+            ActivityOutcome otherOutcome = other.get(60, TimeUnit.SECONDS);
+            assertThat(otherOutcome.completed()).as("another site of the partition: %s", otherOutcome).isTrue();
+            ActivityOutcome secondOutcome = second.get(60, TimeUnit.SECONDS);
+            assertThat(secondOutcome).as("attempt 2 of the site is answered").isNotNull();
+        }
+    }
+
+    private static ActivityRequest request(String activity, int attempt, byte[] input) {
+        return ActivityRequest.builder().site("adv21", "row", activity).queue("q").activityType("big").attempt(attempt)
+                .input(input, "application/octet-stream").build();
+    }
+}
