@@ -17,6 +17,9 @@ import dev.baton.events.DispatchCommand;
 import dev.baton.events.DispatchKind;
 import dev.baton.events.Payload;
 import dev.baton.events.SiteRef;
+import dev.baton.events.WorkerEvent;
+import dev.baton.events.WorkerEventKind;
+import dev.baton.schemas.CompletionToken;
 import dev.baton.schemas.EventSerde;
 import dev.baton.schemas.SiteKey;
 import dev.baton.schemas.registry.SchemaRegistry;
@@ -64,6 +67,36 @@ class Adv21LongKeyIT {
             CompletableFuture<ActivityOutcome> after = client.dispatch(request("after"));
             ActivityOutcome outcome = after.get(60, TimeUnit.SECONDS);
             assertThat(outcome.completed()).as("the dispatch after the huge key: %s", outcome).isTrue();
+        }
+    }
+
+    /**
+     * The same from a worker: any principal that may write {@code baton.worker-events} (every worker) sends a heartbeat
+     * keyed by a 600,000-byte site key naming a short site in its value. The site is unknown, so the report is refused,
+     * and the refusal's history event carries the key twice (key and {@code site} field): over 1 MiB, same loop.
+     */
+    @Test
+    void aWorkerEventWithAHugeKeyDoesNotBlockItsPartition() throws Exception {
+        try (LocalCluster cluster = LocalCluster.start(1, List.of("q"));
+             SchemaRegistry registry = SchemaRegistry.forUrl("kafka://" + cluster.bootstrapServers(), Map.of())) {
+            cluster.worker(WorkerOptions.builder().workerId("w1").queues("q").maxConcurrent(4)
+                    .handler("echo", (ctx, input) -> input));
+            List<ActivityOutcome> unmatched = new CopyOnWriteArrayList<>();
+            DispatchClient client = cluster.client("adv21-key", unmatched::add);
+            assertThat(client.dispatch(request("before")).get(60, TimeUnit.SECONDS).completed()).isTrue();
+
+            SiteKey huge = new SiteKey("adv21", "key", "w".repeat(600_000));
+            WorkerEvent event = WorkerEvent.newBuilder().setKind(WorkerEventKind.HEARTBEAT).setSite(new SiteRef("adv21", "key", "short"))
+                    .setAttempt(1).setGeneration(1).setToken("A".repeat(CompletionToken.LENGTH)).setWorkerId("hostile")
+                    .setAtMillis(System.currentTimeMillis()).build();
+            try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(cluster.clientConfig(), new ByteArraySerializer(),
+                    new ByteArraySerializer())) {
+                producer.send(new ProducerRecord<>(BatonTopics.WORKER_EVENTS, huge.toBytes(),
+                        EventSerde.of(WorkerEvent.class, registry).encode(BatonTopics.WORKER_EVENTS, event))).get(30, TimeUnit.SECONDS);
+            }
+
+            ActivityOutcome outcome = client.dispatch(request("after")).get(60, TimeUnit.SECONDS);
+            assertThat(outcome.completed()).as("the dispatch after the huge worker event key: %s", outcome).isTrue();
         }
     }
 
