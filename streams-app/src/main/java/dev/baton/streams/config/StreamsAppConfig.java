@@ -247,6 +247,8 @@ public final class StreamsAppConfig extends AbstractConfig {
         p.put(COMMIT_INTERVAL_MS_CONFIG, commitIntervalMs());
         p.put(StreamsConfig.PROCESSING_GUARANTEE_CONFIG, getString(PROCESSING_GUARANTEE_CONFIG));
         p.put(StreamsConfig.ROCKSDB_CONFIG_SETTER_CLASS_CONFIG, BoundedRocksDbConfigSetter.class);
+        // A record without a timestamp (-1) must not stop the thread that reads it (see InvalidTimestampAsNow).
+        p.putIfAbsent(StreamsConfig.DEFAULT_TIMESTAMP_EXTRACTOR_CLASS_CONFIG, InvalidTimestampAsNow.class);
         p.put(BoundedRocksDbConfigSetter.BLOCK_CACHE_BYTES, getLong(ROCKSDB_BLOCK_CACHE_BYTES_CONFIG));
         p.put(BoundedRocksDbConfigSetter.WRITE_BUFFER_BYTES, getLong(ROCKSDB_WRITE_BUFFER_BYTES_CONFIG));
         // A transactional hop waits on "concurrent transactions" retries: 5 ms instead of 100 ms
