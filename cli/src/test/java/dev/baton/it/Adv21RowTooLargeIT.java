@@ -4,6 +4,8 @@ import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.util.Arrays;
+import java.util.Base64;
+import java.util.Map;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -14,6 +16,7 @@ import dev.baton.dispatcher.ActivityRequest;
 import dev.baton.dispatcher.DispatchClient;
 import dev.baton.schemas.payload.ReportLimits;
 import dev.baton.testkit.LocalCluster;
+import dev.baton.worker.LeaseMode;
 import dev.baton.worker.WorkerOptions;
 import org.junit.jupiter.api.Test;
 
@@ -33,8 +36,21 @@ class Adv21RowTooLargeIT {
 
     @Test
     void aNewRunOfASiteWhoseLastRunHadALargeOutputIsAnswered() throws Exception {
-        try (LocalCluster cluster = LocalCluster.start(1, List.of("q"))) {
-            cluster.worker(WorkerOptions.builder().workerId("w1").queues("q").maxConcurrent(4)
+        newRunAfterALargeOutput(Map.of(), LeaseMode.TRANSACTIONAL);
+    }
+
+    /** The same under at-least-once (plain leases). */
+    @Test
+    void aNewRunOfASiteWhoseLastRunHadALargeOutputIsAnsweredAtLeastOnce() throws Exception {
+        byte[] key = new byte[32];
+        Arrays.fill(key, (byte) 7);
+        newRunAfterALargeOutput(Map.of("processing.guarantee", "at_least_once", "token.key", Base64.getEncoder().encodeToString(key)),
+                LeaseMode.PLAIN);
+    }
+
+    private void newRunAfterALargeOutput(Map<String, Object> streams, LeaseMode leases) throws Exception {
+        try (LocalCluster cluster = LocalCluster.start(1, List.of("q"), streams)) {
+            cluster.worker(WorkerOptions.builder().workerId("w1").queues("q").maxConcurrent(4).leaseMode(leases)
                     .handler("big", (ctx, input) -> {
                         byte[] out = new byte[MAX];
                         Arrays.fill(out, (byte) 'o');
@@ -56,6 +72,9 @@ class Adv21RowTooLargeIT {
             assertThat(otherOutcome.completed()).as("another site of the partition: %s", otherOutcome).isTrue();
             ActivityOutcome secondOutcome = second.get(60, TimeUnit.SECONDS);
             assertThat(secondOutcome).as("attempt 2 of the site is answered").isNotNull();
+            // The caller sends attempt 2 again (after whatever answer it got): it must be answered too.
+            ActivityOutcome again = client.dispatch(request("s", 2, bigInput)).get(60, TimeUnit.SECONDS);
+            assertThat(again).as("attempt 2 sent again, after %s", secondOutcome).isNotNull();
         }
     }
 
