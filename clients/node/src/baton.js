@@ -72,7 +72,9 @@ class Dispatcher {
     const command = {
       kind: 'REQUESTED', site, requestId, replyKey: this.clientId, attempt, runId,
       // Stable per (site, runId) across attempts: any stable string works (section 5).
-      idempotencyKey: crypto.createHash('sha256').update(key + '#' + runId).digest('hex'),
+      // '#' escaped in both parts (and '%' in the run id) so that the one '#' left splits them (section 5).
+      idempotencyKey: crypto.createHash('sha256')
+        .update(key.replaceAll('#', '%23') + '#' + runId.replaceAll('%', '%25').replaceAll('#', '%23')).digest('hex'),
       queue, activityType, node: null,
       input: { data: Buffer.from(input), contentType },
       retryPolicy: null, timeouts: null, requestedAtMillis: Date.now(),

@@ -118,15 +118,27 @@ public record ActivityRequest(SiteKey site, int attempt, String runId, String qu
 
     /**
      * Stable per (site, runId): identical across attempts and generations, so side effects can be deduplicated.
-     * It is {@code UUID.nameUUIDFromBytes} of {@code key#runId} (a version 3 UUID), computed with this thread's
+     * It is {@code UUID.nameUUIDFromBytes} of {@code key#runId} ({@link #idempotencyName}: a version 3 UUID), computed with this thread's
      * MD5 digest: {@code nameUUIDFromBytes} looks the algorithm up and makes a digest on every call
      * (docs/decisions.md, "CPU per activity at saturation").
      */
     public String idempotencyKey() {
-        byte[] md5 = MD5.get().digest((site.asKey() + "#" + runId).getBytes(StandardCharsets.UTF_8));
+        byte[] md5 = MD5.get().digest((idempotencyName(site.asKey(), runId)).getBytes(StandardCharsets.UTF_8));
         md5[6] = (byte) ((md5[6] & 0x0f) | 0x30); // version 3: name-based, MD5
         md5[8] = (byte) ((md5[8] & 0x3f) | 0x80); // the IETF variant
         return new UUID(bigEndianLong(md5, 0), bigEndianLong(md5, 8)).toString();
+    }
+
+    /**
+     * {@code key#runId}, with every {@code #} of either part written {@code %23} (and a run id's {@code %} as {@code %25}; the
+     * key's are escaped already), so the one {@code #} left splits them: unescaped, site {@code .../charge#1} with run
+     * {@code ""} and site {@code .../charge} with run {@code "1#"} shared a key (h/adv21). A key and run id without
+     * {@code #} (and a run id without {@code %}) read as before: the keys of runs already dispatched do not change.
+     */
+    static String idempotencyName(String key, String runId) {
+        String k = key.indexOf('#') < 0 ? key : key.replace("#", "%23");
+        String r = runId.indexOf('#') < 0 && runId.indexOf('%') < 0 ? runId : runId.replace("%", "%25").replace("#", "%23");
+        return k + "#" + r;
     }
 
     private static long bigEndianLong(byte[] b, int from) {
