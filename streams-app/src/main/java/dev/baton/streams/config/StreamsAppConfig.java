@@ -7,7 +7,6 @@ import java.util.Optional;
 import java.util.Properties;
 
 import dev.baton.events.RetryPolicy;
-import dev.baton.streams.processor.InputTimestamps;
 import dev.baton.topics.ClientConfigs;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.producer.ProducerConfig;

@@ -1,4 +1,4 @@
-package dev.baton.streams.processor;
+package dev.baton.streams.config;
 
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.streams.processor.TimestampExtractor;
