@@ -54,7 +54,19 @@ class Adv21DeferredLeaseTest {
     private final EventSerde<ActivityTask> taskSerde = EventSerde.of(ActivityTask.class, registry);
     private final EventSerde<WorkerEvent> eventSerde = EventSerde.of(WorkerEvent.class, registry);
     /** Sends complete only when the test says so: an unacknowledged lease. */
-    private final MockProducer<byte[], byte[]> producer = new MockProducer<>(false, null, new ByteArraySerializer(), new ByteArraySerializer());
+    /** Sends tried, thrown ones included: the test waits for the deferred lease's send rather than for a time. */
+    private final AtomicInteger sendsTried = new AtomicInteger();
+    private final MockProducer<byte[], byte[]> producer = new MockProducer<>(false, null, new ByteArraySerializer(), new ByteArraySerializer()) {
+        @Override
+        public synchronized java.util.concurrent.Future<org.apache.kafka.clients.producer.RecordMetadata> send(ProducerRecord<byte[], byte[]> record,
+                org.apache.kafka.clients.producer.Callback callback) {
+            try {
+                return super.send(record, callback);
+            } finally {
+                sendsTried.incrementAndGet(); // after the send read sendException: the test may clear it once this counts
+            }
+        }
+    };
     private final EventSender events = new EventSender(producer, eventSerde, "w", CLOCK);
     private final DeadLetters deadLetters = new DeadLetters(EventSerde.of(DeadLetter.class, registry), "worker w", CLOCK);
     private final Executions executions = new Executions();
@@ -87,10 +99,10 @@ class Adv21DeferredLeaseTest {
 
     @Test
     void shouldLeaseARunWhoseDeferredLeaseSendThrew() {
-        TaskLogConsumer consumer = start(List.of(task("a", "t-a")), 1, Duration.ofMillis(500));
-        await().atMost(PATIENCE).until(() -> started.get() == 1);
+        // Set before the task is read, so the deferred lease's send is the one that throws, however slow the machine.
         producer.sendException = new org.apache.kafka.common.KafkaException("cannot send now");
-        await().pollDelay(Duration.ofMillis(1_500)).atMost(PATIENCE).until(() -> true); // the deferral passed: its send threw
+        TaskLogConsumer consumer = start(List.of(task("a", "t-a")), 1, Duration.ofMillis(500));
+        await().atMost(PATIENCE).until(() -> started.get() == 1 && sendsTried.get() >= 1); // the deferral passed: its send threw
         producer.sendException = null;
         assertThat(leasesSent()).isEmpty();
 
