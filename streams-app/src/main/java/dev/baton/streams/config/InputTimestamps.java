@@ -13,6 +13,9 @@ import org.apache.kafka.streams.processor.TimestampExtractor;
  * waited forever (h/adv21). A dispatch given the partition's time is decided as any other; its schedule-to-start then
  * counts from when the records before it were written, which is as close as the log can say. Extractors that return a
  * negative time make Kafka Streams drop the record, which for a dispatch would leave its caller unanswered.
+ *
+ * <p>The wall clock is read directly: Kafka Streams makes an extractor from its class name, with no clock or context
+ * to hand it, and the read happens only for a partition's first records when they carry no timestamp.
  */
 public final class InputTimestamps implements TimestampExtractor {
 
