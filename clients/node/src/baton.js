@@ -18,10 +18,30 @@ const TOPICS = {
   tasks: (queue) => 'baton.tasks.' + queue,
 };
 
+/** Section 4: ids longer than this are refused by the streams app (and a site key's parts too). */
+const MAX_ID_CHARS = 256;
+
+/** Client misuse fails here, naming the bound, instead of being answered 'terminal: invalid dispatch' after a round trip. */
+function requireId(what, value, { empty = false } = {}) {
+  if (typeof value !== 'string' || (!empty && value.length === 0) || value.length > MAX_ID_CHARS) {
+    const was = typeof value === 'string' ? `${value.length} characters` : String(value);
+    throw new Error(`${what} must be a ${empty ? '' : 'non-empty '}string of at most ${MAX_ID_CHARS} characters, was ${was}`);
+  }
+}
+
 /** Section 4: each part with % then / percent-encoded, joined by /. */
 function siteKey(site) {
+  requireId('site.namespace', site.namespace);
+  requireId('site.workflowId', site.workflowId);
+  requireId('site.activityId', site.activityId);
   const escape = (part) => part.replace(/%/g, '%25').replace(/\//g, '%2F');
   return [site.namespace, site.workflowId, site.activityId].map(escape).join('/');
+}
+
+/** Section 5: stable per (site, runId); '#' escaped in both parts (and '%' in the run id) so the one '#' left splits them. */
+function idempotencyKey(key, runId) {
+  const name = key.replaceAll('#', '%23') + '#' + runId.replaceAll('%', '%25').replaceAll('#', '%23');
+  return crypto.createHash('sha256').update(name).digest('hex');
 }
 
 // Section 2: kafkajs 2.x's default partitioner is Java's (murmur2 of the key bytes): name it, so
@@ -35,6 +55,7 @@ class Dispatcher {
   constructor({ kafka, registry, types, clientId }) {
     this.kafka = kafka;
     this.types = types;
+    requireId('clientId', clientId);
     this.clientId = clientId;
     this.serde = new Serde(registry);
     this.pending = new Map();
@@ -67,14 +88,14 @@ class Dispatcher {
 
   /** Section 5. Resolves with the Outcome record (status COMPLETED with output, or FAILED with reason). */
   async dispatch({ site, queue, activityType, input, contentType = 'application/json', attempt = 1, runId = '' }) {
+    requireId('runId', runId, { empty: true });
+    requireId('contentType', contentType);
     const requestId = crypto.randomUUID();
     const key = siteKey(site);
     const command = {
       kind: 'REQUESTED', site, requestId, replyKey: this.clientId, attempt, runId,
       // Stable per (site, runId) across attempts: any stable string works (section 5).
-      // '#' escaped in both parts (and '%' in the run id) so that the one '#' left splits them (section 5).
-      idempotencyKey: crypto.createHash('sha256')
-        .update(key.replaceAll('#', '%23') + '#' + runId.replaceAll('%', '%25').replaceAll('#', '%23')).digest('hex'),
+      idempotencyKey: idempotencyKey(key, runId),
       queue, activityType, node: null,
       input: { data: Buffer.from(input), contentType },
       retryPolicy: null, timeouts: null, requestedAtMillis: Date.now(),
@@ -365,4 +386,4 @@ class Worker {
   }
 }
 
-module.exports = { Dispatcher, Worker, siteKey, tokenFingerprint, failureOf, TOPICS };
+module.exports = { Dispatcher, Worker, siteKey, idempotencyKey, tokenFingerprint, failureOf, TOPICS };

@@ -5,7 +5,7 @@ const test = require('node:test');
 const assert = require('node:assert');
 const path = require('path');
 const { Partitioners } = require('kafkajs');
-const { siteKey, tokenFingerprint, failureOf } = require('../src/baton');
+const { siteKey, idempotencyKey, tokenFingerprint, failureOf } = require('../src/baton');
 const { loadEventTypes, Serde } = require('../src/schemas');
 
 const types = loadEventTypes(path.join(__dirname, '../../../schemas/src/main/avro'));
@@ -13,6 +13,17 @@ const types = loadEventTypes(path.join(__dirname, '../../../schemas/src/main/avr
 test('site keys escape % then / in each part', () => {
   assert.strictEqual(siteKey({ namespace: 'shop', workflowId: 'order/42', activityId: 'charge' }), 'shop/order%2F42/charge');
   assert.strictEqual(siteKey({ namespace: 'a%2F', workflowId: 'b', activityId: 'c' }), 'a%252F/b/c');
+});
+
+test('a site part over 256 characters, or empty, is refused naming the bound', () => {
+  assert.throws(() => siteKey({ namespace: 'shop', workflowId: 'w'.repeat(257), activityId: 'a' }), /site.workflowId must be a non-empty string of at most 256 characters, was 257 characters/);
+  assert.throws(() => siteKey({ namespace: '', workflowId: 'w', activityId: 'a' }), /site.namespace/);
+});
+
+test('idempotency keys of different (site, run) pairs differ though a # could shift between them', () => {
+  assert.notStrictEqual(idempotencyKey('shop/order-1/charge#1', ''), idempotencyKey('shop/order-1/charge', '1#'));
+  assert.strictEqual(idempotencyKey('shop/order-1/charge', 'run-1'),
+    require('crypto').createHash('sha256').update('shop/order-1/charge#run-1').digest('hex')); // keys without # unchanged
 });
 
 test('the default partitioner puts a key where Java murmur2 does', () => {
