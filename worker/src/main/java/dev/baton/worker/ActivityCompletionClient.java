@@ -79,8 +79,12 @@ public final class ActivityCompletionClient implements AutoCloseable {
         if (configured == null) {
             return ReportLimits.DEFAULT_MAX_PAYLOAD_BYTES;
         }
-        Object parsed = ConfigDef.parseType(WorkerConfig.MAX_PAYLOAD_BYTES_CONFIG, configured, ConfigDef.Type.INT);
-        return (Integer) parsed;
+        int parsed = (Integer) ConfigDef.parseType(WorkerConfig.MAX_PAYLOAD_BYTES_CONFIG, configured, ConfigDef.Type.INT);
+        if (parsed < 0 || parsed > ReportLimits.MAX_MAX_PAYLOAD_BYTES) { // the worker config's range (h/adv22w)
+            throw new IllegalArgumentException(WorkerConfig.MAX_PAYLOAD_BYTES_CONFIG + " must be >= 0 and <= "
+                    + ReportLimits.MAX_MAX_PAYLOAD_BYTES + " (the streams app's largest), was " + parsed);
+        }
+        return parsed;
     }
 
     /**
