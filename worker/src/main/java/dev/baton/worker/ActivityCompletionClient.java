@@ -120,9 +120,11 @@ public final class ActivityCompletionClient implements AutoCloseable {
     }
 
     /**
-     * Fails with an explicit reason (vocabulary prefix; none reads as {@code retryable:}) and structured failure (may be null).
+     * Fails with an explicit reason ({@code retryable:} or {@code terminal:}; none reads as {@code retryable:}) and
+     * structured failure (may be null).
      *
-     * @throws IllegalArgumentException for a reason or failure over the streams app's limits (named; nothing is sent)
+     * @throws IllegalArgumentException for a reason or failure over the streams app's limits, or a reason with one of
+     *         Baton's own prefixes ({@code lost:}, {@code superseded:}, ...): named; nothing is sent
      */
     public CompletableFuture<Void> fail(String token, String reason, ActivityFailure failure) {
         return completer.fail(CompletionRef.parse(token), reason, failure);
