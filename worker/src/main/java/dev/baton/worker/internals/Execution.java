@@ -189,8 +189,18 @@ public final class Execution implements ActivityContext {
         return new HandedOffCompletion(ref(), line);
     }
 
+    /**
+     * Any end but a hand-off: a generation handed off is its holder's, and is cancelled only once a stop for it
+     * reached this worker (as {@link AsyncCompletion#isStopped()}); read as cancelled from the hand-off on, its
+     * async work gave up though nothing was cancelled (h/adv22w).
+     */
     @Override
     public boolean isCancelled() {
-        return phase.get() != Phase.RUNNING;
+        Phase p = phase.get();
+        if (p == Phase.HANDED_OFF) {
+            Completer line = completer;
+            return line != null && line.stopped(ref());
+        }
+        return p != Phase.RUNNING;
     }
 }
