@@ -71,7 +71,11 @@ public final class ControlListener implements Runnable {
         }
     }
 
-    private void handle(ConsumerRecord<byte[], byte[]> r) {
+    /**
+     * Obeys one record; a record it cannot read or act on is skipped, logged, and the listener goes on: thrown from
+     * here, it ended the loop, and the worker obeyed no stop again (h/adv22w: a site with an empty part).
+     */
+    void handle(ConsumerRecord<byte[], byte[]> r) {
         WorkerControl control;
         try {
             control = serde.decode(r);
@@ -79,6 +83,14 @@ public final class ControlListener implements Runnable {
             log.error("worker {}: undecodable control record skipped: {}", workerId, e.getMessage());
             return;
         }
+        try {
+            handle(control);
+        } catch (RuntimeException e) {
+            log.error("worker {}: control record at {}-{}@{} skipped: {}", workerId, r.topic(), r.partition(), r.offset(), e.toString());
+        }
+    }
+
+    private void handle(WorkerControl control) {
         if (control.getKind() != WorkerControlKind.STOP) {
             log.debug("worker {}: control record of kind {} for {} ignored", workerId, control.getKind(), SiteKey.of(control.getSite()));
             return;
