@@ -378,11 +378,22 @@ public final class QueueRunner implements Runnable {
      * such a task; any other writer of the task topic can.
      */
     static String unrunnable(ActivityTask task) {
+        // Checked here rather than by CompletionRef, whose message would echo the token: authority, never logged, and as
+        // long as its writer likes (a dead letter over the producer's limit would fail the lease transaction for good).
+        if (task.getAttempt() < 1 || task.getGeneration() < 1) {
+            return "attempt and generation must be >= 1, were " + task.getAttempt() + " and " + task.getGeneration();
+        }
+        String token = task.getToken();
+        if (token == null || token.isEmpty() || token.indexOf('.') >= 0) {
+            return "token must be a non-empty URL-safe string without '.' (" + (token == null ? "none" : token.length() + " characters")
+                    + ")";
+        }
         try {
-            new CompletionRef(SiteKey.of(task.getSite()), task.getAttempt(), task.getGeneration(), task.getToken());
+            new CompletionRef(SiteKey.of(task.getSite()), task.getAttempt(), task.getGeneration(), token);
             return null;
         } catch (IllegalArgumentException | NullPointerException e) {
-            return e.getMessage();
+            String why = String.valueOf(e.getMessage());
+            return why.length() <= 300 ? why : why.substring(0, 300) + "...";
         }
     }
 

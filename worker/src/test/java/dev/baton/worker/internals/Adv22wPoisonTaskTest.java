@@ -89,7 +89,9 @@ class Adv22wPoisonTaskTest {
                 "generation 0", b -> b.setGeneration(0),
                 "empty activity id", b -> b.setSite(new SiteRef("ns", "wf-poison", "")),
                 "empty token", b -> b.setToken(""),
-                "token with a dot", b -> b.setToken("a.b" + "x".repeat(CompletionToken.LENGTH - 3)));
+                "token with a dot", b -> b.setToken("a.b" + "x".repeat(CompletionToken.LENGTH - 3)),
+                // The dead letter must still fit a request: a reason echoing this token did not.
+                "huge token with a dot", b -> b.setToken("." + "x".repeat(600_000)));
         for (boolean plain : new boolean[] {false, true}) {
             poisons.forEach((name, poison) -> out.add(Arguments.of(name + (plain ? ", plain leases" : ", lease transactions"), poison,
                     plain)));
@@ -105,6 +107,9 @@ class Adv22wPoisonTaskTest {
         await().atMost(PATIENCE).until(() -> started.get() >= 1);
         await().atMost(PATIENCE).untilAsserted(() -> assertThat(deadLettersSent()).as("dead letters of the poison task").hasSize(1));
         assertThat(queueRunner.serving()).as("queue loop still serving after " + name).isTrue();
+        ProducerRecord<byte[], byte[]> letter = deadLettersSent().get(0);
+        assertThat(letter.value().length + (letter.key() == null ? 0 : letter.key().length)).as("dead letter size")
+                .isLessThan(600 * 1024);
         assertThat(started.get()).as("runs started: the good task only").isEqualTo(1);
 
         // And the worker's heartbeats go on for the good run (a run of the poison task failed every round).
