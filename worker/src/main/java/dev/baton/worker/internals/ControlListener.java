@@ -52,8 +52,10 @@ public final class ControlListener implements Runnable {
     @Override
     public void run() {
         try {
-            KeyedPartitionReader reader = KeyedPartitionReader.open(consumer, BatonTopics.WORKER_CONTROL, workerId, Duration.ofSeconds(30));
-            reader.position(KeyedPartitionReader.Start.END, Duration.ofSeconds(30));
+            KeyedPartitionReader reader = openWhileRunning();
+            if (reader == null) {
+                return; // stopped before the partition could be found
+            }
             positioned.countDown();
             while (running) {
                 for (ConsumerRecord<byte[], byte[]> r : reader.poll(Duration.ofMillis(100))) {
@@ -69,6 +71,33 @@ public final class ControlListener implements Runnable {
             consumer.close(CloseOptions.timeout(Duration.ofSeconds(5)));
             stopped.countDown();
         }
+    }
+
+    /**
+     * Finds and positions this worker's partition, trying again until it can or the listener is stopped: a broker not
+     * reachable yet (a worker started before Kafka) or a topic not created yet must not leave the worker deaf to stops
+     * for good, as giving up after one try did (h/adv22w) while the rest of the worker waited for the broker and served.
+     */
+    private KeyedPartitionReader openWhileRunning() {
+        while (running) {
+            try {
+                KeyedPartitionReader reader = KeyedPartitionReader.open(consumer, BatonTopics.WORKER_CONTROL, workerId, Duration.ofSeconds(30));
+                reader.position(KeyedPartitionReader.Start.END, Duration.ofSeconds(30));
+                return reader;
+            } catch (WakeupException e) {
+                throw e;
+            } catch (RuntimeException e) {
+                log.error("worker {}: cannot read {} yet ({}); stops are not obeyed until it can, trying again", workerId,
+                        BatonTopics.WORKER_CONTROL, e.toString());
+                try {
+                    Thread.sleep(1_000); // a retry back-off, not a wait for an event
+                } catch (InterruptedException interrupted) {
+                    Thread.currentThread().interrupt();
+                    return null;
+                }
+            }
+        }
+        return null;
     }
 
     /**
