@@ -152,12 +152,22 @@ public final class Execution implements ActivityContext {
 
     @Override
     public void heartbeat(byte[] details) {
+        requireNotHandedOff();
         this.heartbeatDetails = details == null ? null : bounded(EncodedPayload.octetStream(details.clone()));
     }
 
     @Override
     public void heartbeat(Object details) {
+        requireNotHandedOff();
         this.heartbeatDetails = details == null ? null : bounded(converters.encode(details));
+    }
+
+    /** Once handed off, the worker sends no heartbeat of this generation: recorded here, details (and the lease) were lost (h/adv22w). */
+    private void requireNotHandedOff() {
+        if (phase.get() == Phase.HANDED_OFF) {
+            throw new IllegalStateException(site + " attempt " + attempt() + " gen " + generation() + " was handed off (completeLater): "
+                    + "its worker no longer heartbeats it; heartbeat through its AsyncCompletion (or ActivityCompletionClient)");
+        }
     }
 
     /** Refused here, at the handler's call, rather than dead-lettered by the streams app (which would lose the lease). */
