@@ -158,6 +158,8 @@ public record WorkerOptions(Map<String, Object> kafkaConfig, String workerId, St
         }
 
         public Builder handler(String activityType, ActivityHandler handler) {
+            Objects.requireNonNull(activityType, "activityType");
+            Objects.requireNonNull(handler, () -> "handler for activity type '" + activityType + "'");
             typedHandlers.remove(activityType);
             handlers.put(activityType, handler);
             return this;
@@ -169,6 +171,8 @@ public record WorkerOptions(Map<String, Object> kafkaConfig, String workerId, St
          * {@link #payloadConverters}). A later registration of the same activity type replaces it.
          */
         public <I> Builder handler(String activityType, Class<I> inputType, TypedActivityHandler<I, ?> handler) {
+            Objects.requireNonNull(activityType, "activityType");
+            Objects.requireNonNull(handler, () -> "handler for activity type '" + activityType + "'");
             handlers.remove(activityType);
             typedHandlers.put(activityType, new TypedRegistration<>(inputType, handler));
             return this;

@@ -56,6 +56,19 @@ class Adv22wWorkerMisuseTest {
     }
 
     /**
+     * Finding 15 (low). {@code handler("charge", null)} was accepted by the builder; {@code build()} then failed in
+     * {@code Map.copyOf} with a {@code NullPointerException} without a message, naming neither the activity type nor
+     * what was null.
+     */
+    @Test
+    void aNullHandlerIsRefusedNamingItsActivityType() {
+        assertThatThrownBy(() -> options().handler("charge", (ActivityHandler) null)).isInstanceOf(NullPointerException.class)
+                .hasMessageContaining("'charge'");
+        assertThatThrownBy(() -> options().handler(null, (ctx, in) -> in)).isInstanceOf(NullPointerException.class)
+                .hasMessageContaining("activityType");
+    }
+
+    /**
      * Finding 4. {@code maxPayloadBytes} above the streams app's own maximum (983,040: its config refuses more)
      * was accepted by the builder and by the completion client's config. An output between that and the worker's
      * value is sent, then refused by the broker (over {@code max.request.size}) or dead-lettered by the streams app:
