@@ -9,7 +9,6 @@ import dev.baton.events.WorkerEventKind;
 import dev.baton.schemas.Reasons;
 import dev.baton.schemas.SiteKey;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -20,12 +19,10 @@ import org.junit.jupiter.params.provider.ValueSource;
  * ({@code lost:} is by contract never final). The Java SDK now refuses them ({@code Adv22wForgedVerdictTest}); a worker
  * writing {@code baton.worker-events} itself (another language, or a hostile one) still can.
  *
- * <p>Disabled: the fix is the streams app's rule set and its reference model ({@code ReasonClass.normalizeWorkerReason}
- * keeps every vocabulary prefix of a worker's reason, on purpose or not). Suggested: read a worker's reason whose
- * prefix is neither {@code retryable:} nor {@code terminal:} as {@code retryable: <reason>}, in
- * {@code WorkerEventRules.current(FAILED)} and in the model, and run the model checks.
+ * <p>Fixed: a worker's reason whose prefix is neither {@code retryable:} nor {@code terminal:} is read as
+ * {@code retryable: <reason>} ({@code Reasons.fromWorker}), in {@code WorkerEventRules} (failures and relays) and in the
+ * reference model ({@code ReasonClass.normalizeWorkerReason}).
  */
-@Disabled("adv22w finding 6, streams-app half: a worker's report can resolve a site with Baton's own verdicts; see the class doc")
 class Adv22wWorkerVerdictTest {
 
     private final SiteHarness h = new SiteHarness();
