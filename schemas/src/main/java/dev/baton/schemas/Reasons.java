@@ -48,6 +48,15 @@ public final class Reasons {
         return prefixOf(reason).isEmpty() ? RETRYABLE + " " + reason : reason;
     }
 
+    /**
+     * A worker's failure reason: {@code retryable:} and {@code terminal:} as given; none, or one of Baton's own verdicts
+     * ({@code lost:}, {@code superseded:}, ...: Baton's decisions, never a worker's), read as {@code retryable:}.
+     */
+    public static String fromWorker(String reason) {
+        String normalized = normalize(reason);
+        return normalized.startsWith(RETRYABLE) || normalized.startsWith(TERMINAL) ? normalized : RETRYABLE + " " + normalized;
+    }
+
     public static String of(String prefix, String detail) {
         return prefix + " " + detail;
     }

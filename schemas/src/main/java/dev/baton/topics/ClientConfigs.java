@@ -73,6 +73,9 @@ public final class ClientConfigs {
         c.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
         c.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
         c.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, autoOffsetReset);
+        // DESIGN §3: never auto-created. Kafka's consumer default asks the broker to create a topic it subscribes to, so a
+        // worker serving an undeclared queue or node created its task topic wherever the broker allows it (h/adv22w).
+        c.put(ConsumerConfig.ALLOW_AUTO_CREATE_TOPICS_CONFIG, false);
         return c;
     }
 
@@ -85,6 +88,7 @@ public final class ClientConfigs {
         c.remove(ConsumerConfig.GROUP_ID_CONFIG);
         c.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
         c.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
+        c.put(ConsumerConfig.ALLOW_AUTO_CREATE_TOPICS_CONFIG, false); // as above
         return c;
     }
 

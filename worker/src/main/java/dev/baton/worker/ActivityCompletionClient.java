@@ -79,8 +79,12 @@ public final class ActivityCompletionClient implements AutoCloseable {
         if (configured == null) {
             return ReportLimits.DEFAULT_MAX_PAYLOAD_BYTES;
         }
-        Object parsed = ConfigDef.parseType(WorkerConfig.MAX_PAYLOAD_BYTES_CONFIG, configured, ConfigDef.Type.INT);
-        return (Integer) parsed;
+        int parsed = (Integer) ConfigDef.parseType(WorkerConfig.MAX_PAYLOAD_BYTES_CONFIG, configured, ConfigDef.Type.INT);
+        if (parsed < 0 || parsed > ReportLimits.MAX_MAX_PAYLOAD_BYTES) { // the worker config's range (h/adv22w)
+            throw new IllegalArgumentException(WorkerConfig.MAX_PAYLOAD_BYTES_CONFIG + " must be >= 0 and <= "
+                    + ReportLimits.MAX_MAX_PAYLOAD_BYTES + " (the streams app's largest), was " + parsed);
+        }
+        return parsed;
     }
 
     /**
@@ -116,9 +120,11 @@ public final class ActivityCompletionClient implements AutoCloseable {
     }
 
     /**
-     * Fails with an explicit reason (vocabulary prefix; none reads as {@code retryable:}) and structured failure (may be null).
+     * Fails with an explicit reason ({@code retryable:} or {@code terminal:}; none reads as {@code retryable:}) and
+     * structured failure (may be null).
      *
-     * @throws IllegalArgumentException for a reason or failure over the streams app's limits (named; nothing is sent)
+     * @throws IllegalArgumentException for a reason or failure over the streams app's limits, or a reason with one of
+     *         Baton's own prefixes ({@code lost:}, {@code superseded:}, ...): named; nothing is sent
      */
     public CompletableFuture<Void> fail(String token, String reason, ActivityFailure failure) {
         return completer.fail(CompletionRef.parse(token), reason, failure);

@@ -42,7 +42,7 @@ public final class WorkerConfig extends AbstractConfig {
                     "How often the worker refreshes its baton.workers registration (the census drops it after worker.stale.ms).")
             .define(QUEUES_CONFIG, Type.LIST, "", Importance.HIGH,
                     "Queues baton worker serves when no --queue is given (e.g. from BATON_WORKER_QUEUES=payments,emails).")
-            .define(MAX_PAYLOAD_BYTES_CONFIG, Type.INT, ReportLimits.DEFAULT_MAX_PAYLOAD_BYTES, Range.between(0, 983_040), Importance.MEDIUM,
+            .define(MAX_PAYLOAD_BYTES_CONFIG, Type.INT, ReportLimits.DEFAULT_MAX_PAYLOAD_BYTES, Range.between(0, ReportLimits.MAX_MAX_PAYLOAD_BYTES), Importance.MEDIUM,
                     "The streams app's max.payload.bytes: set it to the same value (it is the same key, so one shared file sets both). "
                     + "A handler's output over it is reported as a terminal OutputTooLarge failure; sent, the streams app would "
                     + "dead-letter it and the activity would run again until transport-exhausted.")

@@ -45,10 +45,21 @@ public record WorkerOptions(Map<String, Object> kafkaConfig, String workerId, St
         if (workerId.isBlank()) {
             throw new IllegalArgumentException("workerId must not be blank");
         }
+        // Every report names the worker; the streams app dead-letters one whose worker id is longer (h/adv22w).
+        if (workerId.length() > ReportLimits.MAX_ID_CHARS) {
+            throw new IllegalArgumentException("workerId must have <= " + ReportLimits.MAX_ID_CHARS + " characters, had "
+                    + workerId.length());
+        }
         if (queues.isEmpty()) {
             throw new IllegalArgumentException("a worker must serve at least one queue, was " + queues);
         }
         queues.forEach(BatonTopics::requireQueueName);
+        // Two loops of one queue share its transactional id: the second would fence the first (h/adv22w).
+        for (int i = 0; i < queues.size(); i++) {
+            if (queues.indexOf(queues.get(i)) != i) {
+                throw new IllegalArgumentException("queues must be distinct, '" + queues.get(i) + "' is named twice in " + queues);
+            }
+        }
         queues = List.copyOf(queues);
         nodeLabels.forEach(BatonTopics::requireQueueName);
         nodeLabels = List.copyOf(nodeLabels);
@@ -64,8 +75,9 @@ public record WorkerOptions(Map<String, Object> kafkaConfig, String workerId, St
         }
         Objects.requireNonNull(leaseMode, "leaseMode");
         Objects.requireNonNull(converters, "converters");
-        if (maxPayloadBytes < 0) {
-            throw new IllegalArgumentException("maxPayloadBytes must be >= 0, was " + maxPayloadBytes);
+        if (maxPayloadBytes < 0 || maxPayloadBytes > ReportLimits.MAX_MAX_PAYLOAD_BYTES) {
+            throw new IllegalArgumentException("maxPayloadBytes must be >= 0 and <= " + ReportLimits.MAX_MAX_PAYLOAD_BYTES
+                    + " (the streams app's largest max.payload.bytes), was " + maxPayloadBytes);
         }
         if (registrationInterval.toMillis() < 10) {
             throw new IllegalArgumentException("registrationInterval must be >= 10 ms, was " + registrationInterval);
@@ -146,6 +158,8 @@ public record WorkerOptions(Map<String, Object> kafkaConfig, String workerId, St
         }
 
         public Builder handler(String activityType, ActivityHandler handler) {
+            Objects.requireNonNull(activityType, "activityType");
+            Objects.requireNonNull(handler, () -> "handler for activity type '" + activityType + "'");
             typedHandlers.remove(activityType);
             handlers.put(activityType, handler);
             return this;
@@ -157,6 +171,8 @@ public record WorkerOptions(Map<String, Object> kafkaConfig, String workerId, St
          * {@link #payloadConverters}). A later registration of the same activity type replaces it.
          */
         public <I> Builder handler(String activityType, Class<I> inputType, TypedActivityHandler<I, ?> handler) {
+            Objects.requireNonNull(activityType, "activityType");
+            Objects.requireNonNull(handler, () -> "handler for activity type '" + activityType + "'");
             handlers.remove(activityType);
             typedHandlers.put(activityType, new TypedRegistration<>(inputType, handler));
             return this;

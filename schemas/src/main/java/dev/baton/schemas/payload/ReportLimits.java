@@ -15,6 +15,8 @@ public final class ReportLimits {
 
     /** The streams app's and the dispatch client's default {@code max.payload.bytes}. */
     public static final int DEFAULT_MAX_PAYLOAD_BYTES = 524_288;
+    /** The largest {@code max.payload.bytes} the streams app accepts (960 KiB: a row and a task keep 64 KiB for the rest). */
+    public static final int MAX_MAX_PAYLOAD_BYTES = 983_040;
     /** Ids (worker id, content types) are kept in a site's row and copied into outcomes and history. */
     public static final int MAX_ID_CHARS = 256;
     /** A report's reason, kept in the row and copied into outcomes and history. */

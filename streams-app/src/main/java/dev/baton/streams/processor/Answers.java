@@ -75,7 +75,7 @@ final class Answers {
         boolean failed = event.getKind() == WorkerEventKind.FAILED;
         return answer(site, new Waiter(state.getRequestId(), state.getReplyKey()), event.getAttempt(),
                 event.getKind() == WorkerEventKind.COMPLETED ? OutcomeStatus.COMPLETED : OutcomeStatus.FAILED, event.getOutput(),
-                failed ? Reasons.normalize(event.getReason()) : null, failed ? event.getFailure() : null, event.getWorkerId(), true, atMillis);
+                failed ? Reasons.fromWorker(event.getReason()) : null, failed ? event.getFailure() : null, event.getWorkerId(), true, atMillis);
     }
 
     /** A history event with what every one carries; callers add what only they know. */

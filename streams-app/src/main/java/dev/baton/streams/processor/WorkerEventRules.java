@@ -77,7 +77,7 @@ final class WorkerEventRules {
                     HistoryKind.COMPLETED, event.getGeneration());
             case FAILED -> {
                 checkpoint(state, event); // a retryable failure's next attempt resumes from the failed one's last checkpoint
-                lifecycle.fail(site, endedByHolder(state, event), Reasons.normalize(event.getReason()), event.getFailure(),
+                lifecycle.fail(site, endedByHolder(state, event), Reasons.fromWorker(event.getReason()), event.getFailure(),
                     HistoryKind.FAILED, event.getGeneration());
             }
             case PARKED -> {

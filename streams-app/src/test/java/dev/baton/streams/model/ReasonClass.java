@@ -66,7 +66,8 @@ public final class ReasonClass {
         if (reason == null || reason.isBlank()) {
             return "retryable: activity failed without a reason";
         }
-        for (String prefix : List.of("retryable:", "terminal:", "lost:", "transport-exhausted:", "unavailable:", "cancelled:", "superseded:")) {
+        // Baton's own verdicts are never a worker's: read as retryable: like a reason without a prefix (h/adv22w).
+        for (String prefix : List.of("retryable:", "terminal:")) {
             if (reason.startsWith(prefix)) {
                 return reason;
             }

@@ -11,6 +11,7 @@ import dev.baton.schemas.CompletionToken;
 import dev.baton.schemas.SiteKey;
 import dev.baton.schemas.payload.EncodedPayload;
 import dev.baton.schemas.payload.PayloadConverters;
+import dev.baton.schemas.payload.PayloadLimits;
 import dev.baton.worker.ActivityContext;
 import dev.baton.worker.AsyncCompletion;
 import dev.baton.worker.CompletionRef;
@@ -107,6 +108,11 @@ public final class TestActivityContext implements ActivityContext {
     }
 
     private void record(EncodedPayload details) {
+        // As a worker's context: refused at the handler's call, so a handler that fails on a worker fails here too (h/adv22w).
+        if (details != null && details.data().length > PayloadLimits.MAX_HEARTBEAT_DETAILS_BYTES) {
+            throw new IllegalArgumentException("heartbeat details must be <= " + PayloadLimits.MAX_HEARTBEAT_DETAILS_BYTES
+                    + " bytes, were " + details.data().length);
+        }
         synchronized (heartbeats) {
             heartbeats.add(details);
         }

@@ -47,7 +47,15 @@ public final class Completer {
 
     /** Fails with an explicit reason (a vocabulary prefix, else read as {@code retryable:}) and failure. */
     public CompletableFuture<Void> fail(CompletionRef ref, String reason, ActivityFailure failure) {
-        return events.report(ref, WorkerEventKind.FAILED, null, Reasons.normalize(reason), failure, null);
+        String normalized = Reasons.normalize(reason);
+        if (!normalized.startsWith(Reasons.RETRYABLE) && !normalized.startsWith(Reasons.TERMINAL)) {
+            // lost:, superseded:, cancelled:, unavailable: and transport-exhausted: are Baton's verdicts; sent by a holder
+            // they resolved its site with a verdict Baton never reached (h/adv22w).
+            throw new IllegalArgumentException("a failure reason must start with " + Reasons.RETRYABLE + " or " + Reasons.TERMINAL
+                    + " (or have no prefix, read as " + Reasons.RETRYABLE + "); the other prefixes are Baton's own, was '"
+                    + (normalized.length() <= 200 ? normalized : normalized.substring(0, 200) + "...") + "'");
+        }
+        return events.report(ref, WorkerEventKind.FAILED, null, normalized, failure, null);
     }
 
     public CompletableFuture<Void> heartbeat(CompletionRef ref, Object details) {

@@ -52,8 +52,10 @@ public final class ControlListener implements Runnable {
     @Override
     public void run() {
         try {
-            KeyedPartitionReader reader = KeyedPartitionReader.open(consumer, BatonTopics.WORKER_CONTROL, workerId, Duration.ofSeconds(30));
-            reader.position(KeyedPartitionReader.Start.END, Duration.ofSeconds(30));
+            KeyedPartitionReader reader = openWhileRunning();
+            if (reader == null) {
+                return; // stopped before the partition could be found
+            }
             positioned.countDown();
             while (running) {
                 for (ConsumerRecord<byte[], byte[]> r : reader.poll(Duration.ofMillis(100))) {
@@ -71,7 +73,38 @@ public final class ControlListener implements Runnable {
         }
     }
 
-    private void handle(ConsumerRecord<byte[], byte[]> r) {
+    /**
+     * Finds and positions this worker's partition, trying again until it can or the listener is stopped: a broker not
+     * reachable yet (a worker started before Kafka) or a topic not created yet must not leave the worker deaf to stops
+     * for good, as giving up after one try did (h/adv22w) while the rest of the worker waited for the broker and served.
+     */
+    private KeyedPartitionReader openWhileRunning() {
+        while (running) {
+            try {
+                KeyedPartitionReader reader = KeyedPartitionReader.open(consumer, BatonTopics.WORKER_CONTROL, workerId, Duration.ofSeconds(30));
+                reader.position(KeyedPartitionReader.Start.END, Duration.ofSeconds(30));
+                return reader;
+            } catch (WakeupException e) {
+                throw e;
+            } catch (RuntimeException e) {
+                log.error("worker {}: cannot read {} yet ({}); stops are not obeyed until it can, trying again", workerId,
+                        BatonTopics.WORKER_CONTROL, e.toString());
+                try {
+                    Thread.sleep(1_000); // a retry back-off, not a wait for an event
+                } catch (InterruptedException interrupted) {
+                    Thread.currentThread().interrupt();
+                    return null;
+                }
+            }
+        }
+        return null;
+    }
+
+    /**
+     * Obeys one record; a record it cannot read or act on is skipped, logged, and the listener goes on: thrown from
+     * here, it ended the loop, and the worker obeyed no stop again (h/adv22w: a site with an empty part).
+     */
+    void handle(ConsumerRecord<byte[], byte[]> r) {
         WorkerControl control;
         try {
             control = serde.decode(r);
@@ -79,6 +112,14 @@ public final class ControlListener implements Runnable {
             log.error("worker {}: undecodable control record skipped: {}", workerId, e.getMessage());
             return;
         }
+        try {
+            handle(control);
+        } catch (RuntimeException e) {
+            log.error("worker {}: control record at {}-{}@{} skipped: {}", workerId, r.topic(), r.partition(), r.offset(), e.toString());
+        }
+    }
+
+    private void handle(WorkerControl control) {
         if (control.getKind() != WorkerControlKind.STOP) {
             log.debug("worker {}: control record of kind {} for {} ignored", workerId, control.getKind(), SiteKey.of(control.getSite()));
             return;

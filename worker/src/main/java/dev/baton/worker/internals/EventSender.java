@@ -46,6 +46,7 @@ public final class EventSender implements AutoCloseable {
     /** The streams app's limits on a report: what it would dead-letter is never sent as is. */
     private final ReportLimits limits;
     private volatile boolean abandoned;
+    private volatile boolean closed;
 
     /** @param limits the streams app's limits on a report (its {@code max.payload.bytes}) */
     public EventSender(Map<String, Object> kafkaConfig, EventSerde<WorkerEvent> serde, String workerId, Clock clock, ReportLimits limits) {
@@ -144,6 +145,10 @@ public final class EventSender implements AutoCloseable {
         Optional<String> problem = limits.problemWith(event);
         if (problem.isPresent()) {
             throw new IllegalArgumentException(kind + " for " + ref + " not sent: " + problem.get());
+        }
+        if (closed) { // Kafka's own message named neither the worker nor the way on (h/adv22w)
+            throw new IllegalStateException("worker " + workerId + " was closed: nothing more is sent through it; report on " + ref
+                    + " with an ActivityCompletionClient and the handle's token()");
         }
         CompletableFuture<Void> sent = new CompletableFuture<>();
         if (abandoned) {
@@ -259,6 +264,7 @@ public final class EventSender implements AutoCloseable {
 
     @Override
     public void close() {
+        closed = true;
         producer.close(Duration.ofSeconds(10));
     }
 }

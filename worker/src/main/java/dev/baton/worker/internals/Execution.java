@@ -152,12 +152,22 @@ public final class Execution implements ActivityContext {
 
     @Override
     public void heartbeat(byte[] details) {
+        requireNotHandedOff();
         this.heartbeatDetails = details == null ? null : bounded(EncodedPayload.octetStream(details.clone()));
     }
 
     @Override
     public void heartbeat(Object details) {
+        requireNotHandedOff();
         this.heartbeatDetails = details == null ? null : bounded(converters.encode(details));
+    }
+
+    /** Once handed off, the worker sends no heartbeat of this generation: recorded here, details (and the lease) were lost (h/adv22w). */
+    private void requireNotHandedOff() {
+        if (phase.get() == Phase.HANDED_OFF) {
+            throw new IllegalStateException(site + " attempt " + attempt() + " gen " + generation() + " was handed off (completeLater): "
+                    + "its worker no longer heartbeats it; heartbeat through its AsyncCompletion (or ActivityCompletionClient)");
+        }
     }
 
     /** Refused here, at the handler's call, rather than dead-lettered by the streams app (which would lose the lease). */
@@ -189,8 +199,18 @@ public final class Execution implements ActivityContext {
         return new HandedOffCompletion(ref(), line);
     }
 
+    /**
+     * Any end but a hand-off: a generation handed off is its holder's, and is cancelled only once a stop for it
+     * reached this worker (as {@link AsyncCompletion#isStopped()}); read as cancelled from the hand-off on, its
+     * async work gave up though nothing was cancelled (h/adv22w).
+     */
     @Override
     public boolean isCancelled() {
-        return phase.get() != Phase.RUNNING;
+        Phase p = phase.get();
+        if (p == Phase.HANDED_OFF) {
+            Completer line = completer;
+            return line != null && line.stopped(ref());
+        }
+        return p != Phase.RUNNING;
     }
 }

@@ -39,7 +39,7 @@ public final class Failures {
     private static String message(Throwable thrown) {
         try {
             return thrown.getMessage();
-        } catch (RuntimeException e) {
+        } catch (Throwable e) { // an Error too (h/adv22w): escaping here, it left the run unreported
             return "(its message could not be read: " + e.getClass().getName() + ")";
         }
     }
@@ -52,8 +52,9 @@ public final class Failures {
     public static ActivityFailure failure(Throwable thrown, PayloadConverters converters) {
         try {
             return describe(thrown, converters);
-        } catch (RuntimeException e) { // a failure must be reported whatever its exception does (a throwing getMessage, say)
-            return ActivityFailure.of(thrown.getClass().getName(), "failure could not be described: " + e);
+        } catch (Throwable e) { // a failure must be reported whatever its exception does (a throwing getMessage, say; an Error too)
+            // The class name only: e may be the hostile exception itself, whose toString() reads its message again.
+            return ActivityFailure.of(thrown.getClass().getName(), "failure could not be described: " + e.getClass().getName());
         }
     }
 

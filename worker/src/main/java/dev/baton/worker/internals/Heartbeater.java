@@ -28,7 +28,7 @@ public final class Heartbeater implements Runnable {
         long now = clock.millis();
         try {
             for (Execution e : executions.all()) {
-                if (!e.isCancelled() && now - e.lastHeartbeatMillis() >= e.heartbeatIntervalMillis()) {
+                if (e.phase() == Execution.Phase.RUNNING && now - e.lastHeartbeatMillis() >= e.heartbeatIntervalMillis()) {
                     events.heartbeat(e);
                     e.heartbeatSent(now);
                 }

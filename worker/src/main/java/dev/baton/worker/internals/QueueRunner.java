@@ -14,9 +14,11 @@ import dev.baton.events.ActivityTask;
 import dev.baton.metrics.ClientMeters;
 import dev.baton.schemas.DeadLetters;
 import dev.baton.schemas.EventSerde;
+import dev.baton.schemas.SiteKey;
 import dev.baton.schemas.UndecodableRecordException;
 import dev.baton.topics.ClientConfigs;
 import dev.baton.topics.ClientIds;
+import dev.baton.worker.CompletionRef;
 import dev.baton.worker.LeaseMode;
 import org.apache.kafka.clients.consumer.CloseOptions;
 import org.apache.kafka.clients.consumer.Consumer;
@@ -340,6 +342,14 @@ public final class QueueRunner implements Runnable {
         if (task.getStopTokenFingerprint() != null) {
             return null; // a stop, obeyed already (decodeAndObeyStops)
         }
+        String unrunnable = unrunnable(task);
+        if (unrunnable != null) {
+            // Thrown from here it ended the loop, and the next worker of the queue ended on the same record (h/adv22w).
+            log.error("worker {} queue {}: task at {}-{}@{} cannot be run ({}); dead-lettered", workerId, queue, r.topic(), r.partition(),
+                    r.offset(), unrunnable);
+            leases.send(deadLetters.deadLetter(r, "task cannot be run: " + unrunnable));
+            return null;
+        }
         Execution running = runner.running(task.getToken());
         if (running != null) {
             // A copy of a task this worker runs (a streams app running at-least-once republishes after a restart),
@@ -360,6 +370,31 @@ public final class QueueRunner implements Runnable {
         Execution e = new Execution(task, workerId, now);
         leases.lease(e, events);
         return e;
+    }
+
+    /**
+     * Why a decoded task cannot be run by this worker, or null: its site, attempt, generation and token must make a
+     * {@link CompletionRef}, which its lease, heartbeats and reports are built from. The streams app never writes
+     * such a task; any other writer of the task topic can.
+     */
+    static String unrunnable(ActivityTask task) {
+        // Checked here rather than by CompletionRef, whose message would echo the token: authority, never logged, and as
+        // long as its writer likes (a dead letter over the producer's limit would fail the lease transaction for good).
+        if (task.getAttempt() < 1 || task.getGeneration() < 1) {
+            return "attempt and generation must be >= 1, were " + task.getAttempt() + " and " + task.getGeneration();
+        }
+        String token = task.getToken();
+        if (token == null || token.isEmpty() || token.indexOf('.') >= 0) {
+            return "token must be a non-empty URL-safe string without '.' (" + (token == null ? "none" : token.length() + " characters")
+                    + ")";
+        }
+        try {
+            new CompletionRef(SiteKey.of(task.getSite()), task.getAttempt(), task.getGeneration(), token);
+            return null;
+        } catch (IllegalArgumentException | NullPointerException e) {
+            String why = String.valueOf(e.getMessage());
+            return why.length() <= 300 ? why : why.substring(0, 300) + "...";
+        }
     }
 
     private void rewind(ConsumerRecords<byte[], byte[]> records) {
