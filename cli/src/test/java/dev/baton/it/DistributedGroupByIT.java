@@ -96,7 +96,15 @@ class DistributedGroupByIT {
         try (Admin admin = Admin.create(cluster.clientConfig())) {
             admin.createTopics(Set.of(new NewTopic(topic, partitions, (short) 1))).all().get(30, TimeUnit.SECONDS);
         }
-        Map<Long, long[]> sums = new HashMap<>();
+        return send(topic, records, keyOf, i -> i % 1000 - 300, new HashMap<>());
+    }
+
+    /**
+     * Writes {@code records} rows, row {@code i} keyed {@code keyOf(i)} with value {@code valueOf(i)}, and adds them to
+     * {@code sums}, which it returns: the GROUP BY key answer of what the topic holds.
+     */
+    private static Map<Long, long[]> send(String topic, int records, LongUnaryOperator keyOf, LongUnaryOperator valueOf,
+                                          Map<Long, long[]> sums) throws Exception {
         // One request in flight and every send checked: pipelined batches sent right after the topic's
         // creation can be dropped with OutOfOrderSequenceException (KAFKA-15591, fixed in Kafka 4.5; see
         // docs/decisions.md), and the reference must describe exactly what the topic holds.
@@ -106,7 +114,7 @@ class DistributedGroupByIT {
         try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(producerConfig, new ByteArraySerializer(), new ByteArraySerializer())) {
             for (long i = 0; i < records; i++) {
                 long key = keyOf.applyAsLong(i);
-                long value = i % 1000 - 300;
+                long value = valueOf.applyAsLong(i);
                 sends.add(producer.send(new ProducerRecord<>(topic, bytes(key), bytes(value))));
                 long[] acc = sums.computeIfAbsent(key, k -> new long[2]);
                 acc[0] += value;
@@ -383,21 +391,7 @@ class DistributedGroupByIT {
     private static Map<Long, long[]> appendAndSum(String topic, int records, Map<Long, long[]> before) throws Exception {
         Map<Long, long[]> sums = new HashMap<>();
         before.forEach((k, v) -> sums.put(k, v.clone()));
-        List<Future<?>> sends = new ArrayList<>();
-        try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(cluster.clientConfig(), new ByteArraySerializer(), new ByteArraySerializer())) {
-            for (long i = 0; i < records; i++) {
-                long key = (i * 31) % GROUPS;
-                long value = i % 500 + 7;
-                sends.add(producer.send(new ProducerRecord<>(topic, bytes(key), bytes(value))));
-                long[] acc = sums.computeIfAbsent(key, k -> new long[2]);
-                acc[0] += value;
-                acc[1]++;
-            }
-        }
-        for (Future<?> f : sends) {
-            f.get(60, TimeUnit.SECONDS);
-        }
-        return sums;
+        return send(topic, records, i -> (i * 31) % GROUPS, i -> i % 500 + 7, sums);
     }
 
     private static Map<Long, List<Long>> asLists(Map<Long, long[]> sums) {

@@ -168,6 +168,9 @@ public final class Worker implements AutoCloseable {
         closed = true;
         draining = true;
         safePublish();
+        // Every loop stops taking tasks first, then each is waited for: stopped one after another, a worker of several
+        // queues kept leasing on the later ones while the first settled its leases and left its group (h/adv22w).
+        runners.forEach(QueueRunner::stopFetching);
         runners.forEach(r -> r.stop(Duration.ofSeconds(10)));
         long deadline = System.nanoTime() + options.drainTimeout().toNanos();
         while (executions.size() > 0 && System.nanoTime() < deadline) {

@@ -49,6 +49,7 @@ public final class ReportLimits {
         return textProblem("workerId", event.getWorkerId(), MAX_ID_CHARS)
                 .or(() -> reasonProblem(event.getReason()))
                 .or(() -> outputProblem(event.getOutput() == null ? 0 : event.getOutput().getData().remaining()))
+                .or(() -> outputContentTypeProblem(event.getOutput() == null ? null : event.getOutput().getContentType()))
                 .or(() -> heartbeatDetailsProblem(event.getHeartbeatDetails() == null ? 0 : event.getHeartbeatDetails().remaining()))
                 .or(() -> textProblem("heartbeatContentType", event.getHeartbeatContentType(), MAX_ID_CHARS))
                 .or(() -> failureProblem(event.getFailure()));
@@ -60,6 +61,14 @@ public final class ReportLimits {
             return Optional.of("output must be <= max.payload.bytes " + maxPayloadBytes + ", was " + bytes);
         }
         return Optional.empty();
+    }
+
+    /**
+     * An output's content type over the bound every id has, or empty. It is kept in the row and copied into the outcome, as
+     * an input's is (which the dispatch side bounds the same way); a custom converter may name any type (h/adv22w).
+     */
+    public Optional<String> outputContentTypeProblem(String contentType) {
+        return textProblem("output.contentType", contentType, MAX_ID_CHARS);
     }
 
     public Optional<String> reasonProblem(String reason) {
@@ -86,6 +95,7 @@ public final class ReportLimits {
             }
             Failure one = f;
             Optional<String> text = textProblem("failure.type", one.getType(), MAX_ID_CHARS)
+                    .or(() -> textProblem("failure.details.contentType", one.getDetails() == null ? null : one.getDetails().getContentType(), MAX_ID_CHARS))
                     .or(() -> textProblem("failure.message", one.getMessage(), MAX_REASON_CHARS))
                     .or(() -> textProblem("failure.stack", one.getStack(), MAX_STACK_CHARS));
             if (text.isPresent()) {

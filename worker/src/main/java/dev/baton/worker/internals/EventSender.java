@@ -89,17 +89,26 @@ public final class EventSender implements AutoCloseable {
      * Reports a completion; the output keeps the content type its handler's converter gave it. An
      * output over {@code max.payload.bytes} is reported as a terminal failure naming the limit and
      * the size: sent as is, the streams app would dead-letter it, the lease would be lost and the
-     * handler run again, for nothing.
+     * handler run again, for nothing. An output whose converter named a content type over the bound
+     * every id has is refused the same way, as {@code OutputContentType}.
      */
     public void completed(Execution e, EncodedPayload output) {
         Optional<String> tooLarge = limits.outputProblem(output == null ? 0 : output.data().length);
         if (tooLarge.isPresent()) {
-            log.warn("worker {}: {} attempt {} output not sent: {}; reported as a terminal failure", workerId, e.site(), e.attempt(),
-                    tooLarge.get());
-            failed(e, Reasons.TERMINAL + " OutputTooLarge: " + tooLarge.get(), ActivityFailure.of("OutputTooLarge", tooLarge.get()));
+            refuseOutput(e, "OutputTooLarge", tooLarge.get());
+            return;
+        }
+        Optional<String> badType = limits.outputContentTypeProblem(output == null ? null : output.contentType());
+        if (badType.isPresent()) {
+            refuseOutput(e, "OutputContentType", badType.get());
             return;
         }
         send(e, WorkerEventKind.COMPLETED, output, null, null, null);
+    }
+
+    private void refuseOutput(Execution e, String type, String problem) {
+        log.warn("worker {}: {} attempt {} output not sent: {}; reported as a terminal failure", workerId, e.site(), e.attempt(), problem);
+        failed(e, Reasons.TERMINAL + " " + type + ": " + problem, ActivityFailure.of(type, problem));
     }
 
     /**

@@ -403,9 +403,14 @@ public final class QueueRunner implements Runnable {
         }
     }
 
+    /** Stops fetching: the loop takes no task after the one it is on, and leaves its group. Returns at once. */
+    public void stopFetching() {
+        running = false;
+    }
+
     /** Stops fetching; returns once the loop has left the group. */
     public void stop(Duration timeout) {
-        running = false;
+        stopFetching();
         try {
             if (!stopped.await(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
                 consumer.wakeup();

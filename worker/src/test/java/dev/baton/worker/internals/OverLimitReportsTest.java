@@ -71,6 +71,38 @@ class OverLimitReportsTest {
     }
 
     @Test
+    void shouldReportAnOutputWhoseContentTypeIsOverTheIdBoundAsATerminalFailure() {
+        Execution e = new Execution(task(), "w", 0);
+
+        events.completed(e, new EncodedPayload(new byte[] {1}, "application/" + "x".repeat(300)));
+
+        WorkerEvent sent = awaitEvent();
+        assertThat(sent.getKind()).isEqualTo(WorkerEventKind.FAILED);
+        assertThat(sent.getReason()).isEqualTo("terminal: OutputContentType: output.contentType must have <= 256 characters, had 312");
+        assertThat(sent.getFailure().getType()).isEqualTo("OutputContentType");
+        assertThat(ReportLimits.defaults().problemWith(sent)).as("the streams app accepts the report").isEmpty();
+    }
+
+    @Test
+    void shouldRefuseAnAsyncCompletionOrFailureDetailsWithAContentTypeOverTheIdBound() {
+        AsyncCompletion handle = handedOff();
+        EncodedPayload odd = new EncodedPayload(new byte[] {1}, "application/" + "x".repeat(300));
+
+        ActivityFailure failure = new ActivityFailure("Declined", "card declined", odd, "", null);
+        assertThatThrownBy(() -> completer.fail(handle.ref(), "terminal: declined", failure))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("failure.details.contentType must have <= 256 characters, had 312");
+        assertThat(producer.history()).as("nothing sent").isEmpty();
+        WorkerEvent completed = WorkerEvent.newBuilder(completionEvent()).setOutput(new dev.baton.events.Payload(java.nio.ByteBuffer.wrap(odd.data()),
+                odd.contentType())).build();
+        assertThat(ReportLimits.defaults().problemWith(completed)).hasValue("output.contentType must have <= 256 characters, had 312");
+    }
+
+    private static WorkerEvent completionEvent() {
+        return WorkerEvent.newBuilder().setKind(WorkerEventKind.COMPLETED).setSite(new SiteRef("shop", "order-1", "charge")).setAttempt(1)
+                .setGeneration(1).setToken("tok").setWorkerId("w").setAtMillis(0).build();
+    }
+
+    @Test
     void shouldSendAnOutputAtTheLimit() {
         run((ctx, input) -> new byte[ReportLimits.DEFAULT_MAX_PAYLOAD_BYTES]);
 
