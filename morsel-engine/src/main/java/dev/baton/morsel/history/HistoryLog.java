@@ -6,6 +6,7 @@ import static dev.baton.morsel.history.LogProjections.C_REQUEST;
 
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.EnumSet;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
@@ -19,6 +20,7 @@ import java.util.function.Supplier;
 
 import dev.baton.events.DispatchKind;
 import dev.baton.events.HistoryEvent;
+import dev.baton.events.HistoryKind;
 import dev.baton.morsel.MorselMetrics;
 import dev.baton.morsel.operator.AggregateResult;
 import dev.baton.morsel.kafka.OffsetRange;
@@ -206,6 +208,65 @@ public final class HistoryLog implements AutoCloseable {
         } catch (IllegalArgumentException missing) {
             return Map.of();
         }
+    }
+
+    /** Whether retention has trimmed {@code baton.results}: some partition no longer starts at offset 0. */
+    public boolean resultsTrimmed() {
+        return fold.trimmed(BatonTopics.RESULTS);
+    }
+
+    /** History kinds that change a run's state: the latest of them, for the run's own request, says whether the run ended. */
+    private static final Set<HistoryKind> RUN_STATE = EnumSet.of(HistoryKind.DISPATCHED, HistoryKind.LEASED, HistoryKind.COMPLETED,
+            HistoryKind.FAILED, HistoryKind.RETRY_SCHEDULED, HistoryKind.PARKED, HistoryKind.TRANSPORT_LOST, HistoryKind.TIMED_OUT,
+            HistoryKind.CANCELLED, HistoryKind.UNAVAILABLE);
+
+    /**
+     * Of these sites (each with the request id of its latest dispatch), those whose run of that request history shows
+     * resolved: its latest run-state event for that request is an outcome ({@code COMPLETED}, a {@code FAILED} or
+     * {@code TIMED_OUT} not followed by {@code RETRY_SCHEDULED}, {@code CANCELLED}, {@code UNAVAILABLE}, or a
+     * {@code TRANSPORT_LOST} whose reason is {@code transport-exhausted:}). A retried attempt's {@code DISPATCHED} carries
+     * the run's request id too, so a run in backoff or re-delivered is not resolved. Read when {@code baton.results} no
+     * longer holds every outcome (retention): only history can then tell a resolved site from a dangling one.
+     */
+    public Set<String> resolvedInHistory(Map<String, String> requestBySite) {
+        record Last(long offset, HistoryKind kind, String reason) {
+        }
+        BinaryOperator<Last> later = (x, y) -> x.offset() >= y.offset() ? x : y;
+        EventSerde<HistoryEvent> whole = fullHistory();
+        Map<String, Last> last = fold.fold(BatonTopics.HISTORY, HashMap<String, Last>::new, (map, rec) -> {
+            if (rec.key() == null || rec.value() == null) {
+                return;
+            }
+            String site = new String(rec.key(), StandardCharsets.UTF_8);
+            String request = requestBySite.get(site);
+            if (request == null) {
+                return;
+            }
+            HistoryEvent e;
+            try {
+                e = whole.decode(rec);
+            } catch (UndecodableRecordException skipped) {
+                return;
+            }
+            if (RUN_STATE.contains(e.getKind()) && request.equals(e.getRequestId())) {
+                map.merge(site, new Last(rec.offset(), e.getKind(), e.getReason()), later);
+            }
+        }, (a, b) -> {
+            b.forEach((k, v) -> a.merge(k, v, later));
+            return a;
+        }).value();
+        Set<String> resolved = new HashSet<>();
+        last.forEach((site, l) -> {
+            boolean ended = switch (l.kind()) {
+                case COMPLETED, FAILED, TIMED_OUT, CANCELLED, UNAVAILABLE -> true;
+                case TRANSPORT_LOST -> l.reason() != null && l.reason().startsWith("transport-exhausted:");
+                default -> false;
+            };
+            if (ended) {
+                resolved.add(site);
+            }
+        });
+        return resolved;
     }
 
     /** The raw dispatch command records for these request ids, the highest attempt of each. */

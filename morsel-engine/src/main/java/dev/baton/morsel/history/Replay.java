@@ -85,6 +85,22 @@ public final class Replay {
         }
         Map<String, Integer> byOutcome = new TreeMap<>();
         byOutcomeId.forEach((id, n) -> byOutcome.merge(s.outcomeName(id), n[0], Integer::sum));
+        if (!dangling.isEmpty() && log.resultsTrimmed()) {
+            // Retention trimmed baton.results (kept 7 days by default, history forever): an outcome no longer there may
+            // still be in history, and a site whose row the dedupe window let go would run again if re-sent.
+            Map<String, String> requests = new HashMap<>();
+            dangling.forEach(t -> {
+                if (t.siteKey != null && t.requestId != null) {
+                    requests.put(t.siteKey, t.requestId);
+                }
+            });
+            Set<String> ended = timings.time("resolved in history (results trimmed)", () -> log.resolvedInHistory(requests));
+            if (!ended.isEmpty()) {
+                dangling.removeIf(t -> t.siteKey != null && ended.contains(t.siteKey));
+                resolved += ended.size();
+                byOutcome.merge("resolved (outcome only in history)", ended.size(), Integer::sum);
+            }
+        }
         dangling.sort(Comparator.comparing(t -> t.siteKey, Comparator.nullsFirst(Comparator.naturalOrder())));
         timings.done("report", start);
         return new Report(dispatched, resolved, liveCount, dangling, parked, byOutcome);
