@@ -269,6 +269,62 @@ public final class HistoryLog implements AutoCloseable {
         return resolved;
     }
 
+    /**
+     * The sites answered under these request ids in {@code baton.results} (unmatched copies excluded), each as
+     * {@link #siteRequest}: for request ids several sites were dispatched under, where the id alone cannot say whose
+     * answer an outcome is. Outcomes of other requests are not decoded.
+     */
+    public Set<String> answeredSites(Set<String> requestIds) {
+        EventSerde<dev.baton.events.Outcome> whole = EventSerde.of(dev.baton.events.Outcome.class, registry);
+        return fold.fold(BatonTopics.RESULTS, HashSet<String>::new, (found, rec) -> {
+            if (rec.value() == null) {
+                return;
+            }
+            dev.baton.events.Outcome o;
+            try {
+                o = whole.decode(rec);
+            } catch (RuntimeException skipped) { // undecodable (a dead letter when written) or damaged outside the projection
+                return;
+            }
+            if (!o.getUnmatched() && o.getRequestId() != null && requestIds.contains(o.getRequestId()) && o.getSite() != null) {
+                found.add(siteRequest(new String(dev.baton.schemas.SiteKey.of(o.getSite()).toBytes(), StandardCharsets.UTF_8),
+                        o.getRequestId()));
+            }
+        }, (a, b) -> {
+            a.addAll(b);
+            return a;
+        }).value();
+    }
+
+    /** A site and a request id as one string, for sets of both. */
+    public static String siteRequest(String siteKey, String requestId) {
+        return siteKey + '\u0000' + requestId;
+    }
+
+    /**
+     * The raw dispatch command records of these sites' requests, keyed by {@link #siteRequest}, the highest attempt of
+     * each: a request id is the dispatcher's choice, so a command is found by its site (its record key) and request both.
+     */
+    public Map<String, ConsumerRecord<byte[], byte[]>> siteCommands(Set<String> siteRequests) {
+        record Found(int attempt, ConsumerRecord<byte[], byte[]> rec) {
+        }
+        BinaryOperator<Found> higher = (x, y) -> x.attempt() >= y.attempt() ? x : y;
+        Map<String, Found> found = scan(BatonTopics.DISPATCH, commands, HashMap<String, Found>::new, (map, rec, c) -> {
+            if (rec.key() != null && c.getInt(C_KIND) == DispatchKind.REQUESTED.ordinal()) {
+                String key = siteRequest(new String(rec.key(), StandardCharsets.UTF_8), c.string(C_REQUEST));
+                if (siteRequests.contains(key)) {
+                    map.merge(key, new Found(c.getInt(C_ATTEMPT), rec), higher);
+                }
+            }
+        }, (a, b) -> {
+            b.forEach((k, v) -> a.merge(k, v, higher));
+            return a;
+        }).value().value;
+        Map<String, ConsumerRecord<byte[], byte[]>> out = new HashMap<>();
+        found.forEach((k, v) -> out.put(k, v.rec()));
+        return out;
+    }
+
     /** The raw dispatch command records for these request ids, the highest attempt of each. */
     public Map<String, ConsumerRecord<byte[], byte[]>> commands(Set<String> requestIds) {
         record Found(int attempt, ConsumerRecord<byte[], byte[]> rec) {
