@@ -15,6 +15,11 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.baton.cli.options.ClientOptions;
 import dev.baton.cli.options.OutputFormat;
 import dev.baton.events.DeadLetter;
+import dev.baton.events.DispatchCommand;
+import dev.baton.events.DispatchKind;
+import dev.baton.morsel.history.HistoryLog;
+import dev.baton.schemas.EventSerde;
+import dev.baton.schemas.registry.SchemaRegistry;
 import dev.baton.topics.BatonTopics;
 import dev.baton.topics.ClientConfigs;
 import org.apache.kafka.clients.admin.Admin;
@@ -103,7 +108,7 @@ final class DeadLetterReplay implements Callable<Integer> {
             // After initTransactions: an earlier replay's transaction is settled, so its ledger is the one read.
             producer.initTransactions();
             Map<Integer, ReplayLedger> ledgers = DeadLetterScan.ledgers(admin);
-            decisions = genuine(config, decide(entries, ledgers, partitionCounts(producer, entries)));
+            decisions = unanswered(config, schemaRegistryUrl, genuine(config, decide(entries, ledgers, partitionCounts(producer, entries))));
             List<Decision> toReplay = decisions.stream().filter(d -> d.action().equals("replayed")).toList();
             if (!dryRun && !toReplay.isEmpty()) {
                 publish(producer, toReplay, ledgers);
@@ -161,6 +166,48 @@ final class DeadLetterReplay implements Callable<Integer> {
                 action = "replayed";
             }
             out.add(new Decision(e, action));
+        }
+        return out;
+    }
+
+    /**
+     * The decisions to replay, each dispatch kept only when no outcome answers its request yet. The streams app answers an
+     * invalid dispatch's caller ({@code terminal: invalid dispatch: ...}, or a failed decision's) as it dead-letters it;
+     * replayed after the cause was fixed (a raised {@code max.payload.bytes}), the dispatch would run and its request id get
+     * a second, different outcome. Such a caller dispatches again under a new request id. A dispatch the streams app could
+     * not decode was not answered, and is replayed.
+     */
+    static List<Decision> unanswered(Map<String, Object> config, String schemaRegistryUrl, List<Decision> decisions) {
+        Map<Decision, String> requests = new HashMap<>();
+        try (SchemaRegistry registry = SchemaRegistry.forUrl(schemaRegistryUrl, config)) {
+            EventSerde<DispatchCommand> serde = EventSerde.of(DispatchCommand.class, registry);
+            for (Decision d : decisions) {
+                DeadLetter l = d.entry().letter();
+                if (d.action().equals("replayed") && BatonTopics.DISPATCH.equals(l.getSourceTopic()) && l.getValue() != null) {
+                    try {
+                        DispatchCommand c = serde.decode(BatonTopics.DISPATCH, bytes(l.getValue()));
+                        if (c.getKind() == DispatchKind.REQUESTED) {
+                            requests.put(d, c.getRequestId());
+                        }
+                    } catch (RuntimeException undecodable) {
+                        // the streams app could not decode it either: nobody was answered
+                    }
+                }
+            }
+        }
+        if (requests.isEmpty()) {
+            return decisions;
+        }
+        Map<String, HistoryLog.Answer> answers;
+        try (HistoryLog log = new HistoryLog(config, schemaRegistryUrl, 1)) {
+            answers = log.answers();
+        }
+        List<Decision> out = new ArrayList<>();
+        for (Decision d : decisions) {
+            String request = requests.get(d);
+            HistoryLog.Answer a = request == null ? null : answers.get(request);
+            out.add(a == null ? d : new Decision(d.entry(), "skipped: request " + request + " was answered (" + a.kind()
+                    + ") when this was dead-lettered; a replay would give it a second outcome: dispatch it again under a new request id"));
         }
         return out;
     }
