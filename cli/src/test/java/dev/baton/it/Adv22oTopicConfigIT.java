@@ -34,6 +34,7 @@ class Adv22oTopicConfigIT {
             admin.createTopics(List.of(
                     new NewTopic(BatonTopics.HISTORY, 2, (short) 1).configs(Map.of(TopicConfig.CLEANUP_POLICY_CONFIG, TopicConfig.CLEANUP_POLICY_COMPACT)),
                     new NewTopic(BatonTopics.SCHEMAS, 1, (short) 1).configs(Map.of(TopicConfig.CLEANUP_POLICY_CONFIG, TopicConfig.CLEANUP_POLICY_COMPACT)),
+                    new NewTopic(BatonTopics.RESULTS, 2, (short) 1).configs(Map.of(TopicConfig.CLEANUP_POLICY_CONFIG, TopicConfig.CLEANUP_POLICY_COMPACT)),
                     new NewTopic(BatonTopics.WORKERS, 2, (short) 1))).all().get();
         }
         CliRun topics = CliRun.of("topics", "create", "--bootstrap-servers", bootstrap, "--partitions", "2");
@@ -42,6 +43,7 @@ class Adv22oTopicConfigIT {
                 .contains(BatonTopics.HISTORY + " has cleanup.policy=compact, declared delete")
                 .contains(BatonTopics.SCHEMAS + " has cleanup.policy=compact, declared delete")
                 .contains(BatonTopics.SCHEMAS + " has retention.ms=604800000, declared -1")
+                .contains(BatonTopics.RESULTS + " has cleanup.policy=compact, declared delete")
                 .contains(BatonTopics.WORKERS + " has cleanup.policy=delete, declared compact");
     }
 }

@@ -152,10 +152,10 @@ public final class TopicCreator {
 
     /**
      * The declared configs an existing topic does not have, where a difference breaks what Baton reads the topic for: the
-     * cleanup policy of every topic that declares one ({@code baton.workers} compacted; {@code _baton_schemas} deleted,
-     * never compacted), the schema topic's infinite retention (its first registrations are its ids), and
-     * {@code baton.history} not compacted (compaction keeps a site's last event and drops its dispatch, which replay finds
-     * dangling sites by). History's retention is the operator's to choose (scans read what is left), so it is not checked.
+     * cleanup policy ({@code baton.workers} compacted, every other topic not: compaction keeps one record per key, and
+     * {@code baton.history} would lose the dispatches replay finds dangling sites by, {@code baton.results} the outcomes
+     * callers have not read and replay answers by, {@code _baton_schemas} the first registrations that are its ids), and
+     * the schema topic's infinite retention. History's retention is the operator's to choose (scans read what is left), so it is not checked.
      * A principal that may not describe configs gets no check rather than a failure.
      */
     private List<String> configMismatches(Map<String, TopicSpec> byName, List<String> existing) throws InterruptedException, ExecutionException {
@@ -175,8 +175,10 @@ public final class TopicCreator {
             Map<String, String> wanted = new java.util.TreeMap<>(byName.get(topic).configs());
             if (topic.equals(BatonTopics.HISTORY)) {
                 wanted.keySet().removeIf(k -> k.startsWith("retention."));
-                wanted.put(TopicConfig.CLEANUP_POLICY_CONFIG, TopicConfig.CLEANUP_POLICY_DELETE);
             }
+            // Only baton.workers is compacted: compaction of any other topic keeps one record per key (a site, a client id)
+            // and drops the commands, reports, tasks or outcomes before it, read or not.
+            wanted.putIfAbsent(TopicConfig.CLEANUP_POLICY_CONFIG, TopicConfig.CLEANUP_POLICY_DELETE);
             for (Map.Entry<String, String> w : wanted.entrySet()) {
                 ConfigEntry actual = e.getValue().get(w.getKey());
                 String value = actual == null ? null : actual.value();
