@@ -6,6 +6,7 @@ import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
 
+import dev.baton.cli.options.Printable;
 import dev.baton.morsel.history.HistoryLog;
 import dev.baton.morsel.history.Replay;
 import dev.baton.morsel.kafka.ScanTimings;
@@ -78,7 +79,7 @@ public final class ReplayCommand implements Callable<Integer> {
                     r.sites(), r.resolved(), r.live(), r.dangling().size(), r.parked());
             r.byOutcome().forEach((k, n) -> System.out.printf("outcome   %-28s %7d%n", k, n));
             r.dangling().stream().limit(20).forEach(t -> System.out.printf("dangling  %s (attempt %d, queue %s, request %s)%n",
-                    t.siteKey(), t.attempt(), t.queue(), t.requestId()));
+                    Printable.of(t.siteKey()), t.attempt(), Printable.of(t.queue()), Printable.of(t.requestId())));
             if (r.dangling().size() > 20) {
                 System.out.printf("dangling  ... and %d more%n", r.dangling().size() - 20);
             }
@@ -87,7 +88,7 @@ public final class ReplayCommand implements Callable<Integer> {
                 System.out.printf("redispatch re-sent %d dispatch commands (idempotency keys and request ids unchanged)%n", d.sent());
                 if (!d.missing().isEmpty()) {
                     System.out.printf("redispatch %d sites have no command left in baton.dispatch (retention?): %s%n", d.missing().size(),
-                            d.missing().stream().limit(20).toList());
+                            d.missing().stream().limit(20).map(Printable::of).toList());
                     return 1;
                 }
             } else if (!r.dangling().isEmpty()) {

@@ -14,6 +14,7 @@ import java.util.concurrent.Callable;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.baton.cli.options.ClientOptions;
 import dev.baton.cli.options.OutputFormat;
+import dev.baton.cli.options.Printable;
 import dev.baton.events.DeadLetter;
 import dev.baton.events.DispatchCommand;
 import dev.baton.events.DispatchKind;
@@ -336,7 +337,8 @@ final class DeadLetterReplay implements Callable<Integer> {
             String target = l == null ? "-" : l.getSourceTopic() + "/" + l.getSourcePartition();
             boolean replaying = d.action().equals("replayed");
             replayed += replaying ? 1 : 0;
-            System.out.printf("%-8s -> %-32s %s%n", d.entry().position(), target, dryRun && replaying ? "would replay" : d.action());
+            System.out.printf("%-8s -> %-32s %s%n", d.entry().position(), Printable.of(target), dryRun && replaying ? "would replay"
+                    : Printable.of(d.action()));
         }
         System.out.printf("%d dead letter(s) selected, %d %s%n", decisions.size(), replayed, dryRun ? "would be replayed (dry run)" : "replayed");
     }
