@@ -259,7 +259,7 @@ public final class HistoryLog implements AutoCloseable {
         last.forEach((site, l) -> {
             boolean ended = switch (l.kind()) {
                 case COMPLETED, FAILED, TIMED_OUT, CANCELLED, UNAVAILABLE -> true;
-                case TRANSPORT_LOST -> l.reason() != null && l.reason().startsWith("transport-exhausted:");
+                case TRANSPORT_LOST -> l.reason() != null && l.reason().startsWith(dev.baton.schemas.Reasons.TRANSPORT_EXHAUSTED);
                 default -> false;
             };
             if (ended) {
