@@ -154,7 +154,7 @@ public final class BatonStreamsApp implements AutoCloseable {
         Map<String, org.apache.kafka.clients.admin.TopicDescription> topics;
         try {
             topics = admin.describeTopics(List.of(BatonTopics.DISPATCH, BatonTopics.WORKER_EVENTS)).allTopicNames()
-                    .get(30, java.util.concurrent.TimeUnit.SECONDS);
+                    .get(10, java.util.concurrent.TimeUnit.SECONDS);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IllegalStateException("interrupted while checking that " + BatonTopics.DISPATCH + " and "
