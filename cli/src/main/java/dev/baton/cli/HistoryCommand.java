@@ -7,6 +7,7 @@ import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.Callable;
 
+import dev.baton.cli.options.Printable;
 import dev.baton.events.HistoryEvent;
 import dev.baton.schemas.failure.ActivityFailure;
 import dev.baton.morsel.history.HistoryLog;
@@ -46,13 +47,13 @@ public final class HistoryCommand implements Callable<Integer> {
             List<HistoryEvent> events = log.workflow(workflow, namespace);
             events.sort(Comparator.comparingLong(HistoryEvent::getAtMillis));
             if (events.isEmpty()) {
-                System.out.println("no history for workflow '" + workflow + "'" + (namespace == null ? "" : " in namespace " + namespace));
+                System.out.println("no history for workflow '" + Printable.of(workflow) + "'" + (namespace == null ? "" : " in namespace " + Printable.of(namespace)));
                 return 1;
             }
             for (HistoryEvent e : events) {
-                System.out.printf("%s  %-20s %-20s attempt %d%s%s%s%n", Instant.ofEpochMilli(e.getAtMillis()), e.getSite().getActivityId(),
+                System.out.printf("%s  %-20s %-20s attempt %d%s%s%s%n", Instant.ofEpochMilli(e.getAtMillis()), Printable.of(e.getSite().getActivityId()),
                         e.getKind(), e.getAttempt(), e.getGeneration() == null ? "" : " gen " + e.getGeneration(),
-                        e.getWorkerId() == null ? "" : " worker " + e.getWorkerId(), e.getReason() == null ? "" : "  " + e.getReason());
+                        e.getWorkerId() == null ? "" : " worker " + Printable.of(e.getWorkerId()), e.getReason() == null ? "" : "  " + Printable.of(e.getReason()));
                 FailureLines.of(ActivityFailure.of(e.getFailure()), stacks, "      ").forEach(System.out::println);
             }
             return 0;
@@ -78,7 +79,7 @@ public final class HistoryCommand implements Callable<Integer> {
             try (HistoryLog log = logs.open()) {
                 Map<String, HistoryStats.Group> groups = new TreeMap<>(HistoryStats.compute(log, new HistoryLog.Scope(Long.MIN_VALUE, namespace), by));
                 System.out.printf("%-30s %9s %11s %11s %11s%n", by.name().toLowerCase(), "sites", "p50 ms", "p99 ms", "max ms");
-                groups.forEach((k, g) -> System.out.printf("%-30s %9d %11s %11s %11s%n", k, g.count(), g.percentile(50), g.percentile(99), g.percentile(100)));
+                groups.forEach((k, g) -> System.out.printf("%-30s %9d %11s %11s %11s%n", Printable.of(k), g.count(), g.percentile(50), g.percentile(99), g.percentile(100)));
                 var scan = log.lastScan();
                 System.out.printf("(%,d history records scanned in %.2f s on %d threads)%n", scan.records(), scan.nanos() / 1e9, logs.threads);
                 return 0;

@@ -6,6 +6,7 @@ import java.util.concurrent.Callable;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.baton.cli.options.Printable;
 import dev.baton.cli.options.ClientOptions;
 import dev.baton.cli.options.OutputFormat;
 import dev.baton.morsel.history.OutboxEntry;
@@ -56,8 +57,8 @@ public final class OutboxCommand implements Callable<Integer> {
         }
         out.printf(ROW, "TIME", "SITE", "ATTEMPT", "STATUS", "REQUEST", "CLIENT", "WORKER", "OUTPUT", "REASON");
         for (OutboxEntry e : result.entries()) {
-            out.printf(ROW, Instant.ofEpochMilli(e.atMillis()), e.site().asKey(), e.attempt(), e.status(), e.requestId(),
-                    e.clientId(), e.workerId() == null ? "-" : e.workerId(), e.outputBytes() + " B", e.reason() == null ? "-" : e.reason());
+            out.printf(ROW, Instant.ofEpochMilli(e.atMillis()), Printable.of(e.site().asKey()), e.attempt(), e.status(), Printable.of(e.requestId()),
+                    Printable.of(e.clientId()), Printable.of(e.workerId()), e.outputBytes() + " B", Printable.of(e.reason()));
         }
         out.printf("%d in the outbox%s (%s of %s read, %d records%s)%n", result.entries().size(),
                 clientId == null ? "" : " of client " + clientId, result.partitionsRead(), BatonTopics.RESULTS, result.recordsRead(),

@@ -2,11 +2,17 @@ package dev.baton.cli;
 
 import java.time.Instant;
 import java.time.format.DateTimeParseException;
+import java.util.Map;
 import java.util.concurrent.Callable;
+import java.util.concurrent.TimeUnit;
 
+import dev.baton.cli.options.Printable;
 import dev.baton.morsel.history.HistoryLog;
 import dev.baton.morsel.history.Replay;
 import dev.baton.morsel.kafka.ScanTimings;
+import dev.baton.topics.BatonTopics;
+import dev.baton.topics.ClientConfigs;
+import org.apache.kafka.clients.admin.Admin;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
@@ -56,6 +62,13 @@ public final class ReplayCommand implements Callable<Integer> {
         phases.done("open (registry, consumers, scheduler)", opened);
         try {
             Replay.Report r = Replay.analyse(log, scope, applicationId, phases);
+            if (!r.dangling().isEmpty() && r.live() == 0) {
+                String unknown = unknownApplication(logs.client.clientConfig(), applicationId);
+                if (unknown != null) {
+                    System.out.println(unknown);
+                    return 2;
+                }
+            }
             long printing = System.nanoTime();
             var scan = log.lastScan();
             System.out.printf("scan      %,d history records in %d morsels of %,d offsets on %d threads: %.2f s, %,.0f records/s, %.1f MB/s%s%n",
@@ -66,7 +79,7 @@ public final class ReplayCommand implements Callable<Integer> {
                     r.sites(), r.resolved(), r.live(), r.dangling().size(), r.parked());
             r.byOutcome().forEach((k, n) -> System.out.printf("outcome   %-28s %7d%n", k, n));
             r.dangling().stream().limit(20).forEach(t -> System.out.printf("dangling  %s (attempt %d, queue %s, request %s)%n",
-                    t.siteKey(), t.attempt(), t.queue(), t.requestId()));
+                    Printable.of(t.siteKey()), t.attempt(), Printable.of(t.queue()), Printable.of(t.requestId())));
             if (r.dangling().size() > 20) {
                 System.out.printf("dangling  ... and %d more%n", r.dangling().size() - 20);
             }
@@ -75,7 +88,7 @@ public final class ReplayCommand implements Callable<Integer> {
                 System.out.printf("redispatch re-sent %d dispatch commands (idempotency keys and request ids unchanged)%n", d.sent());
                 if (!d.missing().isEmpty()) {
                     System.out.printf("redispatch %d sites have no command left in baton.dispatch (retention?): %s%n", d.missing().size(),
-                            d.missing().stream().limit(20).toList());
+                            d.missing().stream().limit(20).map(Printable::of).toList());
                     return 1;
                 }
             } else if (!r.dangling().isEmpty()) {
@@ -88,6 +101,32 @@ public final class ReplayCommand implements Callable<Integer> {
             long closing = System.nanoTime();
             log.close();
             phases.done("close", closing);
+        }
+    }
+
+    /**
+     * Why no streams app runs under {@code applicationId}, or null when one does (or the cluster cannot tell). A missing
+     * changelog reads as wiped state, which is what replay repairs; but a streams app that lost its state still has its
+     * consumer group's offsets on {@code baton.dispatch}. With neither, the id is not the streams app's, and every waiting
+     * site would be reported dangling and re-sent.
+     */
+    static String unknownApplication(Map<String, Object> clientConfig, String applicationId) {
+        try (Admin admin = Admin.create(ClientConfigs.admin(clientConfig))) {
+            boolean changelog = admin.listTopics().names().get(30, TimeUnit.SECONDS).contains(applicationId + "-sites-changelog");
+            boolean readDispatch = admin.listConsumerGroupOffsets(applicationId).partitionsToOffsetAndMetadata().get(30, TimeUnit.SECONDS)
+                    .keySet().stream().anyMatch(tp -> tp.topic().equals(BatonTopics.DISPATCH));
+            if (changelog || readDispatch) {
+                return null;
+            }
+            return "error     --application-id '" + applicationId + "': no streams app of that application.id has read "
+                    + BatonTopics.DISPATCH + " (no consumer group '" + applicationId + "' with offsets on it, no topic '" + applicationId
+                    + "-sites-changelog'), so its live sites cannot be told from dangling ones: give the streams app's application.id"
+                    + " (nothing was re-sent)";
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return null;
+        } catch (Exception cannotTell) {
+            return null; // an operator without the rights to ask keeps the old behaviour
         }
     }
 

@@ -12,12 +12,17 @@ import java.util.function.Function;
 import java.util.stream.Collectors;
 
 import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.Config;
+import org.apache.kafka.clients.admin.ConfigEntry;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.clients.admin.TopicDescription;
 import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.KafkaFuture;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.config.ConfigResource;
+import org.apache.kafka.common.config.TopicConfig;
+import org.apache.kafka.common.errors.AuthorizationException;
 import org.apache.kafka.common.errors.RetriableException;
 import org.apache.kafka.common.errors.TopicExistsException;
 
@@ -139,6 +144,49 @@ public final class TopicCreator {
             if (d.partitions().size() != want) {
                 mismatches.add(d.name() + " has " + d.partitions().size() + " partitions, declared " + want
                         + " (Baton will not change it: repartitioning moves sites between tasks; recreate it or change the layout)");
+            }
+        }
+        mismatches.addAll(configMismatches(byName, existing));
+        return mismatches;
+    }
+
+    /**
+     * The declared configs an existing topic does not have, where a difference breaks what Baton reads the topic for: the
+     * cleanup policy ({@code baton.workers} compacted, every other topic not: compaction keeps one record per key, and
+     * {@code baton.history} would lose the dispatches replay finds dangling sites by, {@code baton.results} the outcomes
+     * callers have not read and replay answers by, {@code _baton_schemas} the first registrations that are its ids), and
+     * the schema topic's infinite retention. History's retention is the operator's to choose (scans read what is left), so it is not checked.
+     * A principal that may not describe configs gets no check rather than a failure.
+     */
+    private List<String> configMismatches(Map<String, TopicSpec> byName, List<String> existing) throws InterruptedException, ExecutionException {
+        List<ConfigResource> resources = existing.stream().map(t -> new ConfigResource(ConfigResource.Type.TOPIC, t)).toList();
+        Map<ConfigResource, Config> configs;
+        try {
+            configs = admin.describeConfigs(resources).all().get();
+        } catch (ExecutionException e) {
+            if (e.getCause() instanceof AuthorizationException) {
+                return List.of();
+            }
+            throw e;
+        }
+        List<String> mismatches = new ArrayList<>();
+        for (Map.Entry<ConfigResource, Config> e : configs.entrySet()) {
+            String topic = e.getKey().name();
+            Map<String, String> wanted = new java.util.TreeMap<>(byName.get(topic).configs());
+            if (topic.equals(BatonTopics.HISTORY)) {
+                wanted.keySet().removeIf(k -> k.startsWith("retention."));
+            }
+            // Only baton.workers is compacted: compaction of any other topic keeps one record per key (a site, a client id)
+            // and drops the commands, reports, tasks or outcomes before it, read or not.
+            wanted.putIfAbsent(TopicConfig.CLEANUP_POLICY_CONFIG, TopicConfig.CLEANUP_POLICY_DELETE);
+            for (Map.Entry<String, String> w : wanted.entrySet()) {
+                ConfigEntry actual = e.getValue().get(w.getKey());
+                String value = actual == null ? null : actual.value();
+                if (!w.getValue().equals(value)) {
+                    mismatches.add(topic + " has " + w.getKey() + "=" + value + ", declared " + w.getValue()
+                            + " (Baton will not change it; set it with kafka-configs --alter --entity-type topics --entity-name " + topic
+                            + " --add-config " + w.getKey() + "=" + w.getValue() + ")");
+                }
             }
         }
         return mismatches;

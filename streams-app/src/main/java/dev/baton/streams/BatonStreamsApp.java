@@ -31,6 +31,7 @@ import dev.baton.streams.status.QueueLagMeter;
 import dev.baton.streams.status.StatusEndpoints;
 import dev.baton.streams.status.StatusServer;
 import dev.baton.streams.topology.BatonTopology;
+import dev.baton.topics.BatonTopics;
 import dev.baton.topics.ClientIds;
 import com.sun.net.httpserver.HttpHandler;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -120,6 +121,7 @@ public final class BatonStreamsApp implements AutoCloseable {
     }
 
     public BatonStreamsApp start() {
+        requireCoPartitioned(partitionsAdmin);
         ChangelogLimits.raise(partitionsAdmin, config.applicationId(), List.of(TopologyNames.SITES_STORE));
         streams.start();
         if (config.hangingTransactionCheckMs() > 0) {
@@ -137,6 +139,39 @@ public final class BatonStreamsApp implements AutoCloseable {
         registryRest = serveRegistry();
         lag = new QueueLagMeter(Admin.create(config.adminConfig()), meters).start(Duration.ofMillis(config.queueRefreshMs()));
         return this;
+    }
+
+    /**
+     * DESIGN section 3: {@code baton.dispatch} and {@code baton.worker-events} are co-partitioned, so one task owns every
+     * event of a site. Kafka Streams checks co-partitioning only for joins: with two partition counts it would start, make
+     * as many tasks as the larger topic has partitions, and every worker report whose key hashes to another partition of
+     * its topic would be dead-lettered as on the wrong partition, its site waiting forever. Refused here, by name. A cluster
+     * that cannot be asked (ACLs, a timeout) is warned about and not checked.
+     *
+     * @throws IllegalStateException when both topics exist with different partition counts
+     */
+    static void requireCoPartitioned(Admin admin) {
+        Map<String, org.apache.kafka.clients.admin.TopicDescription> topics;
+        try {
+            topics = admin.describeTopics(List.of(BatonTopics.DISPATCH, BatonTopics.WORKER_EVENTS)).allTopicNames()
+                    .get(10, java.util.concurrent.TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while checking that " + BatonTopics.DISPATCH + " and "
+                    + BatonTopics.WORKER_EVENTS + " are co-partitioned", e);
+        } catch (Exception e) {
+            log.warn("cannot check that {} and {} are co-partitioned ({}); starting unchecked", BatonTopics.DISPATCH,
+                    BatonTopics.WORKER_EVENTS, e.toString());
+            return;
+        }
+        int dispatch = topics.get(BatonTopics.DISPATCH).partitions().size();
+        int events = topics.get(BatonTopics.WORKER_EVENTS).partitions().size();
+        if (dispatch != events) {
+            throw new IllegalStateException(BatonTopics.DISPATCH + " has " + dispatch + " partitions and " + BatonTopics.WORKER_EVENTS
+                    + " has " + events + ": they must be co-partitioned (the same partition count), so that one stream task owns every"
+                    + " event of a site. Recreate one of them with the other's count (`baton topics create --partitions N` reports"
+                    + " the mismatch); the streams app will not start on them");
+        }
     }
 
     /**

@@ -13,6 +13,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.baton.cli.options.ClientOptions;
 import dev.baton.cli.options.OutputFormat;
+import dev.baton.cli.options.Printable;
 import dev.baton.cli.options.StreamsAppAddress;
 import dev.baton.dispatcher.DispatchClient;
 import dev.baton.dispatcher.UnmatchedResultHandler;
@@ -101,7 +102,7 @@ public final class CancelCommand implements Callable<Integer> {
             }
             System.out.println(node.toPrettyString());
         } else {
-            System.out.println(key.asKey() + ": " + result + " (" + detail + ")");
+            System.out.println(Printable.of(key.asKey()) + ": " + result + " (" + Printable.of(detail) + ")");
         }
         return exit;
     }

@@ -2,7 +2,9 @@ package dev.baton.cli.ops;
 
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -12,15 +14,24 @@ import java.util.concurrent.Callable;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.baton.cli.options.ClientOptions;
 import dev.baton.cli.options.OutputFormat;
+import dev.baton.cli.options.Printable;
 import dev.baton.events.DeadLetter;
+import dev.baton.events.DispatchCommand;
+import dev.baton.events.DispatchKind;
+import dev.baton.morsel.history.HistoryLog;
+import dev.baton.schemas.EventSerde;
+import dev.baton.schemas.registry.SchemaRegistry;
 import dev.baton.topics.BatonTopics;
 import dev.baton.topics.ClientConfigs;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.consumer.ConsumerGroupMetadata;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -98,7 +109,7 @@ final class DeadLetterReplay implements Callable<Integer> {
             // After initTransactions: an earlier replay's transaction is settled, so its ledger is the one read.
             producer.initTransactions();
             Map<Integer, ReplayLedger> ledgers = DeadLetterScan.ledgers(admin);
-            decisions = decide(entries, ledgers, partitionCounts(producer, entries));
+            decisions = unanswered(config, schemaRegistryUrl, genuine(config, decide(entries, ledgers, partitionCounts(producer, entries))));
             List<Decision> toReplay = decisions.stream().filter(d -> d.action().equals("replayed")).toList();
             if (!dryRun && !toReplay.isEmpty()) {
                 publish(producer, toReplay, ledgers);
@@ -158,6 +169,104 @@ final class DeadLetterReplay implements Callable<Integer> {
             out.add(new Decision(e, action));
         }
         return out;
+    }
+
+    /**
+     * The decisions to replay, each dispatch kept only when no outcome answers its request yet. The streams app answers an
+     * invalid dispatch's caller ({@code terminal: invalid dispatch: ...}, or a failed decision's) as it dead-letters it;
+     * replayed after the cause was fixed (a raised {@code max.payload.bytes}), the dispatch would run and its request id get
+     * a second, different outcome. Such a caller dispatches again under a new request id. A dispatch the streams app could
+     * not decode was not answered, and is replayed.
+     */
+    static List<Decision> unanswered(Map<String, Object> config, String schemaRegistryUrl, List<Decision> decisions) {
+        Map<Decision, String> requests = new HashMap<>();
+        try (SchemaRegistry registry = SchemaRegistry.forUrl(schemaRegistryUrl, config)) {
+            EventSerde<DispatchCommand> serde = EventSerde.of(DispatchCommand.class, registry);
+            for (Decision d : decisions) {
+                DeadLetter l = d.entry().letter();
+                if (d.action().equals("replayed") && BatonTopics.DISPATCH.equals(l.getSourceTopic()) && l.getValue() != null) {
+                    try {
+                        DispatchCommand c = serde.decode(BatonTopics.DISPATCH, bytes(l.getValue()));
+                        if (c.getKind() == DispatchKind.REQUESTED) {
+                            requests.put(d, c.getRequestId());
+                        }
+                    } catch (RuntimeException undecodable) {
+                        // the streams app could not decode it either: nobody was answered
+                    }
+                }
+            }
+        }
+        if (requests.isEmpty()) {
+            return decisions;
+        }
+        Map<String, HistoryLog.Answer> answers;
+        try (HistoryLog log = new HistoryLog(config, schemaRegistryUrl, 1)) {
+            answers = log.answers();
+        }
+        List<Decision> out = new ArrayList<>();
+        for (Decision d : decisions) {
+            String request = requests.get(d);
+            HistoryLog.Answer a = request == null ? null : answers.get(request);
+            out.add(a == null ? d : new Decision(d.entry(), "skipped: request " + request + " was answered (" + a.kind()
+                    + ") when this was dead-lettered; a replay would give it a second outcome: dispatch it again under a new request id"));
+        }
+        return out;
+    }
+
+    /** How long a source record is read for before its letter is skipped as unverifiable. */
+    private static final Duration SOURCE_READ = Duration.ofSeconds(10);
+
+    /**
+     * The decisions to replay, each kept only when its letter's source record is still at the topic, partition and
+     * offset it names, with the same key and value. Workers may write {@code baton.dlq} but not {@code baton.dispatch}:
+     * without this, a worker's forged letter would be published on {@code baton.dispatch} under the operator's principal
+     * (a cancel of any site, an activity nobody dispatched). A record the streams app dead-lettered is still there until
+     * retention removes it; then it cannot be told from a forgery and is skipped, saying so.
+     */
+    static List<Decision> genuine(Map<String, Object> config, List<Decision> decisions) {
+        if (decisions.stream().noneMatch(d -> d.action().equals("replayed"))) {
+            return decisions;
+        }
+        List<Decision> out = new ArrayList<>();
+        try (KafkaConsumer<byte[], byte[]> reader = new KafkaConsumer<>(ClientConfigs.assignedReader(config), new ByteArrayDeserializer(),
+                new ByteArrayDeserializer())) {
+            for (Decision d : decisions) {
+                out.add(d.action().equals("replayed") ? new Decision(d.entry(), sourceCheck(reader, d.entry().letter())) : d);
+            }
+        }
+        return out;
+    }
+
+    private static String sourceCheck(KafkaConsumer<byte[], byte[]> reader, DeadLetter d) {
+        TopicPartition tp = new TopicPartition(d.getSourceTopic(), d.getSourcePartition());
+        String where = d.getSourceTopic() + "/" + d.getSourcePartition() + "@" + d.getSourceOffset();
+        reader.assign(List.of(tp));
+        long begin = reader.beginningOffsets(List.of(tp), SOURCE_READ).get(tp);
+        long end = reader.endOffsets(List.of(tp), SOURCE_READ).get(tp);
+        if (d.getSourceOffset() < begin) {
+            return "skipped: " + where + " is gone (the log starts at " + begin + "), so the letter cannot be checked against it";
+        }
+        if (d.getSourceOffset() >= end) {
+            return "skipped: " + where + " does not hold this record (the log ends at " + end + "): the letter was not written by Baton";
+        }
+        reader.seek(tp, d.getSourceOffset());
+        long deadline = System.nanoTime() + SOURCE_READ.toNanos();
+        while (System.nanoTime() < deadline) {
+            for (ConsumerRecord<byte[], byte[]> r : reader.poll(Duration.ofMillis(200))) {
+                if (r.offset() < d.getSourceOffset()) {
+                    continue;
+                }
+                boolean same = r.offset() == d.getSourceOffset() && Arrays.equals(r.key(), bytes(d.getKey()))
+                        && Arrays.equals(r.value(), bytes(d.getValue()));
+                return same ? "replayed" : "skipped: " + where + " does not hold this record's key and value: the letter was not"
+                        + " written by Baton (workers may write baton.dlq, not " + d.getSourceTopic() + ")";
+            }
+            if (reader.position(tp) >= end) {
+                break; // nothing left to read: the offset was an aborted record or a transaction marker
+            }
+        }
+        return "skipped: " + where + " could not be read" + (reader.position(tp) >= end ? " (no record there)" : " within " + SOURCE_READ.toSeconds()
+                + " s") + ", so the letter cannot be checked against it";
     }
 
     boolean selected(DeadLetterScan.Entry e) {
@@ -228,7 +337,8 @@ final class DeadLetterReplay implements Callable<Integer> {
             String target = l == null ? "-" : l.getSourceTopic() + "/" + l.getSourcePartition();
             boolean replaying = d.action().equals("replayed");
             replayed += replaying ? 1 : 0;
-            System.out.printf("%-8s -> %-32s %s%n", d.entry().position(), target, dryRun && replaying ? "would replay" : d.action());
+            System.out.printf("%-8s -> %-32s %s%n", d.entry().position(), Printable.of(target), dryRun && replaying ? "would replay"
+                    : Printable.of(d.action()));
         }
         System.out.printf("%d dead letter(s) selected, %d %s%n", decisions.size(), replayed, dryRun ? "would be replayed (dry run)" : "replayed");
     }

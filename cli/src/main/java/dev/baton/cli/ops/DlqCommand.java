@@ -7,6 +7,7 @@ import java.util.concurrent.Callable;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.baton.cli.options.Printable;
 import dev.baton.cli.options.ClientOptions;
 import dev.baton.cli.options.OutputFormat;
 import dev.baton.events.DeadLetter;
@@ -56,8 +57,8 @@ public final class DlqCommand {
                     System.out.printf(row, e.position(), "-", "-", "-", "-", "-", "-", "undecodable dead letter: " + e.undecodable());
                     continue;
                 }
-                System.out.printf(row, e.position(), Instant.ofEpochMilli(d.getAtMillis()), d.getSourceTopic(), d.getSourcePartition(),
-                        d.getSourceOffset(), replayed(ledgers, e) ? "yes" : "no", d.getProcess(), d.getReason());
+                System.out.printf(row, e.position(), Instant.ofEpochMilli(d.getAtMillis()), Printable.of(d.getSourceTopic()), d.getSourcePartition(),
+                        d.getSourceOffset(), replayed(ledgers, e) ? "yes" : "no", Printable.of(d.getProcess()), Printable.of(d.getReason()));
             }
             System.out.printf("%d dead letter(s)%n", entries.size());
             return 0;

@@ -7,6 +7,7 @@ import java.util.Map;
 import java.util.concurrent.Callable;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.baton.cli.options.Printable;
 import dev.baton.cli.options.OutputFormat;
 import dev.baton.cli.options.StreamsAppAddress;
 import dev.baton.schemas.SiteKey;
@@ -61,18 +62,19 @@ public final class SiteCommand {
         static void print(PrintStream out, JsonNode s) {
             for (String field : new String[] {"site", "state", "queue", "activityType", "attempt", "generation", "leaseHolder", "node",
                 "transportLosses", "runId", "createdAt", "owner"}) {
-                out.printf("%-16s %s%n", field, s.path(field).isNull() || s.path(field).isMissingNode() ? "-" : s.path(field).asText());
+                out.printf("%-16s %s%n", field, s.path(field).isNull() || s.path(field).isMissingNode() ? "-" : Printable.of(s.path(field).asText()));
             }
             out.printf("%-16s%s%n", "deadlines", s.path("deadlines").isEmpty() ? " none" : "");
             for (Map.Entry<String, JsonNode> d : (Iterable<Map.Entry<String, JsonNode>>) () -> s.path("deadlines").fields()) {
                 out.printf("  %-14s %s%n", d.getKey(), d.getValue().asText());
             }
             out.printf("%-16s%n", "callers");
-            s.path("callers").forEach(c -> out.printf("  request %s (reply key %s)%n", c.path("requestId").asText(), c.path("replyKey").asText()));
+            s.path("callers").forEach(c -> out.printf("  request %s (reply key %s)%n", Printable.of(c.path("requestId").asText()),
+                    Printable.of(c.path("replyKey").asText())));
             JsonNode last = s.path("lastOutcome");
             out.printf("%-16s %s%n", "last outcome", last.isNull() || last.isMissingNode() ? "-"
                     : "attempt " + last.path("attempt").asInt() + " " + last.path("status").asText()
-                    + (last.path("reason").isNull() ? "" : " (" + last.path("reason").asText() + ")")
+                    + (last.path("reason").isNull() ? "" : " (" + Printable.of(last.path("reason").asText()) + ")")
                     + (last.path("previousRun").asBoolean() ? ", previous run" : ""));
         }
     }

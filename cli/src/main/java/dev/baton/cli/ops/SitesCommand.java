@@ -5,6 +5,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.concurrent.Callable;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.baton.cli.options.Printable;
 import dev.baton.cli.options.OutputFormat;
 import dev.baton.cli.options.StreamsAppAddress;
 import picocli.CommandLine.Command;
@@ -68,9 +69,9 @@ public final class SitesCommand {
             String row = "%-48s %-9s %-16s %-16s %7s %10s  %s%n";
             System.out.printf(row, "SITE", "STATE", "QUEUE", "ACTIVITY TYPE", "ATTEMPT", "GENERATION", "LEASE HOLDER");
             for (JsonNode s : a.body().path("sites")) {
-                System.out.printf(row, s.path("site").asText(), s.path("state").asText(), s.path("queue").asText(),
-                        s.path("activityType").asText(), s.path("attempt").asInt(), s.path("generation").asInt(),
-                        s.path("leaseHolder").isNull() ? "-" : s.path("leaseHolder").asText());
+                System.out.printf(row, Printable.of(s.path("site").asText()), s.path("state").asText(), Printable.of(s.path("queue").asText()),
+                        Printable.of(s.path("activityType").asText()), s.path("attempt").asInt(), s.path("generation").asInt(),
+                        s.path("leaseHolder").isNull() ? "-" : Printable.of(s.path("leaseHolder").asText()));
             }
             System.out.printf("%d site(s)%s%n", a.body().path("sites").size(), a.body().path("truncated").asBoolean() ? " (--limit reached)" : "");
             a.body().path("errors").forEach(e -> System.err.println("not included: " + e.asText()));

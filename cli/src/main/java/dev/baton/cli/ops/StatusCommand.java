@@ -10,6 +10,7 @@ import java.util.concurrent.Callable;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.baton.cli.options.OutputFormat;
+import dev.baton.cli.options.Printable;
 import dev.baton.cli.options.StreamsAppAddress;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -65,23 +66,23 @@ public final class StatusCommand implements Callable<Integer> {
         }
         out.println(header);
         out.println(countsRow("(all queues)", s.path("sitesByState")));
-        s.path("sitesByQueue").fields().forEachRemaining(q -> out.println(countsRow(q.getKey(), q.getValue())));
+        s.path("sitesByQueue").fields().forEachRemaining(q -> out.println(countsRow(Printable.of(q.getKey()), q.getValue())));
         TreeSet<String> unserved = new TreeSet<>();
-        s.path("unservedQueues").forEach(q -> unserved.add(q.asText()));
+        s.path("unservedQueues").forEach(q -> unserved.add(Printable.of(q.asText())));
         out.println();
         out.println("unserved queues: " + (unserved.isEmpty() ? "none" : String.join(", ", unserved)));
         out.println();
         out.printf("%-36s %-24s %8s %9s %8s  %s%n", "WORKER", "QUEUES", "CAPACITY", "IN-FLIGHT", "DRAINING", "LAST SEEN");
         for (JsonNode w : s.path("workers")) {
             List<String> queues = new ArrayList<>();
-            w.path("queues").forEach(q -> queues.add(q.asText()));
-            out.printf("%-36s %-24s %8d %9d %8s  %s%n", w.path("workerId").asText(), String.join(",", queues), w.path("capacity").asInt(),
+            w.path("queues").forEach(q -> queues.add(Printable.of(q.asText())));
+            out.printf("%-36s %-24s %8d %9d %8s  %s%n", Printable.of(w.path("workerId").asText()), String.join(",", queues), w.path("capacity").asInt(),
                     w.path("inFlight").asInt(), w.path("draining").asBoolean(), Instant.ofEpochMilli(w.path("lastSeenMillis").asLong()));
         }
         out.println();
         out.printf("%-24s %9s%n", "QUEUE", "LAG");
         for (Map.Entry<String, JsonNode> e : (Iterable<Map.Entry<String, JsonNode>>) () -> s.path("lagByQueue").fields()) {
-            out.printf("%-24s %9d%n", e.getKey(), e.getValue().asLong());
+            out.printf("%-24s %9d%n", Printable.of(e.getKey()), e.getValue().asLong());
         }
     }
 

@@ -6,6 +6,7 @@ import static dev.baton.morsel.history.LogProjections.C_REQUEST;
 
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.EnumSet;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
@@ -19,6 +20,7 @@ import java.util.function.Supplier;
 
 import dev.baton.events.DispatchKind;
 import dev.baton.events.HistoryEvent;
+import dev.baton.events.HistoryKind;
 import dev.baton.morsel.MorselMetrics;
 import dev.baton.morsel.operator.AggregateResult;
 import dev.baton.morsel.kafka.OffsetRange;
@@ -206,6 +208,121 @@ public final class HistoryLog implements AutoCloseable {
         } catch (IllegalArgumentException missing) {
             return Map.of();
         }
+    }
+
+    /** Whether retention has trimmed {@code baton.results}: some partition no longer starts at offset 0. */
+    public boolean resultsTrimmed() {
+        return fold.trimmed(BatonTopics.RESULTS);
+    }
+
+    /** History kinds that change a run's state: the latest of them, for the run's own request, says whether the run ended. */
+    private static final Set<HistoryKind> RUN_STATE = EnumSet.of(HistoryKind.DISPATCHED, HistoryKind.LEASED, HistoryKind.COMPLETED,
+            HistoryKind.FAILED, HistoryKind.RETRY_SCHEDULED, HistoryKind.PARKED, HistoryKind.TRANSPORT_LOST, HistoryKind.TIMED_OUT,
+            HistoryKind.CANCELLED, HistoryKind.UNAVAILABLE);
+
+    /**
+     * Of these sites (each with the request id of its latest dispatch), those whose run of that request history shows
+     * resolved: its latest run-state event for that request is an outcome ({@code COMPLETED}, a {@code FAILED} or
+     * {@code TIMED_OUT} not followed by {@code RETRY_SCHEDULED}, {@code CANCELLED}, {@code UNAVAILABLE}, or a
+     * {@code TRANSPORT_LOST} whose reason is {@code transport-exhausted:}). A retried attempt's {@code DISPATCHED} carries
+     * the run's request id too, so a run in backoff or re-delivered is not resolved. Read when {@code baton.results} no
+     * longer holds every outcome (retention): only history can then tell a resolved site from a dangling one.
+     */
+    public Set<String> resolvedInHistory(Map<String, String> requestBySite) {
+        record Last(long offset, HistoryKind kind, String reason) {
+        }
+        BinaryOperator<Last> later = (x, y) -> x.offset() >= y.offset() ? x : y;
+        EventSerde<HistoryEvent> whole = fullHistory();
+        Map<String, Last> last = fold.fold(BatonTopics.HISTORY, HashMap<String, Last>::new, (map, rec) -> {
+            if (rec.key() == null || rec.value() == null) {
+                return;
+            }
+            String site = new String(rec.key(), StandardCharsets.UTF_8);
+            String request = requestBySite.get(site);
+            if (request == null) {
+                return;
+            }
+            HistoryEvent e;
+            try {
+                e = whole.decode(rec);
+            } catch (UndecodableRecordException skipped) {
+                return;
+            }
+            if (RUN_STATE.contains(e.getKind()) && request.equals(e.getRequestId())) {
+                map.merge(site, new Last(rec.offset(), e.getKind(), e.getReason()), later);
+            }
+        }, (a, b) -> {
+            b.forEach((k, v) -> a.merge(k, v, later));
+            return a;
+        }).value();
+        Set<String> resolved = new HashSet<>();
+        last.forEach((site, l) -> {
+            boolean ended = switch (l.kind()) {
+                case COMPLETED, FAILED, TIMED_OUT, CANCELLED, UNAVAILABLE -> true;
+                case TRANSPORT_LOST -> l.reason() != null && l.reason().startsWith(dev.baton.schemas.Reasons.TRANSPORT_EXHAUSTED);
+                default -> false;
+            };
+            if (ended) {
+                resolved.add(site);
+            }
+        });
+        return resolved;
+    }
+
+    /**
+     * The sites answered under these request ids in {@code baton.results} (unmatched copies excluded), each as
+     * {@link #siteRequest}: for request ids several sites were dispatched under, where the id alone cannot say whose
+     * answer an outcome is. Outcomes of other requests are not decoded.
+     */
+    public Set<String> answeredSites(Set<String> requestIds) {
+        EventSerde<dev.baton.events.Outcome> whole = EventSerde.of(dev.baton.events.Outcome.class, registry);
+        return fold.fold(BatonTopics.RESULTS, HashSet<String>::new, (found, rec) -> {
+            if (rec.value() == null) {
+                return;
+            }
+            dev.baton.events.Outcome o;
+            try {
+                o = whole.decode(rec);
+            } catch (RuntimeException skipped) { // undecodable (a dead letter when written) or damaged outside the projection
+                return;
+            }
+            if (!o.getUnmatched() && o.getRequestId() != null && requestIds.contains(o.getRequestId()) && o.getSite() != null) {
+                found.add(siteRequest(new String(dev.baton.schemas.SiteKey.of(o.getSite()).toBytes(), StandardCharsets.UTF_8),
+                        o.getRequestId()));
+            }
+        }, (a, b) -> {
+            a.addAll(b);
+            return a;
+        }).value();
+    }
+
+    /** A site and a request id as one string, for sets of both. */
+    public static String siteRequest(String siteKey, String requestId) {
+        return siteKey + '\u0000' + requestId;
+    }
+
+    /**
+     * The raw dispatch command records of these sites' requests, keyed by {@link #siteRequest}, the highest attempt of
+     * each: a request id is the dispatcher's choice, so a command is found by its site (its record key) and request both.
+     */
+    public Map<String, ConsumerRecord<byte[], byte[]>> siteCommands(Set<String> siteRequests) {
+        record Found(int attempt, ConsumerRecord<byte[], byte[]> rec) {
+        }
+        BinaryOperator<Found> higher = (x, y) -> x.attempt() >= y.attempt() ? x : y;
+        Map<String, Found> found = scan(BatonTopics.DISPATCH, commands, HashMap<String, Found>::new, (map, rec, c) -> {
+            if (rec.key() != null && c.getInt(C_KIND) == DispatchKind.REQUESTED.ordinal()) {
+                String key = siteRequest(new String(rec.key(), StandardCharsets.UTF_8), c.string(C_REQUEST));
+                if (siteRequests.contains(key)) {
+                    map.merge(key, new Found(c.getInt(C_ATTEMPT), rec), higher);
+                }
+            }
+        }, (a, b) -> {
+            b.forEach((k, v) -> a.merge(k, v, higher));
+            return a;
+        }).value().value;
+        Map<String, ConsumerRecord<byte[], byte[]>> out = new HashMap<>();
+        found.forEach((k, v) -> out.put(k, v.rec()));
+        return out;
     }
 
     /** The raw dispatch command records for these request ids, the highest attempt of each. */

@@ -57,12 +57,43 @@ public final class Replay {
         Map<Long, int[]> byOutcomeId = new HashMap<>();
         long lastOutcome = 0;
         int[] lastCount = null; // most answers end as the one before (completed): counted without a boxed key
+        // How many dispatched sites name each answer's request id: a request id is the dispatcher's choice, and an answer
+        // several sites claim is checked against the site its outcome names (below) before any of them counts as resolved.
+        int[] claims = new int[s.answers().rows()];
+        boolean shared = false;
+        for (int i = 0; i < s.sites().rows(); i++) {
+            if (s.dispatched(i)) {
+                int a = s.answerOf(s.request(i));
+                if (a >= 0 && ++claims[a] > 1) {
+                    shared = true;
+                }
+            }
+        }
+        Set<String> answeredSites = Set.of();
+        if (shared) {
+            Set<String> sharedRequests = new HashSet<>();
+            for (int i = 0; i < s.sites().rows(); i++) {
+                if (s.dispatched(i)) {
+                    int a = s.answerOf(s.request(i));
+                    if (a >= 0 && claims[a] > 1) {
+                        sharedRequests.add(s.trail(i).requestId);
+                    }
+                }
+            }
+            answeredSites = timings.time("answers of shared request ids (results)", () -> log.answeredSites(sharedRequests));
+        }
         for (int i = 0; i < s.sites().rows(); i++) {
             if (!s.dispatched(i)) {
                 continue;
             }
             dispatched++;
             int a = s.answerOf(s.request(i));
+            if (a >= 0 && claims[a] > 1) {
+                SiteTrail t = s.trail(i);
+                if (t.siteKey == null || !answeredSites.contains(HistoryLog.siteRequest(t.siteKey, t.requestId))) {
+                    a = -1; // another site's answer under the same request id
+                }
+            }
             if (a >= 0) {
                 resolved++;
                 long outcome = s.outcome(a);
@@ -85,6 +116,22 @@ public final class Replay {
         }
         Map<String, Integer> byOutcome = new TreeMap<>();
         byOutcomeId.forEach((id, n) -> byOutcome.merge(s.outcomeName(id), n[0], Integer::sum));
+        if (!dangling.isEmpty() && log.resultsTrimmed()) {
+            // Retention trimmed baton.results (kept 7 days by default, history forever): an outcome no longer there may
+            // still be in history, and a site whose row the dedupe window let go would run again if re-sent.
+            Map<String, String> requests = new HashMap<>();
+            dangling.forEach(t -> {
+                if (t.siteKey != null && t.requestId != null) {
+                    requests.put(t.siteKey, t.requestId);
+                }
+            });
+            Set<String> ended = timings.time("resolved in history (results trimmed)", () -> log.resolvedInHistory(requests));
+            if (!ended.isEmpty()) {
+                dangling.removeIf(t -> t.siteKey != null && ended.contains(t.siteKey));
+                resolved += ended.size();
+                byOutcome.merge("resolved (outcome only in history)", ended.size(), Integer::sum);
+            }
+        }
         dangling.sort(Comparator.comparing(t -> t.siteKey, Comparator.nullsFirst(Comparator.naturalOrder())));
         timings.done("report", start);
         return new Report(dispatched, resolved, liveCount, dangling, parked, byOutcome);
@@ -98,14 +145,24 @@ public final class Replay {
     public static Redispatch redispatch(Map<String, Object> clientConfig, HistoryLog log, List<SiteTrail> dangling)
             throws InterruptedException, ExecutionException {
         Set<String> requests = new HashSet<>();
-        dangling.forEach(t -> requests.add(t.requestId));
-        Map<String, ConsumerRecord<byte[], byte[]>> commands = log.commands(requests);
+        Set<String> keyless = new HashSet<>(); // history records written without a key: found by request id alone, as before
+        dangling.forEach(t -> {
+            if (t.siteKey == null) {
+                keyless.add(t.requestId);
+            } else {
+                requests.add(HistoryLog.siteRequest(t.siteKey, t.requestId));
+            }
+        });
+        Map<String, ConsumerRecord<byte[], byte[]>> commands = new HashMap<>(log.siteCommands(requests));
+        if (!keyless.isEmpty()) {
+            log.commands(keyless).forEach((request, rec) -> commands.put(HistoryLog.siteRequest(null, request), rec));
+        }
         Map<String, Object> p = ClientConfigs.durableProducer(clientConfig);
         List<String> missing = new ArrayList<>();
         List<Future<RecordMetadata>> sends = new ArrayList<>();
         try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(p, new ByteArraySerializer(), new ByteArraySerializer())) {
             for (SiteTrail t : dangling) {
-                ConsumerRecord<byte[], byte[]> c = commands.get(t.requestId);
+                ConsumerRecord<byte[], byte[]> c = commands.get(HistoryLog.siteRequest(t.siteKey, t.requestId));
                 if (c == null) {
                     missing.add(t.siteKey);
                     continue;

@@ -237,6 +237,18 @@ public final class TopicFold implements AutoCloseable {
         }
     }
 
+    /** Whether some partition of {@code topic} no longer starts at offset 0 (retention or deleteRecords removed records). */
+    public boolean trimmed(String topic) {
+        var consumer = consumers.consumer(0);
+        List<PartitionInfo> infos = consumer.partitionsFor(topic, Duration.ofSeconds(30));
+        if (infos == null || infos.isEmpty()) {
+            return false;
+        }
+        List<org.apache.kafka.common.TopicPartition> partitions = infos.stream()
+                .map(i -> new org.apache.kafka.common.TopicPartition(topic, i.partition())).toList();
+        return consumer.beginningOffsets(partitions, Duration.ofSeconds(30)).values().stream().anyMatch(o -> o > 0);
+    }
+
     /** Sized on the records of the first fetch of the largest range. */
     private long offsetsPerMorsel(List<OffsetRange> ranges) {
         OffsetRange largest = null;
