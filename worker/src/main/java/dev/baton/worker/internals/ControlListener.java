@@ -38,11 +38,19 @@ public final class ControlListener implements Runnable {
     private final Executions executions;
     private final CountDownLatch positioned = new CountDownLatch(1);
     private final CountDownLatch stopped = new CountDownLatch(1);
+    /** How long one try to find and position this worker's partition may take before the next try. */
+    private final Duration lookupTimeout;
     private volatile boolean running = true;
 
     public ControlListener(String workerId, Map<String, Object> kafkaConfig, EventSerde<WorkerControl> serde, Executions executions,
                            ClientMeters meters) {
+        this(workerId, kafkaConfig, serde, executions, meters, Duration.ofSeconds(30));
+    }
+
+    ControlListener(String workerId, Map<String, Object> kafkaConfig, EventSerde<WorkerControl> serde, Executions executions,
+                    ClientMeters meters, Duration lookupTimeout) {
         this.workerId = workerId;
+        this.lookupTimeout = lookupTimeout;
         this.serde = serde;
         this.executions = executions;
         this.consumer = meters.consumer(new KafkaConsumer<>(ClientConfigs.assignedReader(kafkaConfig), new ByteArrayDeserializer(),
@@ -81,8 +89,8 @@ public final class ControlListener implements Runnable {
     private KeyedPartitionReader openWhileRunning() {
         while (running) {
             try {
-                KeyedPartitionReader reader = KeyedPartitionReader.open(consumer, BatonTopics.WORKER_CONTROL, workerId, Duration.ofSeconds(30));
-                reader.position(KeyedPartitionReader.Start.END, Duration.ofSeconds(30));
+                KeyedPartitionReader reader = KeyedPartitionReader.open(consumer, BatonTopics.WORKER_CONTROL, workerId, lookupTimeout);
+                reader.position(KeyedPartitionReader.Start.END, lookupTimeout);
                 return reader;
             } catch (WakeupException e) {
                 throw e;

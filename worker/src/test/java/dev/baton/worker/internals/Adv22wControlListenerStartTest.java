@@ -24,10 +24,13 @@ import org.junit.jupiter.api.Test;
  */
 class Adv22wControlListenerStartTest {
 
+    /** One try's timeout, short so the test outlives several tries (a worker's is 30 s). */
+    private static final Duration LOOKUP = Duration.ofSeconds(1);
+
     private final SchemaRegistry registry = SchemaRegistry.forUrl("mem://adv22w-control-start", Map.of());
     private final ClientMeters meters = new ClientMeters(new SimpleMeterRegistry());
     private final ControlListener listener = new ControlListener("w", Map.of("bootstrap.servers", "127.0.0.1:1"),
-            EventSerde.of(WorkerControl.class, registry), new Executions(), meters);
+            EventSerde.of(WorkerControl.class, registry), new Executions(), meters, LOOKUP);
     private final Thread thread = new Thread(listener, "adv22w-control");
 
     @AfterEach
@@ -41,7 +44,8 @@ class Adv22wControlListenerStartTest {
     void aControlListenerStartedBeforeItsBrokerIsReachableKeepsTrying() {
         thread.setDaemon(true);
         thread.start();
-        // Past the 30 s the listener gave its partition lookup, it must still be there to read stops once the broker is.
-        await().during(Duration.ofSeconds(36)).atMost(Duration.ofSeconds(45)).until(thread::isAlive);
+        // Past several tries' timeouts (the old listener gave up after its first), it must still be there to read stops once
+        // the broker is.
+        await().during(LOOKUP.multipliedBy(5)).atMost(LOOKUP.multipliedBy(10)).until(thread::isAlive);
     }
 }
