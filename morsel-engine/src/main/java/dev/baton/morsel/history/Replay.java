@@ -59,11 +59,14 @@ public final class Replay {
         int[] lastCount = null; // most answers end as the one before (completed): counted without a boxed key
         // How many dispatched sites name each answer's request id: a request id is the dispatcher's choice, and an answer
         // several sites claim is checked against the site its outcome names (below) before any of them counts as resolved.
+        // Each dispatched site's answer is looked up once, here, and kept for the pass below.
         int[] claims = new int[s.answers().rows()];
+        int[] answerOf = new int[s.sites().rows()];
         boolean shared = false;
         for (int i = 0; i < s.sites().rows(); i++) {
             if (s.dispatched(i)) {
                 int a = s.answerOf(s.request(i));
+                answerOf[i] = a;
                 if (a >= 0 && ++claims[a] > 1) {
                     shared = true;
                 }
@@ -74,7 +77,7 @@ public final class Replay {
             Set<String> sharedRequests = new HashSet<>();
             for (int i = 0; i < s.sites().rows(); i++) {
                 if (s.dispatched(i)) {
-                    int a = s.answerOf(s.request(i));
+                    int a = answerOf[i];
                     if (a >= 0 && claims[a] > 1) {
                         sharedRequests.add(s.trail(i).requestId);
                     }
@@ -87,7 +90,7 @@ public final class Replay {
                 continue;
             }
             dispatched++;
-            int a = s.answerOf(s.request(i));
+            int a = answerOf[i];
             if (a >= 0 && claims[a] > 1) {
                 SiteTrail t = s.trail(i);
                 if (t.siteKey == null || !answeredSites.contains(HistoryLog.siteRequest(t.siteKey, t.requestId))) {
