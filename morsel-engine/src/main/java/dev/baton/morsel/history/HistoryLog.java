@@ -21,6 +21,7 @@ import java.util.function.Supplier;
 import dev.baton.events.DispatchKind;
 import dev.baton.events.HistoryEvent;
 import dev.baton.events.HistoryKind;
+import dev.baton.events.Outcome;
 import dev.baton.morsel.MorselMetrics;
 import dev.baton.morsel.operator.AggregateResult;
 import dev.baton.morsel.kafka.OffsetRange;
@@ -29,6 +30,8 @@ import dev.baton.morsel.kafka.ProjectedRow;
 import dev.baton.morsel.kafka.ScanTimings;
 import dev.baton.morsel.kafka.TopicFold;
 import dev.baton.schemas.EventSerde;
+import dev.baton.schemas.Reasons;
+import dev.baton.schemas.SiteKey;
 import dev.baton.schemas.UndecodableRecordException;
 import dev.baton.schemas.registry.SchemaRegistry;
 import dev.baton.topics.BatonTopics;
@@ -259,7 +262,7 @@ public final class HistoryLog implements AutoCloseable {
         last.forEach((site, l) -> {
             boolean ended = switch (l.kind()) {
                 case COMPLETED, FAILED, TIMED_OUT, CANCELLED, UNAVAILABLE -> true;
-                case TRANSPORT_LOST -> l.reason() != null && l.reason().startsWith(dev.baton.schemas.Reasons.TRANSPORT_EXHAUSTED);
+                case TRANSPORT_LOST -> l.reason() != null && l.reason().startsWith(Reasons.TRANSPORT_EXHAUSTED);
                 default -> false;
             };
             if (ended) {
@@ -275,19 +278,19 @@ public final class HistoryLog implements AutoCloseable {
      * answer an outcome is. Outcomes of other requests are not decoded.
      */
     public Set<String> answeredSites(Set<String> requestIds) {
-        EventSerde<dev.baton.events.Outcome> whole = EventSerde.of(dev.baton.events.Outcome.class, registry);
+        EventSerde<Outcome> whole = EventSerde.of(Outcome.class, registry);
         return fold.fold(BatonTopics.RESULTS, HashSet<String>::new, (found, rec) -> {
             if (rec.value() == null) {
                 return;
             }
-            dev.baton.events.Outcome o;
+            Outcome o;
             try {
                 o = whole.decode(rec);
             } catch (RuntimeException skipped) { // undecodable (a dead letter when written) or damaged outside the projection
                 return;
             }
             if (!o.getUnmatched() && o.getRequestId() != null && requestIds.contains(o.getRequestId()) && o.getSite() != null) {
-                found.add(siteRequest(new String(dev.baton.schemas.SiteKey.of(o.getSite()).toBytes(), StandardCharsets.UTF_8),
+                found.add(siteRequest(new String(SiteKey.of(o.getSite()).toBytes(), StandardCharsets.UTF_8),
                         o.getRequestId()));
             }
         }, (a, b) -> {
