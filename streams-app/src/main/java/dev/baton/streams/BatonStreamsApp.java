@@ -7,6 +7,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.Set;
+import java.util.concurrent.TimeUnit;
 
 import dev.baton.metrics.KafkaClientTags;
 import dev.baton.schemas.registry.SchemaRegistry;
@@ -37,6 +38,7 @@ import com.sun.net.httpserver.HttpHandler;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.binder.kafka.KafkaStreamsMetrics;
 import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.TopicDescription;
 import org.apache.kafka.common.internals.Topic;
 import org.apache.kafka.streams.CloseOptions;
 import org.apache.kafka.streams.CloseOptions.GroupMembershipOperation;
@@ -151,10 +153,10 @@ public final class BatonStreamsApp implements AutoCloseable {
      * @throws IllegalStateException when both topics exist with different partition counts
      */
     static void requireCoPartitioned(Admin admin) {
-        Map<String, org.apache.kafka.clients.admin.TopicDescription> topics;
+        Map<String, TopicDescription> topics;
         try {
             topics = admin.describeTopics(List.of(BatonTopics.DISPATCH, BatonTopics.WORKER_EVENTS)).allTopicNames()
-                    .get(10, java.util.concurrent.TimeUnit.SECONDS);
+                    .get(10, TimeUnit.SECONDS);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IllegalStateException("interrupted while checking that " + BatonTopics.DISPATCH + " and "
