@@ -68,8 +68,17 @@ final class InputValidator {
             return Optional.of("activityType must not be empty");
         }
         Optional<String> timing = timeoutsProblem(cmd.getTimeouts()).or(() -> retryProblem(cmd.getRetryPolicy()));
-        return timing.isPresent() ? timing : payloadProblem("input", cmd.getInput())
-                .or(() -> cmd.getInput() == null ? Optional.empty() : textProblem("input.contentType", cmd.getInput().getContentType(), MAX_ID_CHARS));
+        return timing.isPresent() ? timing
+                : cmd.getInput() == null ? Optional.empty() : textProblem("input.contentType", cmd.getInput().getContentType(), MAX_ID_CHARS);
+    }
+
+    /**
+     * A requested dispatch's input over {@code max.payload.bytes}, or empty. Apart from {@link #problemWith(DispatchCommand)}
+     * because the limit is configuration and may have been lowered since the site accepted this very request: a request
+     * the site knows starts no run and stores no input, so it is decided by the site's rules, not refused (h/adv22s).
+     */
+    Optional<String> inputSizeProblem(DispatchCommand cmd) {
+        return cmd.getKind() == DispatchKind.CANCEL ? Optional.empty() : payloadProblem("input", cmd.getInput());
     }
 
     /**
@@ -153,6 +162,11 @@ final class InputValidator {
             return Optional.of("workerId must not be empty");
         }
         return reportLimits.problemWith(event);
+    }
+
+    /** An output of {@code bytes} bytes over {@code max.payload.bytes}, or empty. */
+    Optional<String> outputProblem(int bytes) {
+        return reportLimits.outputProblem(bytes);
     }
 
     /** Ids and reasons are kept in a site's row (up to 65 callers) and copied into outcomes and history: bounded, so a row fits a record. */
