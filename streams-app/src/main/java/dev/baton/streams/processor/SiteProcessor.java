@@ -8,12 +8,10 @@ import java.util.Optional;
 
 import dev.baton.events.DispatchCommand;
 import dev.baton.events.DispatchKind;
-import dev.baton.events.Failure;
 import dev.baton.events.HistoryKind;
 import dev.baton.events.Outcome;
 import dev.baton.events.SiteRef;
 import dev.baton.events.WorkerEvent;
-import dev.baton.events.WorkerEventKind;
 import dev.baton.events.store.SiteState;
 import dev.baton.schemas.CompletionToken;
 import dev.baton.schemas.DeadLetters;
@@ -222,7 +220,7 @@ public final class SiteProcessor implements Processor<byte[], byte[], byte[], by
     }
 
     private void workerEvent(SiteKey site, Record<byte[], byte[]> record) {
-        WorkerEvent event = outputTooLargeAsFailure(settings.serdes().workerEvent().decode(BatonTopics.WORKER_EVENTS, record.value()));
+        WorkerEvent event = settings.serdes().workerEvent().decode(BatonTopics.WORKER_EVENTS, record.value());
         Optional<String> problem = validator.problemWith(event);
         if (problem.isPresent()) {
             deadLetter(record, "invalid WorkerEvent: " + problem.get());
@@ -241,29 +239,6 @@ public final class SiteProcessor implements Processor<byte[], byte[], byte[], by
             workerEventRules.on(site, event, row);
         }
         reassert(site);
-    }
-
-    /**
-     * A completion whose output is over {@code max.payload.bytes} becomes the terminal {@code OutputTooLarge} failure its
-     * worker would have reported had it known this limit (EventSender). A worker checks its own {@code max.payload.bytes};
-     * the streams app's may be lower (lowered on a restart while activities ran, or set apart): dead-lettered, the
-     * completion lost the lease, the handler ran again at each heartbeat window, and its caller got
-     * {@code transport-exhausted:} in the end instead of the reason (h/adv22s). The token still decides: a report whose
-     * token is not current is refused as any other.
-     */
-    private WorkerEvent outputTooLargeAsFailure(WorkerEvent event) {
-        if (event.getKind() != WorkerEventKind.COMPLETED || event.getOutput() == null) {
-            return event;
-        }
-        Optional<String> tooLarge = validator.outputProblem(event.getOutput().getData().remaining());
-        if (tooLarge.isEmpty()) {
-            return event;
-        }
-        log.warn("task {}: completion {} of {} attempt {} taken as a terminal failure: {} (the worker's max.payload.bytes is "
-                + "above the streams app's)", context.taskId(), position(), event.getSite(), event.getAttempt(), tooLarge.get());
-        return WorkerEvent.newBuilder(event).setKind(WorkerEventKind.FAILED).setOutput(null)
-                .setReason(Reasons.TERMINAL + " OutputTooLarge: " + tooLarge.get())
-                .setFailure(Failure.newBuilder().setType("OutputTooLarge").setMessage(tooLarge.get()).build()).build();
     }
 
     /**
