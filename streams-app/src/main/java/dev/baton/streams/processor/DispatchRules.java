@@ -145,6 +145,15 @@ final class DispatchRules {
                 .setRequestId(cmd.getRequestId()).build());
     }
 
+    /**
+     * Whether the site already decided {@code requestId}: a caller of its run, of a run it replaced or superseded, or a
+     * request it refused. Such a request read or sent again gets what its first copy got and starts nothing.
+     */
+    static boolean knows(SiteState held, String requestId) {
+        return wasSuperseded(held, requestId) || SiteLifecycle.isCaller(held, requestId) || previousRunCaller(held, requestId) != null
+                || earlierRun(held, requestId) != null || refusal(held, requestId) != null;
+    }
+
     /** The caller {@code requestId} of the resolved run the current run replaced, or null. */
     private static Waiter previousRunCaller(SiteState held, String requestId) {
         PreviousRun before = held.getPreviousRun();

@@ -448,8 +448,24 @@ final class SiteLifecycle {
     private void publishGeneration(SiteKey site, SiteState state) {
         boolean served = queueService.observe(state.getQueue(), state.getNode(), census.liveWorkers(state.getQueue(), state.getNode()));
         state.setState(served ? SiteStatus.PENDING : SiteStatus.UNSERVED);
+        keepHeartbeatWindow(state);
         emit.task(site, task(site, state, Fence.issue(state)));
         sites.put(site, state);
+    }
+
+    /**
+     * The task tells its worker the heartbeat window to keep; the row keeps the same one. A run that set none took
+     * {@code heartbeat.window.ms}, read at each use: restarted with a lower one, the app judged running leases by a
+     * window their workers were never told, and declared healthy runs lost (h/adv22s).
+     */
+    private void keepHeartbeatWindow(SiteState state) {
+        Timeouts t = state.getTimeouts();
+        if (t == null) {
+            state.setTimeouts(new Timeouts(null, null, null, defaultHeartbeatWindowMs));
+        } else if (t.getHeartbeatMillis() == null) {
+            state.setTimeouts(new Timeouts(t.getScheduleToStartMillis(), t.getStartToCloseMillis(), t.getScheduleToCloseMillis(),
+                    defaultHeartbeatWindowMs));
+        }
     }
 
     /**

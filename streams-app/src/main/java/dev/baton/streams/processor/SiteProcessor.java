@@ -189,12 +189,21 @@ public final class SiteProcessor implements Processor<byte[], byte[], byte[], by
     private void dispatch(SiteKey site, Record<byte[], byte[]> record) {
         DispatchCommand cmd = settings.serdes().dispatch().decode(BatonTopics.DISPATCH, record.value());
         Optional<String> problem = validator.problemWith(cmd);
+        Optional<SiteState> row = Optional.empty();
+        if (problem.isEmpty()) {
+            row = sites.get(site);
+            // max.payload.bytes may have been lowered since the site accepted this request (read again after an
+            // at-least-once crash, or sent again): a request the site knows is joined, never refused for its size.
+            Optional<String> tooLarge = validator.inputSizeProblem(cmd);
+            if (tooLarge.isPresent() && (row.isEmpty() || !DispatchRules.knows(row.get(), cmd.getRequestId()))) {
+                problem = tooLarge;
+            }
+        }
         if (problem.isPresent()) {
             deadLetter(record, "invalid DispatchCommand: " + problem.get());
             refuseInvalid(site, cmd, problem.get());
             return;
         }
-        Optional<SiteState> row = sites.get(site);
         boolean replay = alreadyApplied(row);
         if (cmd.getKind() == DispatchKind.CANCEL) {
             if (!replay) {
