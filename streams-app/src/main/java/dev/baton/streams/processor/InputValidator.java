@@ -164,6 +164,11 @@ final class InputValidator {
         return reportLimits.problemWith(event);
     }
 
+    /** An output of {@code bytes} bytes over {@code max.payload.bytes}, or empty. */
+    Optional<String> outputProblem(int bytes) {
+        return reportLimits.outputProblem(bytes);
+    }
+
     /** Ids and reasons are kept in a site's row (up to 65 callers) and copied into outcomes and history: bounded, so a row fits a record. */
     private static Optional<String> textProblem(String what, String text, int maxChars) {
         if (text != null && text.length() > maxChars) {

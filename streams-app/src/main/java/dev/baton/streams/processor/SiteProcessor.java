@@ -8,10 +8,12 @@ import java.util.Optional;
 
 import dev.baton.events.DispatchCommand;
 import dev.baton.events.DispatchKind;
+import dev.baton.events.Failure;
 import dev.baton.events.HistoryKind;
 import dev.baton.events.Outcome;
 import dev.baton.events.SiteRef;
 import dev.baton.events.WorkerEvent;
+import dev.baton.events.WorkerEventKind;
 import dev.baton.events.store.SiteState;
 import dev.baton.schemas.CompletionToken;
 import dev.baton.schemas.DeadLetters;
@@ -220,7 +222,7 @@ public final class SiteProcessor implements Processor<byte[], byte[], byte[], by
     }
 
     private void workerEvent(SiteKey site, Record<byte[], byte[]> record) {
-        WorkerEvent event = settings.serdes().workerEvent().decode(BatonTopics.WORKER_EVENTS, record.value());
+        WorkerEvent event = outputTooLargeAsFailure(record, settings.serdes().workerEvent().decode(BatonTopics.WORKER_EVENTS, record.value()));
         Optional<String> problem = validator.problemWith(event);
         if (problem.isPresent()) {
             deadLetter(record, "invalid WorkerEvent: " + problem.get());
@@ -239,6 +241,34 @@ public final class SiteProcessor implements Processor<byte[], byte[], byte[], by
             workerEventRules.on(site, event, row);
         }
         reassert(site);
+    }
+
+    /**
+     * A completion whose output is over {@code max.payload.bytes} becomes the terminal {@code OutputTooLarge} failure its
+     * worker would have reported had it known this limit ({@code EventSender}); the report itself, output and all, is
+     * dead-lettered for the operator. A worker checks its own {@code max.payload.bytes}, and the streams app's may be lower
+     * (lowered on a restart while activities ran, or set apart): dead-lettered only, the completion left the lease held, the
+     * heartbeat deadline took the finished run for a transport loss, the handler ran again every window, and its caller got
+     * {@code transport-exhausted:} instead of the reason (h/adv22s). The token still decides: a report whose token is not
+     * current is refused as any other.
+     */
+    private WorkerEvent outputTooLargeAsFailure(Record<byte[], byte[]> record, WorkerEvent event) {
+        if (event.getKind() != WorkerEventKind.COMPLETED || event.getOutput() == null) {
+            return event;
+        }
+        Optional<String> tooLarge = validator.outputProblem(event.getOutput().getData().remaining());
+        if (tooLarge.isEmpty()) {
+            return event;
+        }
+        WorkerEvent failure = WorkerEvent.newBuilder(event).setKind(WorkerEventKind.FAILED).setOutput(null)
+                .setReason(Reasons.TERMINAL + " OutputTooLarge: " + tooLarge.get())
+                .setFailure(Failure.newBuilder().setType("OutputTooLarge").setMessage(tooLarge.get()).build()).build();
+        if (validator.problemWith(failure).isPresent()) {
+            return event; // invalid apart from its size too: dead-lettered once, as any invalid report
+        }
+        deadLetter(record, "invalid WorkerEvent: " + tooLarge.get() + " (decided as a terminal OutputTooLarge failure: the worker's "
+                + "max.payload.bytes is above the streams app's)");
+        return failure;
     }
 
     /**

@@ -11,7 +11,6 @@ import dev.baton.events.OutcomeStatus;
 import dev.baton.events.WorkerEventKind;
 import dev.baton.schemas.SiteKey;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -23,14 +22,9 @@ import org.junit.jupiter.api.Test;
  * {@code transport-exhausted:} ("the activity may never have run") reached the caller: a healthy worker's result lost,
  * the activity run budget + 1 times, and the wrong reason. The harness's limit is 1,024 bytes.
  *
- * <p>Open (debatable): the fix is small (take a current-token completion over the limit as the terminal
- * {@code OutputTooLarge} failure the worker would have sent; the token still decides, a forged one changes nothing:
- * the patch is in adversary/round22-streams-restarts.md, finding 2), but it reverses a tested decision:
- * {@code WorkerEventRulesTest.shouldDeadLetterAnOversizedCompletionWithoutConsumingTheGeneration} and
- * {@code InputFuzzProperties.absurdValuesWithTheRealTokenNeverConsumeTheGeneration} require that an oversized completion
- * with the real token is dead-lettered without consuming the generation. Left to the authors.
+ * <p>Fixed on merge: a current-token completion over the limit is decided as the terminal {@code OutputTooLarge} failure
+ * the worker would have sent, and the report is dead-lettered for the operator; a forged token changes nothing.
  */
-@Disabled("adv22s finding 2: an oversized completion is dead-lettered, the run repeats until transport-exhausted (open, see the class comment)")
 class Adv22sOutputOverLimitTest {
 
     private final SiteHarness h = new SiteHarness();

@@ -235,12 +235,16 @@ class WorkerEventRulesTest {
     }
 
     @Test
-    void shouldDeadLetterAnOversizedCompletionWithoutConsumingTheGeneration() {
+    void shouldEndARunWhoseCompletionIsOverTheLimitAsTerminalOutputTooLargeAndDeadLetterTheReport() {
         ActivityTask task = dispatched();
         h.complete(task, "w1", "x".repeat(5_000));
 
         assertThat(h.deadLetters()).singleElement().satisfies(d -> assertThat(d.getReason()).contains("max.payload.bytes"));
-        h.complete(task, "w1", "small");
-        assertThat(h.results()).singleElement().satisfies(o -> assertThat(o.getStatus()).isEqualTo(OutcomeStatus.COMPLETED));
+        assertThat(h.results()).singleElement().satisfies(o -> {
+            assertThat(o.getStatus()).isEqualTo(OutcomeStatus.FAILED);
+            assertThat(o.getReason()).startsWith("terminal: OutputTooLarge:");
+        });
+        h.complete(task, "w1", "small"); // the generation is spent: a second report is late, not a second outcome
+        assertThat(h.results()).allSatisfy(o -> assertThat(o.getUnmatched()).isTrue());
     }
 }
