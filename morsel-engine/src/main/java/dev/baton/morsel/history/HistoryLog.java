@@ -15,6 +15,7 @@ import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.BiConsumer;
+import java.util.function.BiFunction;
 import java.util.function.BinaryOperator;
 import java.util.function.Supplier;
 
@@ -309,35 +310,26 @@ public final class HistoryLog implements AutoCloseable {
      * each: a request id is the dispatcher's choice, so a command is found by its site (its record key) and request both.
      */
     public Map<String, ConsumerRecord<byte[], byte[]>> siteCommands(Set<String> siteRequests) {
-        record Found(int attempt, ConsumerRecord<byte[], byte[]> rec) {
-        }
-        BinaryOperator<Found> higher = (x, y) -> x.attempt() >= y.attempt() ? x : y;
-        Map<String, Found> found = scan(BatonTopics.DISPATCH, commands, HashMap<String, Found>::new, (map, rec, c) -> {
-            if (rec.key() != null && c.getInt(C_KIND) == DispatchKind.REQUESTED.ordinal()) {
-                String key = siteRequest(new String(rec.key(), StandardCharsets.UTF_8), c.string(C_REQUEST));
-                if (siteRequests.contains(key)) {
-                    map.merge(key, new Found(c.getInt(C_ATTEMPT), rec), higher);
-                }
-            }
-        }, (a, b) -> {
-            b.forEach((k, v) -> a.merge(k, v, higher));
-            return a;
-        }).value().value;
-        Map<String, ConsumerRecord<byte[], byte[]>> out = new HashMap<>();
-        found.forEach((k, v) -> out.put(k, v.rec()));
-        return out;
+        return highestAttempts(siteRequests, (rec, c) -> rec.key() == null ? null
+                : siteRequest(new String(rec.key(), StandardCharsets.UTF_8), c.string(C_REQUEST)));
     }
 
     /** The raw dispatch command records for these request ids, the highest attempt of each. */
     public Map<String, ConsumerRecord<byte[], byte[]>> commands(Set<String> requestIds) {
+        return highestAttempts(requestIds, (rec, c) -> c.string(C_REQUEST));
+    }
+
+    /** The requested dispatch commands whose {@code keyOf} is one of {@code wanted} (null for none), the highest attempt of each. */
+    private Map<String, ConsumerRecord<byte[], byte[]>> highestAttempts(Set<String> wanted,
+                                                                        BiFunction<ConsumerRecord<byte[], byte[]>, ProjectedRow, String> keyOf) {
         record Found(int attempt, ConsumerRecord<byte[], byte[]> rec) {
         }
         BinaryOperator<Found> higher = (x, y) -> x.attempt() >= y.attempt() ? x : y;
         Map<String, Found> found = scan(BatonTopics.DISPATCH, commands, HashMap<String, Found>::new, (map, rec, c) -> {
             if (c.getInt(C_KIND) == DispatchKind.REQUESTED.ordinal()) {
-                String requestId = c.string(C_REQUEST);
-                if (requestIds.contains(requestId)) {
-                    map.merge(requestId, new Found(c.getInt(C_ATTEMPT), rec), higher);
+                String key = keyOf.apply(rec, c);
+                if (key != null && wanted.contains(key)) {
+                    map.merge(key, new Found(c.getInt(C_ATTEMPT), rec), higher);
                 }
             }
         }, (a, b) -> {
