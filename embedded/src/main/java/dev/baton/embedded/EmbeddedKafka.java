@@ -63,9 +63,10 @@ public final class EmbeddedKafka implements AutoCloseable {
             throw new UncheckedIOException("cannot create the broker's data directory", e);
         }
         this.clusterId = builder.clusterId;
-        this.brokerPort = builder.brokerPort > 0 ? builder.brokerPort : freePort();
+        int[] ports = freePorts(2); // distinct: chosen one after another, the two could be the same port
+        this.brokerPort = builder.brokerPort > 0 ? builder.brokerPort : ports[0];
         this.advertisedPort = builder.advertisedPort > 0 ? builder.advertisedPort : brokerPort;
-        this.controllerPort = freePort();
+        this.controllerPort = ports[1] != brokerPort ? ports[1] : ports[0];
         this.overrides = Map.copyOf(builder.overrides);
         this.security = builder.security;
     }
@@ -182,6 +183,36 @@ public final class EmbeddedKafka implements AutoCloseable {
     }
 
     /** A port free on this host at the moment of asking, for a listener started soon after. */
+    /**
+     * {@code n} distinct free local ports: every socket is held open until all are chosen, so no two of them can be the
+     * same port (asked for one at a time, a port closed a moment before may be handed out again: a cluster's two nodes
+     * then failed to start with "Address already in use").
+     */
+    public static int[] freePorts(int n) {
+        ServerSocket[] sockets = new ServerSocket[n];
+        try {
+            int[] ports = new int[n];
+            for (int i = 0; i < n; i++) {
+                sockets[i] = new ServerSocket(0);
+                sockets[i].setReuseAddress(true);
+                ports[i] = sockets[i].getLocalPort();
+            }
+            return ports;
+        } catch (IOException e) {
+            throw new UncheckedIOException("no " + n + " free local ports", e);
+        } finally {
+            for (ServerSocket s : sockets) {
+                if (s != null) {
+                    try {
+                        s.close();
+                    } catch (IOException ignored) {
+                        // closing a listening socket we opened; nothing to do
+                    }
+                }
+            }
+        }
+    }
+
     public static int freePort() {
         try (ServerSocket socket = new ServerSocket(0)) {
             socket.setReuseAddress(true);

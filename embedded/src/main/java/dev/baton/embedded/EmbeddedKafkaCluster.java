@@ -92,8 +92,9 @@ public final class EmbeddedKafkaCluster implements AutoCloseable {
         this.clusterId = builder.clusterId;
         this.overrides = Map.copyOf(builder.overrides);
         this.separateProcesses = builder.separateProcesses;
+        int[] ports = EmbeddedKafka.freePorts(2 * builder.nodes);
         for (int id = 1; id <= builder.nodes; id++) {
-            nodes.put(id, new NodeSlot(id, EmbeddedKafka.freePort(), EmbeddedKafka.freePort(), dataDir.resolve("node-" + id)));
+            nodes.put(id, new NodeSlot(id, ports[2 * id - 2], ports[2 * id - 1], dataDir.resolve("node-" + id)));
         }
     }
 
