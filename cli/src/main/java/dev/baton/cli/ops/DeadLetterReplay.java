@@ -8,6 +8,7 @@ import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.Callable;
 
@@ -18,8 +19,12 @@ import dev.baton.cli.options.Printable;
 import dev.baton.events.DeadLetter;
 import dev.baton.events.DispatchCommand;
 import dev.baton.events.DispatchKind;
+import dev.baton.events.HistoryEvent;
+import dev.baton.events.HistoryKind;
+import dev.baton.events.SiteRef;
 import dev.baton.morsel.history.HistoryLog;
 import dev.baton.schemas.EventSerde;
+import dev.baton.schemas.SiteKey;
 import dev.baton.schemas.registry.SchemaRegistry;
 import dev.baton.topics.BatonTopics;
 import dev.baton.topics.ClientConfigs;
@@ -109,7 +114,8 @@ final class DeadLetterReplay implements Callable<Integer> {
             // After initTransactions: an earlier replay's transaction is settled, so its ledger is the one read.
             producer.initTransactions();
             Map<Integer, ReplayLedger> ledgers = DeadLetterScan.ledgers(admin);
-            decisions = unanswered(config, schemaRegistryUrl, genuine(config, decide(entries, ledgers, partitionCounts(producer, entries))));
+            decisions = stillMeant(config, schemaRegistryUrl,
+                    unanswered(config, schemaRegistryUrl, genuine(config, decide(entries, ledgers, partitionCounts(producer, entries)))));
             List<Decision> toReplay = decisions.stream().filter(d -> d.action().equals("replayed")).toList();
             if (!dryRun && !toReplay.isEmpty()) {
                 publish(producer, toReplay, ledgers);
@@ -211,6 +217,63 @@ final class DeadLetterReplay implements Callable<Integer> {
                     + ") when this was dead-lettered; a replay would give it a second outcome: dispatch it again under a new request id"));
         }
         return out;
+    }
+
+    /**
+     * The decisions to replay, each cancel kept only while no later run of its site began after it was dead-lettered. A
+     * cancel names a site, not a run: replayed after the site was dispatched again under another request (the cancel's
+     * run resolved meanwhile, or the dedupe window let it go), it would cancel that run, which nobody asked to cancel. The
+     * site's history decides: a {@code DISPATCHED} after the letter's time whose request differs from the site's last one
+     * before it. (A retry of the same run keeps its request id, so a cancel of a run that is retrying is still replayed.)
+     */
+    static List<Decision> stillMeant(Map<String, Object> config, String schemaRegistryUrl, List<Decision> decisions) {
+        Map<Decision, DispatchCommand> cancels = new HashMap<>();
+        try (SchemaRegistry registry = SchemaRegistry.forUrl(schemaRegistryUrl, config)) {
+            EventSerde<DispatchCommand> serde = EventSerde.of(DispatchCommand.class, registry);
+            for (Decision d : decisions) {
+                DeadLetter l = d.entry().letter();
+                if (d.action().equals("replayed") && BatonTopics.DISPATCH.equals(l.getSourceTopic()) && l.getValue() != null) {
+                    try {
+                        DispatchCommand c = serde.decode(BatonTopics.DISPATCH, bytes(l.getValue()));
+                        if (c.getKind() == DispatchKind.CANCEL) {
+                            cancels.put(d, c);
+                        }
+                    } catch (RuntimeException undecodable) {
+                        // not a cancel this command can read: replayed as it is, the streams app decides
+                    }
+                }
+            }
+        }
+        if (cancels.isEmpty()) {
+            return decisions;
+        }
+        List<Decision> out = new ArrayList<>();
+        try (HistoryLog log = new HistoryLog(config, schemaRegistryUrl, 1)) {
+            for (Decision d : decisions) {
+                DispatchCommand cancel = cancels.get(d);
+                String later = cancel == null ? null : laterRun(log, cancel.getSite(), d.entry().letter().getAtMillis());
+                out.add(later == null ? d : new Decision(d.entry(), "skipped: " + SiteKey.of(cancel.getSite()) + " was dispatched again"
+                        + " (request " + later + ") after this cancel was dead-lettered; replayed, it would cancel that run: cancel it by"
+                        + " name if that is meant (baton cancel)"));
+            }
+        }
+        return out;
+    }
+
+    /** The request of a run of {@code site} dispatched after {@code atMillis}, other than the site's last run before it, or null. */
+    private static String laterRun(HistoryLog log, SiteRef site, long atMillis) {
+        String before = null;
+        for (HistoryEvent e : log.workflow(site.getWorkflowId(), site.getNamespace())) {
+            if (e.getKind() != HistoryKind.DISPATCHED || !site.equals(e.getSite())) {
+                continue;
+            }
+            if (e.getAtMillis() <= atMillis) {
+                before = e.getRequestId();
+            } else if (!Objects.equals(e.getRequestId(), before)) {
+                return e.getRequestId();
+            }
+        }
+        return null;
     }
 
     /** How long a source record is read for before its letter is skipped as unverifiable. */
