@@ -185,23 +185,9 @@ final class DeadLetterReplay implements Callable<Integer> {
      * not decode was not answered, and is replayed.
      */
     static List<Decision> unanswered(Map<String, Object> config, String schemaRegistryUrl, List<Decision> decisions) {
+        // A dispatch the streams app could not decode (nor can this command) answered nobody: not among these.
         Map<Decision, String> requests = new HashMap<>();
-        try (SchemaRegistry registry = SchemaRegistry.forUrl(schemaRegistryUrl, config)) {
-            EventSerde<DispatchCommand> serde = EventSerde.of(DispatchCommand.class, registry);
-            for (Decision d : decisions) {
-                DeadLetter l = d.entry().letter();
-                if (d.action().equals("replayed") && BatonTopics.DISPATCH.equals(l.getSourceTopic()) && l.getValue() != null) {
-                    try {
-                        DispatchCommand c = serde.decode(BatonTopics.DISPATCH, bytes(l.getValue()));
-                        if (c.getKind() == DispatchKind.REQUESTED) {
-                            requests.put(d, c.getRequestId());
-                        }
-                    } catch (RuntimeException undecodable) {
-                        // the streams app could not decode it either: nobody was answered
-                    }
-                }
-            }
-        }
+        dispatchesToReplay(config, schemaRegistryUrl, decisions, DispatchKind.REQUESTED).forEach((d, c) -> requests.put(d, c.getRequestId()));
         if (requests.isEmpty()) {
             return decisions;
         }
@@ -227,23 +213,7 @@ final class DeadLetterReplay implements Callable<Integer> {
      * before it. (A retry of the same run keeps its request id, so a cancel of a run that is retrying is still replayed.)
      */
     static List<Decision> stillMeant(Map<String, Object> config, String schemaRegistryUrl, List<Decision> decisions) {
-        Map<Decision, DispatchCommand> cancels = new HashMap<>();
-        try (SchemaRegistry registry = SchemaRegistry.forUrl(schemaRegistryUrl, config)) {
-            EventSerde<DispatchCommand> serde = EventSerde.of(DispatchCommand.class, registry);
-            for (Decision d : decisions) {
-                DeadLetter l = d.entry().letter();
-                if (d.action().equals("replayed") && BatonTopics.DISPATCH.equals(l.getSourceTopic()) && l.getValue() != null) {
-                    try {
-                        DispatchCommand c = serde.decode(BatonTopics.DISPATCH, bytes(l.getValue()));
-                        if (c.getKind() == DispatchKind.CANCEL) {
-                            cancels.put(d, c);
-                        }
-                    } catch (RuntimeException undecodable) {
-                        // not a cancel this command can read: replayed as it is, the streams app decides
-                    }
-                }
-            }
-        }
+        Map<Decision, DispatchCommand> cancels = dispatchesToReplay(config, schemaRegistryUrl, decisions, DispatchKind.CANCEL);
         if (cancels.isEmpty()) {
             return decisions;
         }
@@ -255,6 +225,35 @@ final class DeadLetterReplay implements Callable<Integer> {
                 out.add(later == null ? d : new Decision(d.entry(), "skipped: " + SiteKey.of(cancel.getSite()) + " was dispatched again"
                         + " (request " + later + ") after this cancel was dead-lettered; replayed, it would cancel that run: cancel it by"
                         + " name if that is meant (baton cancel)"));
+            }
+        }
+        return out;
+    }
+
+    /**
+     * The decisions to replay whose letter is a {@code kind} command from {@code baton.dispatch}, decoded. A letter this
+     * command cannot decode is left out: replayed as it is, the streams app decides.
+     */
+    private static Map<Decision, DispatchCommand> dispatchesToReplay(Map<String, Object> config, String schemaRegistryUrl,
+                                                                     List<Decision> decisions, DispatchKind kind) {
+        Map<Decision, DispatchCommand> out = new HashMap<>();
+        if (decisions.stream().noneMatch(d -> d.action().equals("replayed"))) {
+            return out;
+        }
+        try (SchemaRegistry registry = SchemaRegistry.forUrl(schemaRegistryUrl, config)) {
+            EventSerde<DispatchCommand> serde = EventSerde.of(DispatchCommand.class, registry);
+            for (Decision d : decisions) {
+                DeadLetter l = d.entry().letter();
+                if (d.action().equals("replayed") && BatonTopics.DISPATCH.equals(l.getSourceTopic()) && l.getValue() != null) {
+                    try {
+                        DispatchCommand c = serde.decode(BatonTopics.DISPATCH, bytes(l.getValue()));
+                        if (c.getKind() == kind) {
+                            out.put(d, c);
+                        }
+                    } catch (RuntimeException undecodable) {
+                        // left out: see above
+                    }
+                }
             }
         }
         return out;
