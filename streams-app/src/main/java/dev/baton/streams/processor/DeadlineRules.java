@@ -117,7 +117,7 @@ final class DeadlineRules {
     }
 
     private void expire(SiteKey site, SiteState state) {
-        if (state.getState() == SiteStatus.RESOLVED) {
+        if (state.getState() == SiteStatus.RESOLVED || state.getState() == SiteStatus.REFUSED) {
             sites.delete(site);
         } else {
             sites.put(site, state);

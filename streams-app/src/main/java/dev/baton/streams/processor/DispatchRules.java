@@ -37,22 +37,55 @@ final class DispatchRules {
 
     /** {@code current} is the site's row as the step found it (read once per step by the processor). */
     void requested(SiteKey site, DispatchCommand cmd, Optional<SiteState> current) {
+        SiteState held = current.orElse(null);
+        if (held != null && knows(held, cmd.getRequestId())) {
+            // Decided before (read again, or sent again): it gets what its first copy got, whatever the
+            // settings or the declared queues say now, and starts nothing.
+            answerAgain(site, cmd, held);
+            return;
+        }
         if (!queues.isDeclared(cmd.getQueue())) {
-            refuse(site, cmd, HistoryKind.UNAVAILABLE, Reasons.UNAVAILABLE + " unknown queue '" + cmd.getQueue()
+            refuse(site, current, cmd, HistoryKind.UNAVAILABLE, Reasons.UNAVAILABLE + " unknown queue '" + cmd.getQueue()
                     + "': declare it with `baton topics create --queue " + cmd.getQueue() + "`");
             return;
         }
         if (cmd.getNode() != null && !queues.isDeclared(cmd.getQueue(), cmd.getNode())) {
-            refuse(site, cmd, HistoryKind.UNAVAILABLE, Reasons.UNAVAILABLE + " unknown node '" + cmd.getNode() + "' on queue '"
+            refuse(site, current, cmd, HistoryKind.UNAVAILABLE, Reasons.UNAVAILABLE + " unknown node '" + cmd.getNode() + "' on queue '"
                     + cmd.getQueue() + "': declare it with `baton topics create --queue " + cmd.getQueue() + " --node " + cmd.getNode() + "`");
             return;
         }
-        if (current.isEmpty()) {
-            lifecycle.startRun(site, null, cmd, emit.now());
+        if (held == null || held.getState() == SiteStatus.REFUSED) {
+            lifecycle.startRun(site, held, cmd, emit.now());
             return;
         }
-        SiteState held = current.get();
         boolean resolved = held.getState() == SiteStatus.RESOLVED;
+        if (cmd.getAttempt() > held.getAttempt()) {
+            if (resolved) {
+                lifecycle.startRun(site, held, cmd, emit.now());
+            } else {
+                lifecycle.supersede(site, held, cmd.getAttempt());
+                lifecycle.startRun(site, held, cmd, held.getFirstRequestedAtMillis());
+            }
+        } else if (cmd.getAttempt() < SiteLifecycle.callerAttempt(held)) {
+            refuse(site, current, cmd, HistoryKind.ATTEMPT_REFUSED, Reasons.TERMINAL + " AttemptRefused: attempt " + cmd.getAttempt()
+                    + " is below the site's attempt " + SiteLifecycle.callerAttempt(held));
+        } else if (!cmd.getIdempotencyKey().equals(held.getIdempotencyKey())) {
+            refuse(site, current, cmd, HistoryKind.SITE_COLLISION, Reasons.TERMINAL + " SiteCollision: attempt " + cmd.getAttempt()
+                    + " of site " + site + " is held by a different request (idempotency key differs)");
+        } else if (resolved) {
+            // At-least-once: the request becomes a caller of the resolved run, so that read again
+            // after a newer run replaced this one it still gets this run's outcome.
+            if (atLeastOnce) {
+                lifecycle.join(site, held, cmd.getRequestId(), cmd.getReplyKey());
+            }
+            republish(site, cmd, held);
+        } else {
+            join(site, cmd, held);
+        }
+    }
+
+    /** A request the site already decided ({@link #knows}): the answer its first copy got, or it joins its run again. */
+    private void answerAgain(SiteKey site, DispatchCommand cmd, SiteState held) {
         if (wasSuperseded(held, cmd.getRequestId())) {
             Superseded gone = held.getSuperseded();
             emit.outcome(cmd.getReplyKey(), Answers.superseded(site.toRef(), gone.getAttempt(), gone.getByAttempt(),
@@ -62,7 +95,7 @@ final class DispatchRules {
                     .setRequestId(cmd.getRequestId()).build());
         } else if (SiteLifecycle.isCaller(held, cmd.getRequestId())) {
             // The same request again, whatever attempt or key this copy names: it joins what its first copy did.
-            sameRequestAgain(site, cmd, held, resolved);
+            sameRequestAgain(site, cmd, held, held.getState() == SiteStatus.RESOLVED);
         } else if (previousRunCaller(held, cmd.getRequestId()) != null) {
             // A caller of the resolved run a new run replaced: its request read again gets that run's outcome.
             emit.outcome(cmd.getReplyKey(), Answers.previousRun(site.toRef(), held.getPreviousRun(),
@@ -77,40 +110,18 @@ final class DispatchRules {
                     emit.now()));
             emit.history(site, Answers.history(site.toRef(), held, HistoryKind.OUTCOME_REPUBLISHED, run.getReason(), emit.now())
                     .setRequestId(cmd.getRequestId()).build());
-        } else if (refusal(held, cmd.getRequestId()) != null) {
+        } else {
             // At-least-once: a request this site refused, read again: the same refusal.
             Refusal refused = refusal(held, cmd.getRequestId());
             emit.outcome(cmd.getReplyKey(), Answers.failed(site.toRef(), new Waiter(cmd.getRequestId(), cmd.getReplyKey()),
                     refused.getAttempt(), refused.getReason(), null, emit.now()));
             emit.history(site, Answers.history(site.toRef(), held, HistoryKind.OUTCOME_REPUBLISHED, refused.getReason(), emit.now())
                     .setRequestId(cmd.getRequestId()).build());
-        } else if (cmd.getAttempt() > held.getAttempt()) {
-            if (resolved) {
-                lifecycle.startRun(site, held, cmd, emit.now());
-            } else {
-                lifecycle.supersede(site, held, cmd.getAttempt());
-                lifecycle.startRun(site, held, cmd, held.getFirstRequestedAtMillis());
-            }
-        } else if (cmd.getAttempt() < SiteLifecycle.callerAttempt(held)) {
-            refuse(site, held, cmd, HistoryKind.ATTEMPT_REFUSED, Reasons.TERMINAL + " AttemptRefused: attempt " + cmd.getAttempt()
-                    + " is below the site's attempt " + SiteLifecycle.callerAttempt(held));
-        } else if (!cmd.getIdempotencyKey().equals(held.getIdempotencyKey())) {
-            refuse(site, held, cmd, HistoryKind.SITE_COLLISION, Reasons.TERMINAL + " SiteCollision: attempt " + cmd.getAttempt()
-                    + " of site " + site + " is held by a different request (idempotency key differs)");
-        } else if (resolved) {
-            // At-least-once: the request becomes a caller of the resolved run, so that read again
-            // after a newer run replaced this one it still gets this run's outcome.
-            if (atLeastOnce) {
-                lifecycle.join(site, held, cmd.getRequestId(), cmd.getReplyKey());
-            }
-            republish(site, cmd, held);
-        } else {
-            join(site, cmd, held);
         }
     }
 
     void cancel(SiteKey site, DispatchCommand cmd, Optional<SiteState> current) {
-        if (current.isEmpty() || current.get().getState() == SiteStatus.RESOLVED) {
+        if (current.isEmpty() || current.get().getState() == SiteStatus.RESOLVED || current.get().getState() == SiteStatus.REFUSED) {
             return; // nothing live to cancel; a cancel is a request, not a fact worth recording
         }
         SiteState held = current.get();
@@ -137,7 +148,7 @@ final class DispatchRules {
 
     private void join(SiteKey site, DispatchCommand cmd, SiteState held) {
         if (!lifecycle.join(site, held, cmd.getRequestId(), cmd.getReplyKey())) {
-            refuse(site, held, cmd, HistoryKind.DUPLICATE_IGNORED, Reasons.RETRYABLE + " site " + site + " already has "
+            refuse(site, Optional.of(held), cmd, HistoryKind.DUPLICATE_IGNORED, Reasons.RETRYABLE + " site " + site + " already has "
                     + SiteLifecycle.MAX_WAITERS + " joined callers waiting; re-send this request once it resolves to get its outcome");
             return;
         }
@@ -181,15 +192,24 @@ final class DispatchRules {
         return gone != null && gone.getCallers().stream().anyMatch(w -> w.getRequestId().equals(requestId));
     }
 
-    /** Refuses this caller by the site's rules; at-least-once, the site's row remembers the refusal. */
-    private void refuse(SiteKey site, SiteState held, DispatchCommand cmd, HistoryKind kind, String reason) {
-        refuse(site, cmd, kind, reason);
-        lifecycle.rememberRefusal(site, held, cmd.getRequestId(), Math.max(cmd.getAttempt(), 0), reason);
-    }
-
-    /** Refuses this caller only; the site, if any, is untouched. */
-    private void refuse(SiteKey site, DispatchCommand cmd, HistoryKind kind, String reason) {
+    /** Refuses this caller by the site's rules or settings; at-least-once, the site's row remembers the refusal. */
+    private void refuse(SiteKey site, Optional<SiteState> current, DispatchCommand cmd, HistoryKind kind, String reason) {
         emit.outcome(cmd.getReplyKey(), Answers.failed(site.toRef(), cmd, reason, emit.now()));
         emit.history(site, Answers.history(site.toRef(), cmd, kind, reason, emit.now()));
+        remember(site, current, cmd, reason);
+    }
+
+    /**
+     * At-least-once: the site's row remembers that it refused {@code cmd}'s request with {@code reason}; a site with no row
+     * gets a refusal-only row ({@code REFUSED}). A refusal may rest on a setting (max.payload.bytes, the declared queues):
+     * read again after a crash, by an app whose settings accept it now, the request would otherwise run after its caller was
+     * refused, two distinct outcomes for one request id (h/adv22s). Exactly-once commits the refusal with its input.
+     */
+    void remember(SiteKey site, Optional<SiteState> current, DispatchCommand cmd, String reason) {
+        if (!atLeastOnce) {
+            return;
+        }
+        SiteState row = current.orElseGet(() -> lifecycle.refusalRow(site, cmd));
+        lifecycle.rememberRefusal(site, row, cmd.getRequestId(), Math.max(cmd.getAttempt(), 0), reason);
     }
 }

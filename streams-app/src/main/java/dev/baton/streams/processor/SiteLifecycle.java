@@ -91,6 +91,11 @@ final class SiteLifecycle {
         SiteState state = newRow(cmd, queueTimeouts.resolve(cmd.getQueue(), cmd.getTimeouts()), emit.now(), firstRequestedAtMillis);
         if (previous == null) {
             state.setTokenSecret(newSecret(site));
+        } else if (previous.getState() == SiteStatus.REFUSED) {
+            // No run before this one: a first run, which keeps remembering the refusals.
+            disarmAll(site, previous);
+            state.setTokenSecret(newSecret(site));
+            state.setRefusals(previous.getRefusals());
         } else {
             disarmAll(site, previous);
             state.setTokenSecret(previous.getTokenSecret());
@@ -159,6 +164,22 @@ final class SiteLifecycle {
         row.setEarlierRuns(new ArrayList<>());
         row.setRefusals(new ArrayList<>());
         return row; // every other field's default is null, the no-argument constructor's value
+    }
+
+    /**
+     * At-least-once: the row of a site with no run, made to remember a refusal ({@link #rememberRefusal}): no token, no
+     * input, no caller ({@link #isCaller} is false for it), forgotten at the end of the dedupe window like a resolved row.
+     * Its request fields are the refused request's, for an operator reading it.
+     */
+    SiteState refusalRow(SiteKey site, DispatchCommand cmd) {
+        SiteState row = newRow(cmd, null, emit.now(), emit.now());
+        row.setState(SiteStatus.REFUSED);
+        row.setAttempt(Math.max(cmd.getAttempt(), 0));
+        row.setCallerAttempt(row.getAttempt());
+        row.setGeneration(0);
+        row.setInput(null);
+        arm(site, row, DeadlineKind.EXPIRE, emit.now() + dedupeWindowMs);
+        return row;
     }
 
     /**
@@ -298,6 +319,9 @@ final class SiteLifecycle {
 
     /** Whether {@code requestId} is one of the run's callers (kept after it resolves, for the dedupe window). */
     static boolean isCaller(SiteState state, String requestId) {
+        if (state.getState() == SiteStatus.REFUSED) {
+            return false; // a refusal-only row has no run; its request fields name the request it refused
+        }
         return state.getRequestId().equals(requestId) || state.getWaiters().stream().anyMatch(w -> w.getRequestId().equals(requestId));
     }
 

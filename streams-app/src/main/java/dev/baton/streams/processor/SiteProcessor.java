@@ -191,19 +191,20 @@ public final class SiteProcessor implements Processor<byte[], byte[], byte[], by
     private void dispatch(SiteKey site, Record<byte[], byte[]> record) {
         DispatchCommand cmd = settings.serdes().dispatch().decode(BatonTopics.DISPATCH, record.value());
         Optional<String> problem = validator.problemWith(cmd);
-        Optional<SiteState> row = Optional.empty();
-        if (problem.isEmpty()) {
-            row = sites.get(site);
-            // max.payload.bytes may have been lowered since the site accepted this request (read again after an
-            // at-least-once crash, or sent again): a request the site knows is joined, never refused for its size.
-            Optional<String> tooLarge = validator.inputSizeProblem(cmd);
-            if (tooLarge.isPresent() && (row.isEmpty() || !DispatchRules.knows(row.get(), cmd.getRequestId()))) {
-                problem = tooLarge;
-            }
-        }
         if (problem.isPresent()) {
             deadLetter(record, "invalid DispatchCommand: " + problem.get());
             refuseInvalid(site, cmd, problem.get());
+            return;
+        }
+        Optional<SiteState> row = sites.get(site);
+        // max.payload.bytes may have been lowered since the site accepted this request (read again after an
+        // at-least-once crash, or sent again): a request the site knows is decided by its rules, never refused for its size.
+        Optional<String> tooLarge = validator.inputSizeProblem(cmd);
+        if (tooLarge.isPresent() && (row.isEmpty() || !DispatchRules.knows(row.get(), cmd.getRequestId()))) {
+            deadLetter(record, "invalid DispatchCommand: " + tooLarge.get());
+            if (refuseInvalid(site, cmd, tooLarge.get())) {
+                dispatchRules.remember(site, row, cmd, invalidReason(tooLarge.get())); // the limit is a setting: see remember
+            }
             return;
         }
         boolean replay = alreadyApplied(row);
@@ -359,13 +360,19 @@ public final class SiteProcessor implements Processor<byte[], byte[], byte[], by
      * An invalid dispatch still answers its caller, if it named one, so no future waits forever. One whose reply key or
      * request id is over the ids' bound cannot be answered (the answer would carry them): it is only dead-lettered.
      */
-    private void refuseInvalid(SiteKey site, DispatchCommand cmd, String problem) {
+    /** Answers an invalid request's caller, when it names one; whether it did (a cancel is not answered). */
+    private boolean refuseInvalid(SiteKey site, DispatchCommand cmd, String problem) {
         if (!InputValidator.answerable(cmd) || cmd.getKind() == DispatchKind.CANCEL) {
-            return;
+            return false;
         }
-        String reason = Reasons.TERMINAL + " invalid dispatch: " + problem;
+        String reason = invalidReason(problem);
         emit.outcome(cmd.getReplyKey(), DispatchAnswers.failed(site.toRef(), cmd, reason, emit.now()));
         emit.history(site, DispatchAnswers.history(site.toRef(), cmd, HistoryKind.INVALID_DISPATCH, reason, emit.now()));
+        return true;
+    }
+
+    private static String invalidReason(String problem) {
+        return Reasons.TERMINAL + " invalid dispatch: " + problem;
     }
 
     /**

@@ -48,8 +48,8 @@ final class WorkerEventRules {
 
     /** {@code current} is the site's row as the step found it (read once per step by the processor). */
     void on(SiteKey site, WorkerEvent event, Optional<SiteState> current) {
-        if (current.isEmpty()) {
-            unknownSite(site, event);
+        if (current.isEmpty() || current.get().getState() == SiteStatus.REFUSED) {
+            unknownSite(site, event); // a refusal-only row never ran: no token of it exists
             return;
         }
         SiteState state = current.get();

@@ -144,7 +144,7 @@ public final class SiteStore {
                 live.remove(key);
             } else {
                 store.put(key, bytes);
-                if (write.getValue().getState() == SiteStatus.RESOLVED) {
+                if (write.getValue().getState() == SiteStatus.RESOLVED || write.getValue().getState() == SiteStatus.REFUSED) {
                     live.remove(key);
                 } else {
                     live.put(key, write.getValue());

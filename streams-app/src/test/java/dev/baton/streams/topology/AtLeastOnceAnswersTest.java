@@ -244,6 +244,67 @@ class AtLeastOnceAnswersTest {
                 .allSatisfy(a -> assertThat(a.getReason()).startsWith("retryable: start-to-close timeout"));
     }
 
+    /**
+     * h/adv22s finding 3: a request refused for its size, read again after a crash by an app restarted with a higher
+     * {@code max.payload.bytes}, is valid now; it must get its refusal again, not run (its caller was answered). The row the
+     * refusal wrote (a refusal-only row: the site had none) remembers it.
+     */
+    @Test
+    void aRequestRefusedForItsSizeIsRefusedAgainWhenReadByAnAppWithAHigherLimit() {
+        commit();
+        DispatchCommand big = DispatchCommand.newBuilder(request("s0", 1, "idem")).setInput(SiteMachineWorld.payload("x".repeat(2_000))).build();
+        send(big);
+        driver.restartWithMaxPayloadBytes(4_096);
+        SiteMachineDriver.Visible delivered = driver.crash(new Random() {
+            @Override
+            public boolean nextBoolean() {
+                return true;
+            }
+
+            @Override
+            public int nextInt(int bound) {
+                return bound - 1; // the refusal's row write reached the changelog
+            }
+        });
+        answers.addAll(delivered.outcomes());
+        SiteMachineDriver.Visible after = commit();
+        assertThat(delivered.tasks()).isEmpty();
+        assertThat(after.tasks()).as("tasks published for the refused request read again").isEmpty();
+        assertThat(answersTo(big)).as("answers to the refused request").hasSizeGreaterThanOrEqualTo(2)
+                .allSatisfy(a -> assertThat(a.getReason()).startsWith("terminal: invalid dispatch: input must be <= max.payload.bytes 1024"));
+    }
+
+    /** A refusal-only row is no run: a new request starts the site's first run, a worker's report for it is unmatched, and it expires. */
+    @Test
+    void aSiteThatOnlyRefusedRunsANewRequestAndForgetsTheRefusalAfterTheDedupeWindow() {
+        commit();
+        DispatchCommand big = DispatchCommand.newBuilder(request("s0", 1, "idem")).setInput(SiteMachineWorld.payload("x".repeat(2_000))).build();
+        send(big);
+        commit();
+        assertThat(driver.row("s0")).contains("REFUSED");
+        driver.report(WorkerEvent.newBuilder().setKind(WorkerEventKind.COMPLETED).setSite(SiteMachineWorld.siteKey("s0").toRef()).setAttempt(1)
+                .setGeneration(1).setToken("A".repeat(22)).setWorkerId("w1").setOutput(SiteMachineWorld.payload("x")).setAtMillis(driver.wallClock())
+                .build(), false);
+        SiteMachineDriver.Visible unknown = commit();
+        assertThat(unknown.outcomes()).as("answers to a report for a site that never ran").isEmpty();
+        assertThat(unknown.deadLetters()).singleElement().satisfies(d -> assertThat(d.getReason()).contains("unknown site"));
+        DispatchCommand fresh = request("s0", 1, "idem");
+        send(fresh);
+        ActivityTask task = commit().tasks().get(0);
+        driver.report(report(task, WorkerEventKind.COMPLETED).setOutput(SiteMachineWorld.payload("done")).build(), false);
+        commit();
+        assertThat(answersTo(fresh)).singleElement().satisfies(o -> assertThat(o.getStatus()).isEqualTo(OutcomeStatus.COMPLETED));
+        send(big); // read again while the run's row remembers the refusal: the same refusal
+        commit();
+        assertThat(answersTo(big)).hasSize(2).allSatisfy(a -> assertThat(a.getReason()).startsWith("terminal: invalid dispatch"));
+        long expiresAt = driver.wallClock() + SiteMachineDriver.DEDUPE_WINDOW_MS;
+        while (driver.wallClock() <= expiresAt + SiteMachineDriver.COMMIT_INTERVAL_MS) {
+            answers.addAll(driver.advance().outcomes());
+        }
+        commit();
+        assertThat(driver.row("s0")).isEqualTo("no row");
+    }
+
     private WorkerEvent.Builder report(ActivityTask task, WorkerEventKind kind) {
         return WorkerEvent.newBuilder().setKind(kind).setSite(task.getSite()).setAttempt(task.getAttempt()).setGeneration(task.getGeneration())
                 .setToken(task.getToken()).setWorkerId("w1").setAtMillis(driver.wallClock());

@@ -129,6 +129,8 @@ final class SiteMachineDriver implements AutoCloseable {
     private final List<TestRecord<byte[], byte[]>> heldChangelog = new ArrayList<>();
     /** Per input topic, the offset the next record gets, as of the last commit: where reading resumes after a crash. */
     private final Map<TopicPartition, Long> committedOffsets = new HashMap<>();
+    /** The app's max.payload.bytes; a test may change it for the next restart, as an operator restarting it would. */
+    private int maxPayloadBytes = 1024;
     private long wallClock = START_MILLIS;
     private long committedAt = START_MILLIS;
     private long steps;
@@ -160,6 +162,11 @@ final class SiteMachineDriver implements AutoCloseable {
 
     long wallClock() {
         return wallClock;
+    }
+
+    /** The app restarted after the next crash runs with this {@code max.payload.bytes}. */
+    void restartWithMaxPayloadBytes(int bytes) {
+        maxPayloadBytes = bytes;
     }
 
     /** Input records and timer steps so far. */
@@ -401,7 +408,7 @@ final class SiteMachineDriver implements AutoCloseable {
         Map<Bytes, byte[]> restored = new HashMap<>(committedRows);
         SiteProcessorSupplier supplier = new SiteProcessorSupplier(new SiteProcessorSupplier.Settings(serdes, new SiteMetrics(meters),
                 SiteMachineDriver::declared, new QueueService(meters), WORKER_STALE_MS, DEFAULT_RETRY, HEARTBEAT_WINDOW_MS, DEDUPE_WINDOW_MS,
-                TIMER_RESOLUTION_MS, 1024, TRANSPORT_LOSS_BUDGET, QueueTimeouts.from(QUEUE_DEFAULTS), InputPartitions.fixed(1), atLeastOnce,
+                TIMER_RESOLUTION_MS, maxPayloadBytes, TRANSPORT_LOSS_BUDGET, QueueTimeouts.from(QUEUE_DEFAULTS), InputPartitions.fixed(1), atLeastOnce,
                 !atLeastOnce, atLeastOnce ? TOKEN_KEY : null),
                 name -> name.equals(TopologyNames.SITES_STORE) ? new RestoredStore(name, restored) : Stores.inMemoryKeyValueStore(name));
         Properties props = new Properties();
