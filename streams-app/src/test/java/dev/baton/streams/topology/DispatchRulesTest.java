@@ -65,6 +65,21 @@ class DispatchRulesTest {
         assertThat(h.results()).extracting(Outcome::getRequestId).containsExactly("r1", "r2");
     }
 
+    /** A request sent again once its queue's topic is gone still joins its run: refused then, its id would get two outcomes. */
+    @Test
+    void shouldJoinARequestSentAgainAfterItsQueueWasDeletedToItsRun() {
+        h.send(request(site, 1, "r1").build());
+        ActivityTask task = h.tasks().get(0);
+        h.deleteQueue(SiteHarness.QUEUE);
+        h.send(request(site, 1, "r1").build());
+        h.send(request(site, 1, "r2").build()); // a new request to the deleted queue is refused, naming it
+
+        h.complete(task, "w1", "done");
+
+        assertThat(h.results()).extracting(Outcome::getRequestId, Outcome::getStatus)
+                .containsExactly(tuple("r2", OutcomeStatus.FAILED), tuple("r1", OutcomeStatus.COMPLETED));
+    }
+
     @Test
     void shouldRepublishTheStoredOutcomeToARepeatedDispatchAfterResolution() {
         h.send(request(site, 1, "r1").build());

@@ -82,6 +82,7 @@ public final class SiteHarness implements AutoCloseable {
     public static final long START_MILLIS = 1_000_000L;
     static final long TIMER_RESOLUTION_MS = 100L;
     public final List<HistoryEvent> historySeen = new ArrayList<>();
+    private final Set<String> deletedTopics = java.util.concurrent.ConcurrentHashMap.newKeySet();
 
     public SiteHarness() {
         this(3);
@@ -107,7 +108,7 @@ public final class SiteHarness implements AutoCloseable {
     private SiteHarness(int transportLossBudget, SchemaRegistry registry, InputPartitions inputPartitions) {
         serdes = EventSerdes.of(registry);
         SiteProcessorSupplier supplier = new SiteProcessorSupplier(new SiteProcessorSupplier.Settings(serdes, new SiteMetrics(meters),
-                SiteHarness::declared, new QueueService(meters), 15_000L, new RetryPolicy(1_000L, 2.0, 10_000L, 3, List.of()),
+                topic -> declared(topic) && !deletedTopics.contains(topic), new QueueService(meters), 15_000L, new RetryPolicy(1_000L, 2.0, 10_000L, 3, List.of()),
                 30_000L, 60_000L, TIMER_RESOLUTION_MS, 1024, transportLossBudget,
                 QueueTimeouts.from(Map.of("queue.mail.schedule.to.start.ms", "1000")), inputPartitions, false, true, null));
         Properties props = new Properties();
@@ -162,6 +163,11 @@ public final class SiteHarness implements AutoCloseable {
     }
 
     /** A worker's clean-exit tombstone. */
+    /** The operator deletes the queue's task topic: from now on the app finds the queue undeclared. */
+    public void deleteQueue(String queue) {
+        deletedTopics.add(BatonTopics.tasks(queue));
+    }
+
     public void withdrawWorker(String workerId) {
         workers.pipeInput(workerId.getBytes(StandardCharsets.UTF_8), (byte[]) null);
     }
