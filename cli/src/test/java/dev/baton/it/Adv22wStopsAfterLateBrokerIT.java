@@ -38,9 +38,12 @@ class Adv22wStopsAfterLateBrokerIT {
         // A registry that is not the cluster (compose runs a Confluent-compatible one over HTTP): with kafka://, creating the
         // client needs the broker, and fails fast after 30 s. mem:// stands in for it here, shared by every process of the test.
         String registry = "mem://adv22w-late-broker";
-        try (ActivityCompletionClient completions = ActivityCompletionClient.create(Map.of("bootstrap.servers", bootstrap), registry)) {
-            // The broker stays away longer than the stop reader's first look (30 s): the outage is the scenario.
-            await().pollDelay(Duration.ofSeconds(36)).atMost(Duration.ofSeconds(40)).until(() -> true);
+        // The stop reader's first look gives up after default.api.timeout.ms (30 s when unset): 2 s here.
+        try (ActivityCompletionClient completions = ActivityCompletionClient.create(Map.of("bootstrap.servers", bootstrap,
+                "default.api.timeout.ms", "2000"), registry)) {
+            // The broker stays away longer than the stop reader's first look: the outage is the scenario. There is no event
+            // to wait for (nothing happens while the broker is away), so this is a plain pause.
+            await().pollDelay(Duration.ofSeconds(5)).atMost(Duration.ofSeconds(6)).until(() -> true);
 
             try (EmbeddedKafka kafka = EmbeddedKafka.builder().brokerPort(port).build().start();
                  LocalCluster cluster = LocalCluster.on(kafka.bootstrapServers(), 1, List.of("early"), Map.of("schema.registry.url", registry))) {

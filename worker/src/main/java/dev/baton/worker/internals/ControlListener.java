@@ -16,6 +16,7 @@ import dev.baton.topics.ClientConfigs;
 import dev.baton.topics.KeyedPartitionReader;
 import org.apache.kafka.clients.consumer.CloseOptions;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.common.errors.WakeupException;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
@@ -44,7 +45,25 @@ public final class ControlListener implements Runnable {
 
     public ControlListener(String workerId, Map<String, Object> kafkaConfig, EventSerde<WorkerControl> serde, Executions executions,
                            ClientMeters meters) {
-        this(workerId, kafkaConfig, serde, executions, meters, Duration.ofSeconds(30));
+        this(workerId, kafkaConfig, serde, executions, meters, lookupTimeout(kafkaConfig));
+    }
+
+    /**
+     * One try's timeout: the client's {@code default.api.timeout.ms} when set (Kafka's own bound on a lookup that
+     * waits for the broker), 30 s otherwise. Tries repeat until the listener is stopped, so it bounds only how soon a
+     * broker that comes up late is noticed.
+     */
+    private static Duration lookupTimeout(Map<String, Object> kafkaConfig) {
+        Object set = kafkaConfig.get(ConsumerConfig.DEFAULT_API_TIMEOUT_MS_CONFIG);
+        if (set == null) {
+            return Duration.ofSeconds(30);
+        }
+        try {
+            return Duration.ofMillis(Math.max(1, Long.parseLong(set.toString().trim())));
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException(ConsumerConfig.DEFAULT_API_TIMEOUT_MS_CONFIG + " must be a number of milliseconds, was '"
+                    + set + "'", e);
+        }
     }
 
     ControlListener(String workerId, Map<String, Object> kafkaConfig, EventSerde<WorkerControl> serde, Executions executions,
