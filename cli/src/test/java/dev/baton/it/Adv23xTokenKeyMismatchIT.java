@@ -69,7 +69,7 @@ class Adv23xTokenKeyMismatchIT {
     }
 
     @Test
-    //TMP@Disabled("adv23x: instances of one application id with different token.key values give a request id two distinct outcomes "
+    @Disabled("adv23x: instances of one application id with different token.key values give a request id two distinct outcomes "
             + "after a crash that lost a row's write (at-least-once); nothing compares the instances' keys. Not fixed: a check needs "
             + "the instances to exchange a key fingerprint (group metadata or a shared record), and a rolling key rotation then "
             + "needs its own procedure; see adversary/round23-streams-scaling.md")
