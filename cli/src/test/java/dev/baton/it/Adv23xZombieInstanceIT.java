@@ -105,7 +105,7 @@ class Adv23xZombieInstanceIT {
             long resultsAfterThaw = endOffset(bootstrap, BatonTopics.RESULTS);
             long tasksAfterThaw = endOffset(bootstrap, "baton.tasks.q");
             long changelogAfterThaw = endOffset(bootstrap, "baton-streams-sites-changelog");
-            a.output().stream().filter(l -> l.contains("WARN") || l.contains("ERROR")).limit(30).forEach(l -> System.out.println("A| " + l));
+            a.output().stream().filter(l -> l.contains("WARN") || l.contains("ERROR") || l.contains("paused")).limit(30).forEach(l -> System.out.println("A| " + l));
 
             a.kill9();
             b.kill9();

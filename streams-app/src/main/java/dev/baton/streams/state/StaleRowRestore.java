@@ -7,6 +7,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.function.Function;
 
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.common.serialization.Serde;
@@ -61,7 +62,13 @@ public final class StaleRowRestore {
         return next[0] <= held[0] && next[1] <= held[1] && (next[0] < held[0] || next[1] < held[1]);
     }
 
-    private record FilteringCallback(RecordBatchingStateRestoreCallback inner, KeyValueStore<Bytes, byte[]> store, RowStamps stamps,
+    /** {@code inner}, skipping the stale rows of each batch; {@code restored} reads the row restored so far for a key. */
+    static RecordBatchingStateRestoreCallback filtering(RecordBatchingStateRestoreCallback inner, Function<Bytes, byte[]> restored,
+                                                        RowStamps stamps, String name) {
+        return new FilteringCallback(inner, restored, stamps, name);
+    }
+
+    private record FilteringCallback(RecordBatchingStateRestoreCallback inner, Function<Bytes, byte[]> restored, RowStamps stamps,
                                      String name) implements RecordBatchingStateRestoreCallback {
         @Override
         public void restoreBatch(Collection<ConsumerRecord<byte[], byte[]>> records) {
@@ -93,7 +100,7 @@ public final class StaleRowRestore {
         }
 
         private long[] heldStamps(Bytes key) {
-            byte[] held = store.get(key);
+            byte[] held = restored.apply(key);
             return held == null ? null : stamps.of(held);
         }
     }
@@ -103,7 +110,7 @@ public final class StaleRowRestore {
 
         private StateRestoreCallback filtered(StateStore registered, StateRestoreCallback callback) {
             return callback instanceof RecordBatchingStateRestoreCallback batching
-                    ? new FilteringCallback(batching, store, stamps, registered.name())
+                    ? new FilteringCallback(batching, store::get, stamps, registered.name())
                     : callback;
         }
 
