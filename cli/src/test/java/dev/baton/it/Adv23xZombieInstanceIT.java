@@ -117,6 +117,7 @@ class Adv23xZombieInstanceIT {
             CompletableFuture.allOf(takeovers.toArray(CompletableFuture[]::new)).get(240, TimeUnit.SECONDS);
             await().atMost(Duration.ofSeconds(60)).until(() -> caughtUp(bootstrap, BatonTopics.DISPATCH) && caughtUp(bootstrap, BatonTopics.WORKER_EVENTS));
 
+            c.output().stream().filter(l -> l.contains("WARN") && l.contains("skipped")).limit(5).forEach(l -> System.out.println("C| " + l));
             Set<String> ids = new HashSet<>();
             for (int i = 0; i < BURST; i++) {
                 ActivityOutcome first = burst.get(i).join();
