@@ -92,8 +92,8 @@ public final class StaleRowRestore {
                 kept.add(r);
             }
             if (firstSkipped != null) {
-                log.warn("{}: {} changelog record(s) from {}-{}@{} on hold rows older than the ones restored for their sites: written by "
-                                + "an instance that had lost the task (at-least-once has no fencing); skipped", name,
+                log.warn("{}: {} changelog record(s), the first at {}-{}@{}, hold rows older than the ones restored for their sites: "
+                                + "written by an instance that had lost the task (at-least-once has no fencing); skipped", name,
                         records.size() - kept.size(), firstSkipped.topic(), firstSkipped.partition(), firstSkipped.offset());
             }
             inner.restoreBatch(kept);
