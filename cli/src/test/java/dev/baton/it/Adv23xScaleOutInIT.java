@@ -54,21 +54,35 @@ class Adv23xScaleOutInIT {
         run("alo", List.of("processing.guarantee=at_least_once", "token.key=" + TOKEN_KEY));
     }
 
-    private void run(String name, List<String> guarantee) throws Exception {
+    /** A careless operator: instances a and c exactly-once, b and d at-least-once, in one application id (one token key). */
+    @Test
+    void mixedGuarantees() throws Exception {
+        List<String> alo = List.of("processing.guarantee=at_least_once", "token.key=" + TOKEN_KEY);
+        List<String> eo = List.of("token.key=" + TOKEN_KEY);
         try (EmbeddedKafka kafka = EmbeddedKafka.builder().build().start()) {
-            run(kafka.bootstrapServers(), name, guarantee);
+            run(kafka.bootstrapServers(), "mixed", List.of(eo, alo, eo, alo), true);
         }
     }
 
-    private void run(String bootstrap, String name, List<String> guarantee) throws Exception {
+    private void run(String name, List<String> guarantee) throws Exception {
+        try (EmbeddedKafka kafka = EmbeddedKafka.builder().build().start()) {
+            run(kafka.bootstrapServers(), name, List.of(guarantee, guarantee, guarantee, guarantee), !guarantee.isEmpty());
+        }
+    }
+
+    private void run(String bootstrap, String name, List<List<String>> guarantees, boolean anyAtLeastOnce) throws Exception {
         String queue = "q" + name;
         String appId = "adv23x-" + name;
         try (Admin admin = Admin.create(ClientConfigs.admin(bootstrap))) {
             new TopicCreator(admin).create(BatonTopics.all(TopicLayout.defaults().withPartitions(6), List.of(queue)));
         }
-        List<String> config = new ArrayList<>(guarantee);
-        config.add("application.id=" + appId);
-        config.add("retry.initial.interval.ms=500");
+        List<List<String>> configs = new ArrayList<>();
+        for (List<String> guarantee : guarantees) {
+            List<String> config = new ArrayList<>(guarantee);
+            config.add("application.id=" + appId);
+            config.add("retry.initial.interval.ms=500");
+            configs.add(config);
+        }
         List<ActivityOutcome> unmatched = new CopyOnWriteArrayList<>();
         Map<String, Object> clientConfig = new HashMap<>(ClientConfigs.bootstrap(bootstrap));
         clientConfig.put("baton.client.id", "adv23x-scale-" + name);
@@ -87,7 +101,7 @@ class Adv23xScaleOutInIT {
                          return (in + "@" + ctx.attempt()).getBytes(UTF_8);
                      }).build());
              DispatchClient client = DispatchClient.create(clientConfig, unmatched::add)) {
-            apps.add(BatonProcess.streamsApp(bootstrap, appId + "-a", Files.createTempDirectory(appId + "-a-"), config));
+            apps.add(BatonProcess.streamsApp(bootstrap, appId + "-a", Files.createTempDirectory(appId + "-a-"), configs.get(0)));
             List<CompletableFuture<ActivityOutcome>> outcomes = new ArrayList<>();
             for (int i = 0; i < ACTIVITIES; i++) {
                 outcomes.add(client.dispatch(ActivityRequest.builder().site("scale", name + "-wf-" + i, "1").queue(queue).activityType("work")
@@ -95,14 +109,14 @@ class Adv23xScaleOutInIT {
                 if (i == ACTIVITIES / 6) {
                     // scale out to three (the start waits for RUNNING: dispatching pauses meanwhile, the runs go on)
                     apps.addAll(BatonProcess.startAll(
-                            () -> streamsApp(bootstrap, appId + "-b", config),
-                            () -> streamsApp(bootstrap, appId + "-c", config)));
+                            () -> streamsApp(bootstrap, appId + "-b", configs.get(1)),
+                            () -> streamsApp(bootstrap, appId + "-c", configs.get(2))));
                 } else if (i == 2 * ACTIVITIES / 6) {
                     apps.get(1).stop(); // SIGTERM: a clean leave
                 } else if (i == 3 * ACTIVITIES / 6) {
                     apps.get(2).kill9();
                 } else if (i == 4 * ACTIVITIES / 6) {
-                    apps.add(streamsApp(bootstrap, appId + "-d", config)); // a wiped state dir
+                    apps.add(streamsApp(bootstrap, appId + "-d", configs.get(3))); // a wiped state dir
                 } else if (i == 5 * ACTIVITIES / 6) {
                     apps.get(0).kill9(); // the first, longest-lived owner
                 }
@@ -121,7 +135,7 @@ class Adv23xScaleOutInIT {
             // copies written by a dying instance may still be on their way: give them a few seconds to arrive
             await().pollDelay(Duration.ofSeconds(5)).atMost(Duration.ofSeconds(10)).until(() -> true);
             assertThat(unmatched).as("no caller answered twice differently").allSatisfy(o -> assertThat(o.unmatched()).as(o.toString()).isTrue());
-            InvariantChecker.Report audit = InvariantChecker.check(bootstrap, ids, !guarantee.isEmpty());
+            InvariantChecker.Report audit = InvariantChecker.check(bootstrap, ids, anyAtLeastOnce);
             assertThat(audit.violations()).as(audit.toString()).isEmpty();
             System.out.printf("adv23x scale %s: %d outcomes, %d outbox relays; %s%n", name, ids.size(), unmatched.size(), audit);
         } finally {
