@@ -24,6 +24,7 @@ import dev.baton.streams.processor.DeadLetterProcessingHandler;
 import dev.baton.streams.processor.QueueService;
 import dev.baton.streams.processor.EventSerdes;
 import dev.baton.streams.processor.SiteMetrics;
+import dev.baton.streams.processor.PauseGuard;
 import dev.baton.streams.processor.SiteProcessorSupplier;
 import dev.baton.streams.recovery.HangingTransactionFinder;
 import dev.baton.streams.recovery.AbandonedTransactionFencer;
@@ -76,6 +77,7 @@ public final class BatonStreamsApp implements AutoCloseable {
     private QueueLagMeter lag;
     private HangingTransactionReaper reaper;
     private AbandonedTransactionFencer fencer;
+    private final PauseGuard pauseGuard;
     private final Object stateChanged = new Object();
 
     public BatonStreamsApp(Map<String, ?> configs, MeterRegistry meters) {
@@ -94,6 +96,12 @@ public final class BatonStreamsApp implements AutoCloseable {
                 config.timerResolutionMs(), config.maxPayloadBytes(), config.transportLossBudget(),
                 QueueTimeouts.from(configs), InputPartitions.of(partitionsAdmin), config.atLeastOnce(),
                 config.sitesCached(), config.tokenKey()));
+        // At-least-once has no fencing: a step decided after the JVM was paused past half its group session is not
+        // written (PauseGuard; h/adv23x). Exactly-once fences such a zombie's transaction.
+        this.pauseGuard = config.atLeastOnce()
+                ? PauseGuard.start(Duration.ofMillis(Math.max(2 * PauseGuard.TICK_MS, config.sessionTimeoutMs() / 2)))
+                : PauseGuard.NONE;
+        supplier.withPauseGuard(pauseGuard);
         Topology topology = BatonTopology.build(supplier, serdes.workerStatus());
         Properties props = config.streamsProperties();
         // A record whose processing throws is dead-lettered (its caller answered) instead of stopping the thread.
@@ -283,6 +291,7 @@ public final class BatonStreamsApp implements AutoCloseable {
         // Leave the group: Streams by default stays in it, so its tasks (and every site on them)
         // would wait out the session timeout before another instance, or this one restarted, took over.
         streams.close(CloseOptions.timeout(Duration.ofSeconds(30)).withGroupMembershipOperation(GroupMembershipOperation.LEAVE_GROUP));
+        pauseGuard.close(); // after the stream threads: a stopped ticker reads as a pause
         queues.close();
         taskSubjects.close();
         partitionsAdmin.close(Duration.ofSeconds(5));

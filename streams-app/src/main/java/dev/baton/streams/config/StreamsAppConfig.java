@@ -2,6 +2,7 @@ package dev.baton.streams.config;
 
 import java.util.Base64;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Properties;
@@ -204,6 +205,22 @@ public final class StreamsAppConfig extends AbstractConfig {
             throw new ConfigException(TOKEN_KEY_CONFIG, null, "processing.guarantee=at_least_once needs " + TOKEN_KEY_CONFIG
                     + ": base64 of at least " + MIN_TOKEN_KEY_BYTES + " random bytes, the same on every instance (`openssl rand -base64 32`)");
         }
+    }
+
+    /**
+     * The stream threads' group session: the main consumer's {@code session.timeout.ms} as Kafka Streams will read it
+     * ({@code main.consumer.}, then {@code consumer.}, then unprefixed).
+     */
+    public long sessionTimeoutMs() {
+        Properties p = streamsProperties();
+        for (String key : List.of(StreamsConfig.mainConsumerPrefix(ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG),
+                StreamsConfig.consumerPrefix(ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG), ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG)) {
+            Object v = p.get(key);
+            if (v != null) {
+                return Long.parseLong(String.valueOf(v).trim());
+            }
+        }
+        return 45_000L;
     }
 
     public boolean atLeastOnce() {

@@ -31,6 +31,7 @@ import dev.baton.topics.BatonTopics;
 import org.apache.kafka.common.header.Header;
 import org.apache.kafka.common.header.Headers;
 import org.apache.kafka.common.utils.Bytes;
+import org.apache.kafka.streams.errors.TaskMigratedException;
 import org.apache.kafka.streams.processor.PunctuationType;
 import org.apache.kafka.streams.processor.api.Processor;
 import org.apache.kafka.streams.processor.api.ProcessorContext;
@@ -73,14 +74,24 @@ public final class SiteProcessor implements Processor<byte[], byte[], byte[], by
     private Record<byte[], byte[]> current;
     private long failedDeadlineLoggedAtMillis = Long.MIN_VALUE;
 
+    private final PauseGuard pauseGuard;
+    /** When this processor last knew it was not coming out of a long pause ({@link PauseGuard}). */
+    private long unpausedSinceNanos;
+
     SiteProcessor(SiteProcessorSupplier.Settings settings, CensusChanges censusChanges) {
+        this(settings, censusChanges, PauseGuard.NONE);
+    }
+
+    SiteProcessor(SiteProcessorSupplier.Settings settings, CensusChanges censusChanges, PauseGuard pauseGuard) {
         this.settings = settings;
         this.censusChanges = censusChanges;
+        this.pauseGuard = pauseGuard;
     }
 
     @Override
     public void init(ProcessorContext<byte[], byte[]> context) {
         this.context = context;
+        this.unpausedSinceNanos = System.nanoTime();
         EventSerdes serdes = settings.serdes();
         KeyValueStore<Bytes, byte[]> sitesStore = context.getStateStore(TopologyNames.SITES_STORE);
         sites = new SiteStore(sitesStore, serdes.siteState());
@@ -131,6 +142,8 @@ public final class SiteProcessor implements Processor<byte[], byte[], byte[], by
             sites.beginStep(stepInput(topic, BatonTopics.DISPATCH.equals(topic) ? record.timestamp() : -1L));
             decide(topic, record);
             commitStep();
+        } catch (TaskMigratedException e) {
+            throw e;
         } catch (UndecodableRecordException e) {
             abortStep();
             deadLetter(record, e.getMessage());
@@ -322,6 +335,8 @@ public final class SiteProcessor implements Processor<byte[], byte[], byte[], by
                 deadlineRules.fire(due, DeadlineRecords.request(headers));
             }
             commitStep();
+        } catch (TaskMigratedException e) {
+            throw e;
         } catch (RuntimeException e) {
             abortStep();
             logFailedDeadline(now, due, e);
@@ -456,6 +471,8 @@ public final class SiteProcessor implements Processor<byte[], byte[], byte[], by
         try {
             deadlineRules.fire(d);
             commitStep();
+        } catch (TaskMigratedException e) {
+            throw e;
         } catch (UndecodableRecordException e) {
             abortStep();
             log.error("site {}: stored state cannot be decoded; deadline {} dropped: {}", d.site(), d.kind(), e.getMessage());
@@ -498,9 +515,29 @@ public final class SiteProcessor implements Processor<byte[], byte[], byte[], by
     }
 
     private void commitStep() {
+        refuseAfterPause();
         sites.commitStep();
         deadlines.commitStep();
         emit.commitStep();
+    }
+
+    /**
+     * At-least-once has no fencing: a JVM paused past its group session (kill -STOP, a frozen VM) goes on, thawed, with
+     * the records it had fetched, though another instance may own the task by now, and its row writes would set the
+     * sites changelog back behind the new owner's (a later restore then brings back a resolved site as live). A step
+     * decided after such a pause is not written: the task is given up as migrated, and Kafka Streams closes it and
+     * rejoins; if the task is still this instance's, it resumes from the last commit, which at-least-once is built for.
+     */
+    private void refuseAfterPause() {
+        if (pauseGuard.pausedSince(unpausedSinceNanos)) {
+            unpausedSinceNanos = System.nanoTime();
+            abortStep();
+            String why = "task " + context.taskId() + ": this JVM was paused for longer than " + pauseGuard.threshold().toMillis()
+                    + " ms, past what its group session may survive; another instance may own the task now, so nothing decided after "
+                    + "the pause is written (at-least-once has no fencing); the task is given up to rejoin";
+            log.warn(why);
+            throw new TaskMigratedException(why);
+        }
     }
 
     private void abortStep() {

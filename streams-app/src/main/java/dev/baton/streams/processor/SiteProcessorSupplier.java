@@ -4,6 +4,7 @@ import java.util.Set;
 import java.util.function.Function;
 
 import dev.baton.events.RetryPolicy;
+import dev.baton.events.store.SiteState;
 import dev.baton.streams.config.QueueTimeouts;
 import dev.baton.streams.names.TopologyNames;
 import dev.baton.streams.state.PositionSkippingStore;
@@ -42,6 +43,7 @@ public final class SiteProcessorSupplier implements ProcessorSupplier<byte[], by
     private final Settings settings;
     private final Function<String, KeyValueBytesStoreSupplier> storeKind;
     private final CensusChanges censusChanges = new CensusChanges();
+    private volatile PauseGuard pauseGuard = PauseGuard.NONE;
 
     public SiteProcessorSupplier(Settings settings) {
         this(settings, Stores::persistentKeyValueStore);
@@ -53,9 +55,25 @@ public final class SiteProcessorSupplier implements ProcessorSupplier<byte[], by
         this.storeKind = storeKind;
     }
 
+    /** A stored row's {dispatchOffset, eventsOffset}, or null when it cannot be decoded. */
+    private long[] rowStamps(byte[] row) {
+        try {
+            SiteState state = settings.serdes().siteState().decode(TopologyNames.SITES_SUBJECT_TOPIC, row);
+            return new long[] {state.getDispatchOffset(), state.getEventsOffset()};
+        } catch (RuntimeException undecodable) {
+            return null;
+        }
+    }
+
+    /** At-least-once: processors refuse to write a step decided after a long pause of the JVM (see {@link PauseGuard}). */
+    public SiteProcessorSupplier withPauseGuard(PauseGuard guard) {
+        this.pauseGuard = guard;
+        return this;
+    }
+
     @Override
     public Processor<byte[], byte[], byte[], byte[]> get() {
-        return new SiteProcessor(settings, censusChanges);
+        return new SiteProcessor(settings, censusChanges, pauseGuard);
     }
 
     /** Makes the topology's stores by name: the site processor's, and the global census. */
@@ -89,7 +107,8 @@ public final class SiteProcessorSupplier implements ProcessorSupplier<byte[], by
         KeyValueBytesStoreSupplier sitesKind = storeKind.apply(TopologyNames.SITES_STORE);
         StoreBuilder<?> sites = settings.sitesCached()
                 ? Stores.keyValueStoreBuilder(sitesKind, new BytesSerde(), new ByteArraySerde()).withCachingEnabled()
-                : Stores.keyValueStoreBuilder(PositionSkippingStore.supplier(sitesKind), new BytesSerde(), new ByteArraySerde()).withCachingDisabled();
+                : Stores.keyValueStoreBuilder(PositionSkippingStore.supplier(sitesKind, settings.atLeastOnce() ? this::rowStamps : null),
+                        new BytesSerde(), new ByteArraySerde()).withCachingDisabled();
         return Set.of(
                 sites,
                 Stores.keyValueStoreBuilder(storeKind.apply(TopologyNames.DEADLINES_STORE), new BytesSerde(), new ByteArraySerde())

@@ -42,14 +42,28 @@ import org.apache.kafka.streams.state.ReadOnlyKeyValueStore;
 public final class PositionSkippingStore implements KeyValueStore<Bytes, byte[]> {
 
     private final KeyValueStore<Bytes, byte[]> inner;
+    private final StaleRowRestore.RowStamps staleRows;
     private boolean vectors;
 
     PositionSkippingStore(KeyValueStore<Bytes, byte[]> inner) {
+        this(inner, null);
+    }
+
+    PositionSkippingStore(KeyValueStore<Bytes, byte[]> inner, StaleRowRestore.RowStamps staleRows) {
         this.inner = inner;
+        this.staleRows = staleRows;
     }
 
     /** Makes {@code supplier}'s stores, each under a {@link PositionSkippingStore}. */
     public static KeyValueBytesStoreSupplier supplier(KeyValueBytesStoreSupplier supplier) {
+        return supplier(supplier, null);
+    }
+
+    /**
+     * As {@link #supplier(KeyValueBytesStoreSupplier)}; with {@code staleRows} (at-least-once's sites store) a restore skips
+     * the changelog records that hold a row older than the one restored before them ({@link StaleRowRestore}).
+     */
+    public static KeyValueBytesStoreSupplier supplier(KeyValueBytesStoreSupplier supplier, StaleRowRestore.RowStamps staleRows) {
         return new KeyValueBytesStoreSupplier() {
             @Override
             public String name() {
@@ -58,7 +72,7 @@ public final class PositionSkippingStore implements KeyValueStore<Bytes, byte[]>
 
             @Override
             public KeyValueStore<Bytes, byte[]> get() {
-                return new PositionSkippingStore(supplier.get());
+                return new PositionSkippingStore(supplier.get(), staleRows);
             }
 
             @Override
@@ -72,7 +86,7 @@ public final class PositionSkippingStore implements KeyValueStore<Bytes, byte[]>
     public void init(StateStoreContext context, StateStore root) {
         vectors = StreamsConfig.InternalConfig.getBoolean(context.appConfigs(),
                 StreamsConfig.InternalConfig.IQ_CONSISTENCY_OFFSET_VECTOR_ENABLED, false);
-        inner.init(context, root);
+        inner.init(staleRows == null ? context : StaleRowRestore.context(context, inner, staleRows), root);
     }
 
     @Override
