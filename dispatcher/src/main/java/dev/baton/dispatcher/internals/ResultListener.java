@@ -22,6 +22,7 @@ import org.apache.kafka.clients.consumer.CloseOptions;
 import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.RetriableException;
@@ -123,6 +124,10 @@ public final class ResultListener implements Runnable, AutoCloseable {
         try {
             long position = reader.position(KeyedPartitionReader.Start.COMMITTED, Duration.ofSeconds(30));
             log.debug("client {} reads results from {} at offset {}", clientId, partition, position);
+            // Committed before any dispatch can be sent: a new client id has no committed offset, and one killed before its
+            // first outcome arrived left none, so its successor started at the end and never saw the outcomes written
+            // meanwhile (adv23c, Adv23cClientCrashIT). Re-committing a position read from the committed offset changes nothing.
+            consumer.commitSync(Map.of(partition, new OffsetAndMetadata(position)), Duration.ofSeconds(30));
             positioned.countDown();
             long lastCommit = System.nanoTime();
             boolean uncommitted = false;
