@@ -29,6 +29,35 @@ function requireId(what, value, { empty = false } = {}) {
   }
 }
 
+/** Section 5's bounds, as the Java client's ActivityRequest checks them. */
+const QUEUE = /^[A-Za-z0-9_-]{1,100}$/;
+const ACTIVITY_TYPE = /^[A-Za-z0-9_.$-]{1,200}$/;
+/** The streams app's default max.payload.bytes (512 KiB), which the Java client enforces too. */
+const MAX_PAYLOAD_BYTES = 524_288;
+
+/**
+ * DESIGN section 6: bad input fails fast naming the constraint and the value, and nothing reaches the
+ * topic (adv23c: attempt 0, a queue nobody can serve or an oversized input used to be sent).
+ */
+function requireRequest({ queue, activityType, attempt, input, node }, maxPayloadBytes) {
+  if (!Number.isSafeInteger(attempt) || attempt < 1 || attempt > 2147483647) {
+    throw new Error(`attempt must be an integer >= 1, was ${attempt}`);
+  }
+  if (typeof queue !== 'string' || !QUEUE.test(queue)) {
+    throw new Error(`queue must match ${QUEUE.source}, was '${queue}'`);
+  }
+  if (typeof activityType !== 'string' || !ACTIVITY_TYPE.test(activityType)) {
+    throw new Error(`activityType must match ${ACTIVITY_TYPE.source}, was '${activityType}'`);
+  }
+  if (node != null && (typeof node !== 'string' || !QUEUE.test(node))) {
+    throw new Error(`node must match ${QUEUE.source}, was '${node}'`);
+  }
+  const size = Buffer.byteLength(input === undefined ? '' : input);
+  if (size > maxPayloadBytes) {
+    throw new Error(`input must be <= max.payload.bytes ${maxPayloadBytes}, was ${size}`);
+  }
+}
+
 /** Section 4: each part with % then / percent-encoded, joined by /. */
 function siteKey(site) {
   requireId('site.namespace', site.namespace);
@@ -52,8 +81,9 @@ function producer(kafka, options = {}) {
 
 /** Sends activities to baton.dispatch and resolves each with its Outcome from baton.results. */
 class Dispatcher {
-  constructor({ kafka, registry, types, clientId }) {
+  constructor({ kafka, registry, types, clientId, maxPayloadBytes = MAX_PAYLOAD_BYTES }) {
     this.kafka = kafka;
+    this.maxPayloadBytes = maxPayloadBytes;
     this.types = types;
     requireId('clientId', clientId);
     this.clientId = clientId;
@@ -90,6 +120,7 @@ class Dispatcher {
   async dispatch({ site, queue, activityType, input, contentType = 'application/json', attempt = 1, runId = '' }) {
     requireId('runId', runId, { empty: true });
     requireId('contentType', contentType);
+    requireRequest({ queue, activityType, attempt, input }, this.maxPayloadBytes);
     const requestId = crypto.randomUUID();
     const key = siteKey(site);
     const command = {
@@ -101,8 +132,13 @@ class Dispatcher {
       retryPolicy: null, timeouts: null, requestedAtMillis: Date.now(),
     };
     const answered = new Promise((resolve) => this.pending.set(requestId, resolve));
-    const value = await this.serde.encode(TOPICS.dispatch, this.types.DispatchCommand, command);
-    await this.producer.send({ topic: TOPICS.dispatch, acks: -1, messages: [{ key, value }] });
+    try {
+      const value = await this.serde.encode(TOPICS.dispatch, this.types.DispatchCommand, command);
+      await this.producer.send({ topic: TOPICS.dispatch, acks: -1, messages: [{ key, value }] });
+    } catch (e) {
+      this.pending.delete(requestId); // the caller gets the error; nothing would ever resolve the entry
+      throw e;
+    }
     return answered;
   }
 
