@@ -81,8 +81,16 @@ function producer(kafka, options = {}) {
 
 /** Sends activities to baton.dispatch and resolves each with its Outcome from baton.results. */
 class Dispatcher {
-  constructor({ kafka, registry, types, clientId, maxPayloadBytes = MAX_PAYLOAD_BYTES }) {
+  /**
+   * `unmatched(outcome)` receives the results addressed to this client that answer no waiting request: requests sent
+   * before a restart, fire-and-forget sends, relays flagged `unmatched` (the outbox), as the Java client's
+   * UnmatchedResultHandler does. An identical copy of an outcome delivered already is dropped.
+   */
+  constructor({ kafka, registry, types, clientId, maxPayloadBytes = MAX_PAYLOAD_BYTES, unmatched = () => {} }) {
     this.kafka = kafka;
+    this.unmatched = unmatched;
+    /** requestId -> identity of the outcome delivered for it, the oldest forgotten first (Java's DeliveredOutcomes). */
+    this.delivered = new Map();
     this.maxPayloadBytes = maxPayloadBytes;
     this.types = types;
     requireId('clientId', clientId);
@@ -109,11 +117,36 @@ class Dispatcher {
       return;
     }
     const outcome = await this.serde.decode(message.value, this.types.Outcome);
-    const waiting = this.pending.get(outcome.requestId);
+    if (!outcome.unmatched && this.isCopy(outcome)) {
+      return; // delivered already (section 9: at-least-once may repeat an outcome)
+    }
+    const waiting = outcome.unmatched ? undefined : this.pending.get(outcome.requestId);
     if (waiting) {
       this.pending.delete(outcome.requestId);
       waiting(outcome);
+      return;
     }
+    try {
+      this.unmatched(outcome);
+    } catch (e) {
+      console.error(`client ${this.clientId}: the unmatched handler threw on request ${outcome.requestId}: ${e}`);
+    }
+  }
+
+  /** Whether an identical outcome (site, attempt, status, reason, output) was delivered for this request id; records it if not. */
+  isCopy(outcome) {
+    const s = outcome.site;
+    const identity = JSON.stringify([s.namespace, s.workflowId, s.activityId, outcome.attempt, outcome.status, outcome.reason,
+      outcome.output ? crypto.createHash('sha256').update(outcome.output.data).digest('hex') : null]);
+    const previous = this.delivered.get(outcome.requestId);
+    if (previous !== undefined) {
+      return previous === identity; // a different outcome is no copy: the handler sees it
+    }
+    this.delivered.set(outcome.requestId, identity);
+    if (this.delivered.size > 65536) {
+      this.delivered.delete(this.delivered.keys().next().value);
+    }
+    return false;
   }
 
   /** Section 5. Resolves with the Outcome record (status COMPLETED with output, or FAILED with reason). */
