@@ -1,6 +1,7 @@
 package dev.baton.dispatcher.internals;
 
 import java.time.Duration;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -24,6 +25,7 @@ import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.common.PartitionInfo;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.RetriableException;
 import org.apache.kafka.common.errors.WakeupException;
@@ -122,6 +124,7 @@ public final class ResultListener implements Runnable, AutoCloseable {
     @Override
     public void run() {
         try {
+            startFromBeginningIfMoved();
             long position = reader.position(KeyedPartitionReader.Start.COMMITTED, Duration.ofSeconds(30));
             log.debug("client {} reads results from {} at offset {}", clientId, partition, position);
             // Committed before any dispatch can be sent: a new client id has no committed offset, and one killed before its
@@ -162,6 +165,31 @@ public final class ResultListener implements Runnable, AutoCloseable {
             positioned.countDown(); // after stopOn(): a start still waiting learns why
             consumer.close(CloseOptions.timeout(Duration.ofSeconds(5)));
             stopped.countDown();
+        }
+    }
+
+    /**
+     * A group with a committed position on another partition of {@code baton.results} but none on this one read its
+     * results elsewhere before: the topic's partition count changed, and results keyed by this client id now land here.
+     * Everything on this partition written since is this client's business, so it reads it from its start; at the end
+     * (the default for a new client id) it lost the outcomes written while it was down (adv23c, Adv23cResultsPartitionsIT).
+     */
+    private void startFromBeginningIfMoved() {
+        List<PartitionInfo> infos = consumer.partitionsFor(partition.topic(), Duration.ofSeconds(30));
+        if (infos == null || infos.size() < 2) {
+            return;
+        }
+        Set<TopicPartition> all = new HashSet<>();
+        infos.forEach(i -> all.add(new TopicPartition(i.topic(), i.partition())));
+        Map<TopicPartition, OffsetAndMetadata> committed = consumer.committed(all, Duration.ofSeconds(30));
+        if (committed == null || committed.get(partition) != null) {
+            return;
+        }
+        List<Integer> elsewhere = committed.entrySet().stream().filter(e -> e.getValue() != null).map(e -> e.getKey().partition()).sorted().toList();
+        if (!elsewhere.isEmpty()) {
+            log.warn("client {}: no results position on {} but one on partition(s) {} of {}: its partition count changed since this "
+                    + "client id last read it; reading {} from its start", clientId, partition, elsewhere, partition.topic(), partition);
+            consumer.seekToBeginning(List.of(partition));
         }
     }
 
