@@ -43,7 +43,8 @@ class Adv23cResultsPartitionsIT {
 
     @BeforeAll
     static void start() {
-        cluster = LocalCluster.start(3, List.of("adv23c-parts"));
+        // the streams app's producer learns a new partition count within half a second, not metadata.max.age.ms's 5 minutes
+        cluster = LocalCluster.start(3, List.of("adv23c-parts"), Map.of("producer.metadata.max.age.ms", 500));
     }
 
     @AfterAll
@@ -69,6 +70,41 @@ class Adv23cResultsPartitionsIT {
         try (DispatchClient restarted = cluster.client(client, seen::add)) {
             await().atMost(Duration.ofSeconds(30)).untilAsserted(() ->
                     assertThat(seen).extracting(ActivityOutcome::requestId).contains("req-after-resize"));
+        }
+    }
+
+    /**
+     * The partitions grow while the client runs: once the streams app writes to the new partition, a client still reading
+     * the old one never sees its outcomes. It must not leave its caller waiting for good: it stops its listener (the
+     * futures fail, saying why), and a client restarted under its id receives the outcome.
+     */
+    @Test
+    void shouldNotLeaveALiveClientWaitingWhenItsResultsMove() throws Exception {
+        int before;
+        try (Admin admin = Admin.create(cluster.clientConfig())) {
+            before = admin.describeTopics(List.of(BatonTopics.RESULTS)).allTopicNames().get().get(BatonTopics.RESULTS).partitions().size();
+        }
+        int after = before + 2;
+        String client = clientIdMovedBy(before, after);
+        List<ActivityOutcome> seen = new CopyOnWriteArrayList<>();
+        java.util.concurrent.CompletableFuture<ActivityOutcome> future;
+        try (DispatchClient live = cluster.client(client, seen::add, Map.of("metadata.max.age.ms", 500))) {
+            future = live.dispatch(dev.baton.dispatcher.ActivityRequest.builder().site("adv23c", "wf-live-resize", "1")
+                    .queue("adv23c-parts").activityType("echo").input("moved".getBytes(UTF_8), "text/plain").build());
+            try (Admin admin = Admin.create(cluster.clientConfig())) {
+                admin.createPartitions(Map.of(BatonTopics.RESULTS, NewPartitions.increaseTo(after))).all().get(30, TimeUnit.SECONDS);
+            }
+            cluster.worker(dev.baton.worker.WorkerOptions.builder().workerId("adv23c-resize-echo").queues("adv23c-parts")
+                    .handler("echo", (ctx, input) -> input));
+            await("the live client's caller is answered or told").atMost(Duration.ofSeconds(60)).until(future::isDone);
+        }
+        if (future.isCompletedExceptionally()) {
+            assertThat(future).failsWithin(Duration.ZERO).withThrowableThat().havingCause()
+                    .isInstanceOf(dev.baton.dispatcher.ResultListenerStoppedException.class).withMessageContaining("partitions");
+            try (DispatchClient restarted = cluster.client(client, seen::add)) {
+                await().atMost(Duration.ofSeconds(30)).untilAsserted(() ->
+                        assertThat(seen).anyMatch(o -> o.site().workflowId().equals("wf-live-resize") && o.completed()));
+            }
         }
     }
 

@@ -63,6 +63,10 @@ public final class ResultListener implements Runnable, AutoCloseable {
     private final CountDownLatch stopped = new CountDownLatch(1);
     private volatile boolean running = true;
     private volatile Throwable stoppedBy;
+    /** How often the partition count of {@code baton.results} is compared with the one this listener started with. */
+    static final Duration PARTITIONS_CHECK_EVERY = Duration.ofSeconds(1);
+    /** The partition count of {@code baton.results} when this listener chose its partition; 0 when unknown. */
+    private int partitionCount;
     /** When a paused read of a result that failed retriably resumes (System.nanoTime), 0 when not paused. */
     private long resumeAtNanos;
 
@@ -133,9 +137,14 @@ public final class ResultListener implements Runnable, AutoCloseable {
             consumer.commitSync(Map.of(partition, new OffsetAndMetadata(position)), Duration.ofSeconds(30));
             positioned.countDown();
             long lastCommit = System.nanoTime();
+            long lastPartitionsCheck = System.nanoTime();
             boolean uncommitted = false;
             while (running) {
                 resumeAfterBackoff();
+                if (System.nanoTime() - lastPartitionsCheck >= PARTITIONS_CHECK_EVERY.toNanos()) {
+                    requireSamePartitionCount();
+                    lastPartitionsCheck = System.nanoTime();
+                }
                 boolean any = false;
                 for (ConsumerRecord<byte[], byte[]> r : reader.poll(Duration.ofMillis(100))) {
                     try {
@@ -176,6 +185,7 @@ public final class ResultListener implements Runnable, AutoCloseable {
      */
     private void startFromBeginningIfMoved() {
         List<PartitionInfo> infos = consumer.partitionsFor(partition.topic(), Duration.ofSeconds(30));
+        partitionCount = infos == null ? 0 : infos.size();
         if (infos == null || infos.size() < 2) {
             return;
         }
@@ -190,6 +200,26 @@ public final class ResultListener implements Runnable, AutoCloseable {
             log.warn("client {}: no results position on {} but one on partition(s) {} of {}: its partition count changed since this "
                     + "client id last read it; reading {} from its start", clientId, partition, elsewhere, partition.topic(), partition);
             consumer.seekToBeginning(List.of(partition));
+        }
+    }
+
+    /**
+     * Once {@code baton.results} has another partition count, results keyed by this client id go to another partition as
+     * soon as the streams app's producer learns it: this listener would wait on the old one for good. It stops instead,
+     * failing every waiting future with the reason; a client started again under this id reads the new partition from its
+     * start (above). Reads the consumer's metadata, refreshed every {@code metadata.max.age.ms}: no request per check.
+     */
+    private void requireSamePartitionCount() {
+        if (partitionCount == 0) {
+            return;
+        }
+        List<PartitionInfo> now = consumer.partitionsFor(partition.topic(), Duration.ofSeconds(5));
+        if (now != null && !now.isEmpty() && now.size() != partitionCount) {
+            consumer.commitSync(Duration.ofSeconds(5)); // what was handled on the old partition is not handed again
+            throw new IllegalStateException(partition.topic() + " now has " + now.size() + " partitions, not " + partitionCount
+                    + ": results for client " + clientId + " go to partition " + BatonTopics.keyPartition(clientId, now.size())
+                    + ", not " + partition.partition() + "; create the client again to read them (its waiting dispatches' outcomes "
+                    + "reach its UnmatchedResultHandler)");
         }
     }
 
