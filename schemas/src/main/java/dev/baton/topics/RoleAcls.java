@@ -45,6 +45,11 @@ public final class RoleAcls {
         if (principal == null || !principal.matches("[A-Za-z]+:.+")) {
             throw new IllegalArgumentException("principal must look like User:<name>, was '" + principal + "'");
         }
+        if (principal.endsWith(":*")) {
+            // Kafka's wildcard principal: every client, ANONYMOUS included; a role given to it undoes DESIGN §10 (adv23c)
+            throw new IllegalArgumentException("principal must name one principal, was '" + principal
+                    + "', Kafka's wildcard for every principal (ANONYMOUS included)");
+        }
         this.principal = principal;
     }
 
