@@ -151,6 +151,9 @@ class Dispatcher {
 
   /** Section 5. Resolves with the Outcome record (status COMPLETED with output, or FAILED with reason). */
   async dispatch({ site, queue, activityType, input, contentType = 'application/json', attempt = 1, runId = '' }) {
+    if (this.closed) {
+      throw new Error(`client ${this.clientId} is closed`);
+    }
     requireId('runId', runId, { empty: true });
     requireId('contentType', contentType);
     requireRequest({ queue, activityType, attempt, input }, this.maxPayloadBytes);
@@ -164,7 +167,10 @@ class Dispatcher {
       input: { data: Buffer.from(input), contentType },
       retryPolicy: null, timeouts: null, requestedAtMillis: Date.now(),
     };
-    const answered = new Promise((resolve) => this.pending.set(requestId, resolve));
+    const answered = new Promise((resolve, reject) => {
+      resolve.reject = reject; // close() fails what still waits
+      this.pending.set(requestId, resolve);
+    });
     try {
       const value = await this.serde.encode(TOPICS.dispatch, this.types.DispatchCommand, command);
       await this.producer.send({ topic: TOPICS.dispatch, acks: -1, messages: [{ key, value }] });
@@ -188,9 +194,21 @@ class Dispatcher {
     await this.producer.send({ topic: TOPICS.dispatch, acks: -1, messages: [{ key: siteKey(site), value }] });
   }
 
+  /**
+   * Stops reading results and fails every dispatch still waiting, as the Java client does: the activities keep running,
+   * and their outcomes reach the `unmatched` handler of the next client with this id.
+   */
   async close() {
+    this.closed = true;
     await this.consumer.disconnect();
     await this.producer.disconnect();
+    for (const [requestId, waiting] of this.pending) {
+      if (waiting.reject) {
+        waiting.reject(new Error(`client ${this.clientId} closed before the outcome of request ${requestId} arrived; `
+          + 'it will reach the unmatched handler of the next client with this id'));
+      }
+    }
+    this.pending.clear();
   }
 }
 
