@@ -204,8 +204,8 @@ public final class ResultListener implements Runnable, AutoCloseable {
     }
 
     /**
-     * Once {@code baton.results} has another partition count, results keyed by this client id go to another partition as
-     * soon as the streams app's producer learns it: this listener would wait on the old one for good. It stops instead,
+     * Once {@code baton.results} has another partition count that maps this client id elsewhere, its results go to the
+     * other partition as soon as the streams app's producer learns it: this listener would wait on the old one for good. It stops instead,
      * failing every waiting future with the reason; a client started again under this id reads the new partition from its
      * start (above). Reads the consumer's metadata, refreshed every {@code metadata.max.age.ms}: no request per check.
      */
@@ -214,13 +214,18 @@ public final class ResultListener implements Runnable, AutoCloseable {
             return;
         }
         List<PartitionInfo> now = consumer.partitionsFor(partition.topic(), Duration.ofSeconds(5));
-        if (now != null && !now.isEmpty() && now.size() != partitionCount) {
-            consumer.commitSync(Duration.ofSeconds(5)); // what was handled on the old partition is not handed again
-            throw new IllegalStateException(partition.topic() + " now has " + now.size() + " partitions, not " + partitionCount
-                    + ": results for client " + clientId + " go to partition " + BatonTopics.keyPartition(clientId, now.size())
-                    + ", not " + partition.partition() + "; create the client again to read them (its waiting dispatches' outcomes "
-                    + "reach its UnmatchedResultHandler)");
+        if (now == null || now.isEmpty() || now.size() == partitionCount) {
+            return;
         }
+        if (BatonTopics.keyPartition(clientId, now.size()) == partition.partition()) {
+            partitionCount = now.size(); // this id's results stay where they were: nothing to do
+            return;
+        }
+        consumer.commitSync(Duration.ofSeconds(5)); // what was handled on the old partition is not handed again
+        throw new IllegalStateException(partition.topic() + " now has " + now.size() + " partitions, not " + partitionCount
+                + ": results for client " + clientId + " go to partition " + BatonTopics.keyPartition(clientId, now.size())
+                + ", not " + partition.partition() + "; create the client again to read them (its waiting dispatches' outcomes "
+                + "reach its UnmatchedResultHandler)");
     }
 
     /**
