@@ -29,6 +29,35 @@ function requireId(what, value, { empty = false } = {}) {
   }
 }
 
+/** Section 5's bounds, as the Java client's ActivityRequest checks them. */
+const QUEUE = /^[A-Za-z0-9_-]{1,100}$/;
+const ACTIVITY_TYPE = /^[A-Za-z0-9_.$-]{1,200}$/;
+/** The streams app's default max.payload.bytes (512 KiB), which the Java client enforces too. */
+const MAX_PAYLOAD_BYTES = 524_288;
+
+/**
+ * DESIGN section 6: bad input fails fast naming the constraint and the value, and nothing reaches the
+ * topic (adv23c: attempt 0, a queue nobody can serve or an oversized input used to be sent).
+ */
+function requireRequest({ queue, activityType, attempt, input, node }, maxPayloadBytes) {
+  if (!Number.isSafeInteger(attempt) || attempt < 1 || attempt > 2147483647) {
+    throw new Error(`attempt must be an integer >= 1, was ${attempt}`);
+  }
+  if (typeof queue !== 'string' || !QUEUE.test(queue)) {
+    throw new Error(`queue must match ${QUEUE.source}, was '${queue}'`);
+  }
+  if (typeof activityType !== 'string' || !ACTIVITY_TYPE.test(activityType)) {
+    throw new Error(`activityType must match ${ACTIVITY_TYPE.source}, was '${activityType}'`);
+  }
+  if (node != null && (typeof node !== 'string' || !QUEUE.test(node))) {
+    throw new Error(`node must match ${QUEUE.source}, was '${node}'`);
+  }
+  const size = Buffer.byteLength(input === undefined ? '' : input);
+  if (size > maxPayloadBytes) {
+    throw new Error(`input must be <= max.payload.bytes ${maxPayloadBytes}, was ${size}`);
+  }
+}
+
 /** Section 4: each part with % then / percent-encoded, joined by /. */
 function siteKey(site) {
   requireId('site.namespace', site.namespace);
@@ -52,8 +81,17 @@ function producer(kafka, options = {}) {
 
 /** Sends activities to baton.dispatch and resolves each with its Outcome from baton.results. */
 class Dispatcher {
-  constructor({ kafka, registry, types, clientId }) {
+  /**
+   * `unmatched(outcome)` receives the results addressed to this client that answer no waiting request: requests sent
+   * before a restart, fire-and-forget sends, relays flagged `unmatched` (the outbox), as the Java client's
+   * UnmatchedResultHandler does. An identical copy of an outcome delivered already is dropped.
+   */
+  constructor({ kafka, registry, types, clientId, maxPayloadBytes = MAX_PAYLOAD_BYTES, unmatched = () => {} }) {
     this.kafka = kafka;
+    this.unmatched = unmatched;
+    /** requestId -> identity of the outcome delivered for it, the oldest forgotten first (Java's DeliveredOutcomes). */
+    this.delivered = new Map();
+    this.maxPayloadBytes = maxPayloadBytes;
     this.types = types;
     requireId('clientId', clientId);
     this.clientId = clientId;
@@ -79,17 +117,46 @@ class Dispatcher {
       return;
     }
     const outcome = await this.serde.decode(message.value, this.types.Outcome);
-    const waiting = this.pending.get(outcome.requestId);
+    if (!outcome.unmatched && this.isCopy(outcome)) {
+      return; // delivered already (section 9: at-least-once may repeat an outcome)
+    }
+    const waiting = outcome.unmatched ? undefined : this.pending.get(outcome.requestId);
     if (waiting) {
       this.pending.delete(outcome.requestId);
       waiting(outcome);
+      return;
     }
+    try {
+      this.unmatched(outcome);
+    } catch (e) {
+      console.error(`client ${this.clientId}: the unmatched handler threw on request ${outcome.requestId}: ${e}`);
+    }
+  }
+
+  /** Whether an identical outcome (site, attempt, status, reason, output) was delivered for this request id; records it if not. */
+  isCopy(outcome) {
+    const s = outcome.site;
+    const identity = JSON.stringify([s.namespace, s.workflowId, s.activityId, outcome.attempt, outcome.status, outcome.reason,
+      outcome.output ? crypto.createHash('sha256').update(outcome.output.data).digest('hex') : null]);
+    const previous = this.delivered.get(outcome.requestId);
+    if (previous !== undefined) {
+      return previous === identity; // a different outcome is no copy: the handler sees it
+    }
+    this.delivered.set(outcome.requestId, identity);
+    if (this.delivered.size > 65536) {
+      this.delivered.delete(this.delivered.keys().next().value);
+    }
+    return false;
   }
 
   /** Section 5. Resolves with the Outcome record (status COMPLETED with output, or FAILED with reason). */
   async dispatch({ site, queue, activityType, input, contentType = 'application/json', attempt = 1, runId = '' }) {
+    if (this.closed) {
+      throw new Error(`client ${this.clientId} is closed`);
+    }
     requireId('runId', runId, { empty: true });
     requireId('contentType', contentType);
+    requireRequest({ queue, activityType, attempt, input }, this.maxPayloadBytes);
     const requestId = crypto.randomUUID();
     const key = siteKey(site);
     const command = {
@@ -100,9 +167,17 @@ class Dispatcher {
       input: { data: Buffer.from(input), contentType },
       retryPolicy: null, timeouts: null, requestedAtMillis: Date.now(),
     };
-    const answered = new Promise((resolve) => this.pending.set(requestId, resolve));
-    const value = await this.serde.encode(TOPICS.dispatch, this.types.DispatchCommand, command);
-    await this.producer.send({ topic: TOPICS.dispatch, acks: -1, messages: [{ key, value }] });
+    const answered = new Promise((resolve, reject) => {
+      resolve.reject = reject; // close() fails what still waits
+      this.pending.set(requestId, resolve);
+    });
+    try {
+      const value = await this.serde.encode(TOPICS.dispatch, this.types.DispatchCommand, command);
+      await this.producer.send({ topic: TOPICS.dispatch, acks: -1, messages: [{ key, value }] });
+    } catch (e) {
+      this.pending.delete(requestId); // the caller gets the error; nothing would ever resolve the entry
+      throw e;
+    }
     return answered;
   }
 
@@ -119,9 +194,21 @@ class Dispatcher {
     await this.producer.send({ topic: TOPICS.dispatch, acks: -1, messages: [{ key: siteKey(site), value }] });
   }
 
+  /**
+   * Stops reading results and fails every dispatch still waiting, as the Java client does: the activities keep running,
+   * and their outcomes reach the `unmatched` handler of the next client with this id.
+   */
   async close() {
+    this.closed = true;
     await this.consumer.disconnect();
     await this.producer.disconnect();
+    for (const [requestId, waiting] of this.pending) {
+      if (waiting.reject) {
+        waiting.reject(new Error(`client ${this.clientId} closed before the outcome of request ${requestId} arrived; `
+          + 'it will reach the unmatched handler of the next client with this id'));
+      }
+    }
+    this.pending.clear();
   }
 }
 

@@ -36,6 +36,10 @@ public final class AclCommand {
         @Option(names = "--queue", description = "For workers: a queue it serves (repeatable)")
         List<String> queues = new ArrayList<>();
 
+        @Option(names = "--client-id", description = "For dispatchers: a baton.client.id it uses (repeatable); it may keep "
+                + "the results position of these clients only")
+        List<String> clientIds = new ArrayList<>();
+
         @Option(names = "--application-id", defaultValue = "baton-streams",
                 description = "For the streams app: its application.id (default ${DEFAULT-VALUE})")
         String applicationId;
@@ -45,7 +49,13 @@ public final class AclCommand {
 
         @Override
         public Integer call() throws InterruptedException {
-            List<AclBinding> bindings = RoleAcls.of(Role.parse(role), principal, queues, applicationId);
+            List<AclBinding> bindings;
+            try {
+                bindings = RoleAcls.of(Role.parse(role), principal, queues, applicationId, clientIds);
+            } catch (IllegalArgumentException e) {
+                System.err.println(e.getMessage()); // bad input: the message names the constraint and the value
+                return 2;
+            }
             bindings.forEach(b -> System.out.println(describe(b)));
             if (dryRun) {
                 System.out.printf("%d bindings for %s as %s (dry run, nothing written)%n", bindings.size(), principal, role);

@@ -10,7 +10,11 @@ import java.util.TreeSet;
 import java.util.regex.Pattern;
 
 import dev.baton.cli.options.ClientOptions;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.common.config.ConfigDef;
+import org.apache.kafka.streams.StreamsConfig;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -27,7 +31,15 @@ final class ConfigAudit {
     private static final Logger log = LoggerFactory.getLogger(ConfigAudit.class);
 
     /** Names whose values are secrets even when no ConfigDef says PASSWORD (client security settings passed through). */
-    private static final Pattern SECRET = Pattern.compile("(?i).*(password|secret|jaas\\.config|token|credential|api\\.key).*");
+    private static final Pattern SECRET = Pattern.compile(
+            "(?i).*(password|passphrase|secret|jaas\\.config|token|credential|api\\.key|user\\.info|private\\.key).*");
+
+    /**
+     * The Kafka clients' and Streams' own definitions: a key they type PASSWORD ({@code ssl.keystore.key}, an inline PEM
+     * private key; {@code ssl.truststore.certificates}) is a secret whatever its name says (adv23c).
+     */
+    private static final List<ConfigDef> KAFKA_DEFINITIONS = List.of(ProducerConfig.configDef(), ConsumerConfig.configDef(),
+            AdminClientConfig.configDef(), StreamsConfig.configDef());
 
     private ConfigAudit() {
     }
@@ -63,7 +75,26 @@ final class ConfigAudit {
 
     private static boolean isSecret(String key, ProcessKeys process) {
         ConfigDef.ConfigKey defined = process.definition(key);
-        return defined != null && defined.type == ConfigDef.Type.PASSWORD || SECRET.matcher(key).matches();
+        return defined != null && defined.type == ConfigDef.Type.PASSWORD || SECRET.matcher(key).matches() || kafkaPassword(key);
+    }
+
+    /** Whether Kafka types {@code key} (or what follows a prefix such as {@code producer.} or {@code main.consumer.}) PASSWORD. */
+    private static boolean kafkaPassword(String key) {
+        String name = key;
+        while (true) {
+            for (ConfigDef def : KAFKA_DEFINITIONS) {
+                ConfigDef.ConfigKey k = def.configKeys().get(name);
+                if (k != null && k.type == ConfigDef.Type.PASSWORD) {
+                    return true;
+                }
+            }
+            int dot = name.indexOf('.');
+            if (dot < 0) {
+                break;
+            }
+            name = name.substring(dot + 1);
+        }
+        return false;
     }
 
     static String closest(String key, Set<String> known) {

@@ -37,6 +37,8 @@ public final class ConfigCommand {
                 });
                 out.println();
             });
+            out.println(ProcessKeys.REGISTRY_BASIC_AUTH + " (every process): user:password for an http(s):// schema.registry.url "
+                    + "(logged as [hidden]).");
             out.println("Every other key passes through to the Kafka clients (security, timeouts) or to Kafka Streams; a key no process "
                     + "knows is warned about at start, naming the closest known key.");
             out.println();

@@ -28,6 +28,9 @@ enum ProcessKeys {
     DISPATCHER("dispatcher", DispatchClientConfig.CONFIG, false, List.of()),
     ENGINE_NODE("engine-node", WorkerConfig.CONFIG, false, List.of());
 
+    /** The {@code user:password} of an http(s):// schema registry (ConfluentRestSchemaRegistry). */
+    static final String REGISTRY_BASIC_AUTH = "basic.auth.user.info";
+
     private final String processName;
     private final ConfigDef own;
     private final Set<String> names = new HashSet<>();
@@ -41,6 +44,9 @@ enum ProcessKeys {
         names.addAll(ProducerConfig.configNames());
         names.addAll(ConsumerConfig.configNames());
         names.addAll(AdminClientConfig.configNames());
+        // read by every process's schema registry client for an http(s):// registry (SchemaRegistry.forUrl), not by Kafka:
+        // warned as unknown, an operator following the advice removed the registry's credentials (adv23c)
+        names.add(REGISTRY_BASIC_AUTH);
         if (streams) {
             names.addAll(StreamsConfig.configDef().names());
         }

@@ -79,7 +79,7 @@ class SecurityIT {
             admin.alterUserScramCredentials(users).all().get(30, TimeUnit.SECONDS);
         }
         adminProperties = write(dir.resolve("admin.properties"), kafka.adminConfig());
-        apply("--role", "dispatcher", "--principal", "User:dispatcher");
+        apply("--role", "dispatcher", "--principal", "User:dispatcher", "--client-id", "secure-client");
         apply("--role", "worker", "--principal", "User:worker-a", "--queue", "a");
         apply("--role", "streams-app", "--principal", "User:streams");
         apply("--role", "engine", "--principal", "User:engine");

@@ -45,13 +45,22 @@ public final class RoleAcls {
         if (principal == null || !principal.matches("[A-Za-z]+:.+")) {
             throw new IllegalArgumentException("principal must look like User:<name>, was '" + principal + "'");
         }
+        if (principal.endsWith(":*")) {
+            // Kafka's wildcard principal: every client, ANONYMOUS included; a role given to it undoes DESIGN §10 (adv23c)
+            throw new IllegalArgumentException("principal must name one principal, was '" + principal
+                    + "', Kafka's wildcard for every principal (ANONYMOUS included)");
+        }
         this.principal = principal;
     }
 
-    /** The bindings of {@code role} for {@code principal}; {@code queues} for workers, {@code applicationId} for the streams app. */
-    public static List<AclBinding> of(Role role, String principal, Collection<String> queues, String applicationId) {
+    /**
+     * The bindings of {@code role} for {@code principal}; {@code queues} for workers, {@code applicationId} for the streams app,
+     * {@code clientIds} for dispatchers.
+     */
+    public static List<AclBinding> of(Role role, String principal, Collection<String> queues, String applicationId,
+                                      Collection<String> clientIds) {
         return switch (role) {
-            case DISPATCHER -> dispatcher(principal);
+            case DISPATCHER -> dispatcher(principal, clientIds);
             case WORKER -> worker(principal, queues);
             case STREAMS_APP -> streamsApp(principal, applicationId);
             case ENGINE -> engine(principal);
@@ -59,14 +68,27 @@ public final class RoleAcls {
         };
     }
 
-    /** Writes dispatch commands; reads results under its own {@code baton-dispatcher-*} group. */
-    public static List<AclBinding> dispatcher(String principal) {
-        return new RoleAcls(principal)
+    /**
+     * Writes dispatch commands; reads results under the groups of the client ids it names, {@code baton-dispatcher-<id>}
+     * each, and no other: READ on every {@code baton-dispatcher-*} group let one dispatcher commit another client's
+     * results position, so that client, restarted, resumed past its own outcomes (adv23c).
+     */
+    public static List<AclBinding> dispatcher(String principal, Collection<String> clientIds) {
+        if (clientIds == null || clientIds.isEmpty()) {
+            throw new IllegalArgumentException("a dispatcher's ACLs need at least one --client-id (its baton.client.id): "
+                    + "its results position is kept under group " + ClientIds.DISPATCHER_GROUP_PREFIX + "<client id>, "
+                    + "and no dispatcher may move another's");
+        }
+        RoleAcls acls = new RoleAcls(principal)
                 .topic(BatonTopics.DISPATCH, AclOperation.WRITE)
-                .topic(BatonTopics.RESULTS, AclOperation.READ)
-                .prefixed(ResourceType.GROUP, ClientIds.DISPATCHER_GROUP_PREFIX, AclOperation.READ)
-                .schemas()
-                .bindings;
+                .topic(BatonTopics.RESULTS, AclOperation.READ);
+        for (String clientId : clientIds) {
+            if (clientId == null || clientId.isEmpty() || clientId.length() > 256) {
+                throw new IllegalArgumentException("a client id must have 1 to 256 characters, was '" + clientId + "'");
+            }
+            acls.literal(ResourceType.GROUP, ClientIds.dispatcherGroup(clientId), AclOperation.READ);
+        }
+        return acls.schemas().bindings;
     }
 
     /**

@@ -64,6 +64,12 @@ public final class CancelCommand implements Callable<Integer> {
         String path = "/sites/" + URLEncoder.encode(key.asKey(), StandardCharsets.UTF_8);
         try {
             StreamsAppAddress.Answer before = streamsApp.get(path);
+            if (!before.ok() && before.status() != 404) {
+                // 503 (rebalancing, the owning instance unreachable) or any other error: whether the site is live is unknown,
+                // so nothing is sent, and it is an error, not "nothing live" (adv23c)
+                return answer(key, "unknown", "the streams app could not say whether the site is live (HTTP " + before.status() + ": "
+                        + before.error() + "); nothing was sent", null, 2);
+            }
             if (!before.ok() || "RESOLVED".equals(before.body().path("state").asText())) {
                 return answer(key, "nothing-live", before.ok() ? "the site is already resolved" : before.error(), before.body(), 1);
             }
