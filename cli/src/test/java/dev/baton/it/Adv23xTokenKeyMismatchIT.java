@@ -34,7 +34,6 @@ import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.TopicPartition;
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -53,28 +52,19 @@ import org.junit.jupiter.api.Test;
  *       derives another secret: the delivered completion is refused as forged, the task is published again under a new
  *       token, runs again, and the same request id is answered a second time, {@code completed "run-2"}.</li>
  * </ol>
- * The same test with one key for both instances (the control case) holds: B re-derives A's secret and the first run's
- * completion counts.
+ * The same test with one key for both instances (kept here) holds: B re-derives A's secret and the first run's completion
+ * counts. With two keys B now refuses to start (the instances compare a fingerprint of the key:
+ * {@code TokenKeyAgreementIT}), so the case with two keys, which failed as above before, is gone from this class.
  */
 class Adv23xTokenKeyMismatchIT {
 
     private static final String KEY_1 = "YWR2MjN4LXRva2VuLWtleS1vbmUtMzItYnl0ZXMtISE=";
-    private static final String KEY_2 = "YWR2MjN4LXRva2VuLWtleS10d28tMzItYnl0ZXMtISE=";
     private static final String APP_ID = "baton-streams";
     private static final String SITES_CHANGELOG = APP_ID + "-sites-changelog";
 
     @Test
     void oneKeyOnEveryInstanceKeepsOneOutcome() throws Exception {
         run(KEY_1, KEY_1);
-    }
-
-    @Test
-    @Disabled("adv23x: instances of one application id with different token.key values give a request id two distinct outcomes "
-            + "after a crash that lost a row's write (at-least-once); nothing compares the instances' keys. Not fixed: a check needs "
-            + "the instances to exchange a key fingerprint (group metadata or a shared record), and a rolling key rotation then "
-            + "needs its own procedure; see adversary/round23-streams-scaling.md")
-    void instancesWithDifferentKeysGiveOneRequestTwoOutcomes() throws Exception {
-        run(KEY_1, KEY_2);
     }
 
     private void run(String keyA, String keyB) throws Exception {

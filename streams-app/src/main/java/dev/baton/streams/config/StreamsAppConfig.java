@@ -142,6 +142,11 @@ public final class StreamsAppConfig extends AbstractConfig {
             + "dispatch re-creates the secret of tokens already delivered. Required with processing.guarantee=at_least_once; "
             + "without it sites get random secrets.";
 
+    public static final String TOKEN_KEY_ROTATE_CONFIG = "token.key.rotate";
+    private static final String TOKEN_KEY_ROTATE_DOC = "Make this instance's token.key the one every instance of the application id "
+            + "must use (the instances compare a fingerprint of it at start, in topic <application.id>-token-key, and one with "
+            + "another key refuses to start). Refused while any instance of the application id is running: stop them all first.";
+
     public static final ConfigDef CONFIG = new ConfigDef()
             .define(APPLICATION_ID_CONFIG, Type.STRING, "baton-streams", Importance.HIGH, APPLICATION_ID_DOC)
             .define(BOOTSTRAP_SERVERS_CONFIG, Type.STRING, "localhost:9092", Importance.HIGH, BOOTSTRAP_SERVERS_DOC)
@@ -178,7 +183,8 @@ public final class StreamsAppConfig extends AbstractConfig {
             .define(TRANSACTION_FENCE_AFTER_MS_CONFIG, Type.LONG, 3_000L, Range.atLeast(0), Importance.LOW, TRANSACTION_FENCE_AFTER_MS_DOC)
             .define(PROCESSING_GUARANTEE_CONFIG, Type.STRING, StreamsConfig.EXACTLY_ONCE_V2,
                     ConfigDef.ValidString.in(StreamsConfig.EXACTLY_ONCE_V2, StreamsConfig.AT_LEAST_ONCE), Importance.HIGH, PROCESSING_GUARANTEE_DOC)
-            .define(TOKEN_KEY_CONFIG, Type.PASSWORD, null, Importance.HIGH, TOKEN_KEY_DOC);
+            .define(TOKEN_KEY_CONFIG, Type.PASSWORD, null, Importance.HIGH, TOKEN_KEY_DOC)
+            .define(TOKEN_KEY_ROTATE_CONFIG, Type.BOOLEAN, false, Importance.LOW, TOKEN_KEY_ROTATE_DOC);
 
     /**
      * The longest a stream thread's poll waits for input when Kafka Streams' timer paces the commits:
@@ -235,6 +241,10 @@ public final class StreamsAppConfig extends AbstractConfig {
     public boolean sitesCached() {
         Object bytes = streamsProperties().get(StreamsConfig.STATESTORE_CACHE_MAX_BYTES_CONFIG);
         return !atLeastOnce() && Long.parseLong(String.valueOf(bytes).trim()) > 0;
+    }
+
+    public boolean tokenKeyRotate() {
+        return getBoolean(TOKEN_KEY_ROTATE_CONFIG);
     }
 
     /** The token key's bytes, or null when unset. */
