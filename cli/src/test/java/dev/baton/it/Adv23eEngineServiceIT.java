@@ -320,4 +320,41 @@ class Adv23eEngineServiceIT {
             assertThat(rows(first.get(180, TimeUnit.SECONDS))).isEqualTo(expected);
         }
     }
+
+    /**
+     * A nightly job over a topic that is deleted and written afresh before each run (an export, a reset): a long-running
+     * node's scans must count what the topic holds at the run, not records its fold fetched from the topic's earlier life.
+     */
+    @Test
+    void aJobOverATopicRecreatedUnderItsNameCountsWhatTheTopicHoldsNow() throws Exception {
+        String topic = "adv23e-nightly";
+        try (EngineNode node = EngineNode.start("nightly-node", cluster.clientConfig(), 1);
+             Admin admin = Admin.create(cluster.clientConfig())) {
+            for (int night = 1; night <= 5; night++) {
+                if (night > 1) {
+                    admin.deleteTopics(Set.of(topic)).all().get(30, TimeUnit.SECONDS);
+                    await().atMost(Duration.ofSeconds(60)).until(() -> !admin.listTopics().names().get().contains(topic));
+                }
+                long value = night * 1_000L;
+                await().atMost(Duration.ofSeconds(60)).ignoreExceptions().until(() -> {
+                    admin.createTopics(Set.of(new NewTopic(topic, 1, (short) 1))).all().get(30, TimeUnit.SECONDS);
+                    return true;
+                });
+                Map<String, Object> plain = new HashMap<>(cluster.clientConfig());
+                plain.put("max.in.flight.requests.per.connection", 1);
+                try (KafkaProducer<byte[], byte[]> p = new KafkaProducer<>(plain, new ByteArraySerializer(), new ByteArraySerializer())) {
+                    List<Future<?>> sends = new ArrayList<>();
+                    for (long i = 0; i < 3_000; i++) {
+                        sends.add(p.send(new ProducerRecord<>(topic, 0, bytes(i % 10), bytes(value))));
+                    }
+                    for (Future<?> f : sends) {
+                        f.get(30, TimeUnit.SECONDS);
+                    }
+                }
+                Map<Long, List<Long>> expected = plainFold(topic);
+                assertThat(expected.get(0L)).isEqualTo(List.of(300 * value, 300L));
+                assertThat(rows(job(Duration.ofMinutes(3)).run("nightly", topic, 1_000, 2))).as("night %d", night).isEqualTo(expected);
+            }
+        }
+    }
 }
