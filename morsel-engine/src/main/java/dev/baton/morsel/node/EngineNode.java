@@ -141,9 +141,14 @@ public final class EngineNode implements AutoCloseable {
         BooleanSupplier stopped = ctx::isCancelled;
         Map<Long, long[]> rows;
         try {
-            rows = withFold(fold -> fold.fold(List.of(split), HashMap<Long, long[]>::new,
-                    (acc, r) -> SumRows.add(acc, SumRows.keyOf(r), SumRows.valueOf(r), 1), SumRows::merge,
-                    stopped, () -> listener.morselScanned(nodeId, split, stopped)).value()); // a STOP ends it within the morsel being read
+            rows = withFold(fold -> {
+                // The fold's consumers are kept from step to step; what they fetched for an earlier step may be of a topic
+                // deleted and created again under its name since (a nightly export), at the offsets this split names.
+                fold.forgetFetched();
+                return fold.fold(List.of(split), HashMap<Long, long[]>::new,
+                        (acc, r) -> SumRows.add(acc, SumRows.keyOf(r), SumRows.valueOf(r), 1), SumRows::merge,
+                        stopped, () -> listener.morselScanned(nodeId, split, stopped)).value(); // a STOP ends it within the morsel being read
+            });
         } catch (RuntimeException e) {
             SumRows.NotARow notARow = SumRows.NotARow.in(e);
             if (notARow != null) { // the topic's bytes will not change: another attempt would fail the same way
