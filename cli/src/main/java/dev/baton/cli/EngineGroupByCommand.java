@@ -59,6 +59,13 @@ public final class EngineGroupByCommand implements Callable<Integer> {
         if (exchangePartitions < 1) {
             throw new IllegalArgumentException("--exchange-partitions must be >= 1, was " + exchangePartitions);
         }
+        // Checked before the job runs: found while printing, a bad --limit lost the answer of a job that had run to the end.
+        if (limit < 0) {
+            throw new IllegalArgumentException("--limit must be >= 0, was " + limit);
+        }
+        if (timeout.isZero() || timeout.isNegative()) {
+            throw new IllegalArgumentException("--timeout must be positive, was " + timeout);
+        }
         String id = job != null ? job : "group-by-" + UUID.randomUUID().toString().substring(0, 8);
         Map<String, Object> config = client.clientConfig();
         Map<String, Object> dispatcherConfig = new HashMap<>(config);

@@ -410,4 +410,35 @@ class Adv23eEngineServiceIT {
             }
         }
     }
+
+    /**
+     * Bad options of {@code engine-group-by} are refused before the job runs: {@code --limit -1} ran the whole job and
+     * then threw Stream.limit's "-1" while printing, the answer lost with the time spent; a timeout of zero or less
+     * dispatched every scan and then failed.
+     */
+    @Test
+    void badGroupByOptionsAreRefusedBeforeAnyStepRuns() throws Exception {
+        String topic = "adv23e-options";
+        plainRows(topic, 5_000, 1);
+        java.util.concurrent.atomic.AtomicInteger scans = new java.util.concurrent.atomic.AtomicInteger();
+        try (EngineNode node = EngineNode.start("options-node", cluster.clientConfig(), 1, (n, split, e) -> scans.incrementAndGet())) {
+            dev.baton.cli.CliRun limit = dev.baton.cli.CliRun.of("engine-group-by", "--bootstrap-servers", cluster.bootstrapServers(),
+                    "--topic", topic, "--job", "neg-limit", "--offsets-per-split", "1000", "--limit", "-1");
+            assertThat(limit.exit()).as(limit.output()).isNotZero();
+            assertThat(scans).as("scans run for a job whose answer could not be printed").hasValue(0);
+
+            for (String timeout : List.of("PT0S", "-PT5S")) {
+                dev.baton.cli.CliRun run = dev.baton.cli.CliRun.of("engine-group-by", "--bootstrap-servers", cluster.bootstrapServers(),
+                        "--topic", topic, "--job", "bad-timeout", "--offsets-per-split", "1000", "--timeout", timeout);
+                assertThat(run.exit()).as(run.output()).isNotZero();
+            }
+            assertThat(scans).as("scans run for a job that had no time").hasValue(0);
+
+            // And a good run still answers, with every row counted.
+            dev.baton.cli.CliRun good = dev.baton.cli.CliRun.of("engine-group-by", "--bootstrap-servers", cluster.bootstrapServers(),
+                    "--topic", topic, "--job", "good-options", "--offsets-per-split", "1000", "--limit", "0");
+            assertThat(good.exit()).as(good.output()).isZero();
+            assertThat(good.output()).contains("5,000 records");
+        }
+    }
 }
