@@ -90,9 +90,13 @@ public final class EngineGroupByCommand implements Callable<Integer> {
             DistributedGroupBy.Result r;
             try {
                 r = new DistributedGroupBy(config, dispatch, timeout).run(id, topic, offsetsPerSplit, exchangePartitions);
-            } catch (InterruptedException e) {
+            } catch (Exception e) { // InterruptedException, or Kafka's unchecked InterruptException from a blocked send
                 if (stopping.get()) {
-                    System.err.println("job " + id + " stopped before its answer: its steps were cancelled and its exchange deleted");
+                    System.err.println("job " + id + " stopped before its answer: the steps it had dispatched were cancelled and its"
+                            + " exchange deleted");
+                    for (Throwable cleanup : e.getSuppressed()) { // a cancel or the delete that could not be done
+                        System.err.println("  but: " + cleanup);
+                    }
                     return 130;
                 }
                 throw e;
