@@ -290,6 +290,26 @@ final class PartitionCursor implements AutoCloseable {
         pendingIndex = 0;
     }
 
+    /**
+     * Drops everything fetched and every position kept: the next range seeks and fetches afresh. For a cursor kept from
+     * one job to the next (an engine node's): what it fetched may be of a log that has changed since, a topic deleted and
+     * created again under its name whose offsets now hold other records, and a range starting where the last one stopped
+     * would be handed those. Unassigning makes the consumer drop what it buffered for the partitions too.
+     */
+    void forget() {
+        if (fetchReader != null) {
+            fetchReader.forget();
+        }
+        assigned = null;
+        next = -1;
+        pending = List.of();
+        pendingIndex = 0;
+        stash.clear();
+        readyAt.clear();
+        order.clear();
+        consumer.assign(List.of());
+    }
+
     @Override
     public void close() {
         if (fetchReader != null) {

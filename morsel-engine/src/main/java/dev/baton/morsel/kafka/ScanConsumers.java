@@ -92,6 +92,13 @@ public final class ScanConsumers implements AutoCloseable {
         return cursors[worker].consumer();
     }
 
+    /** Every worker's cursor drops what it fetched and where it stood ({@link PartitionCursor#forget}). */
+    public void forget() {
+        for (PartitionCursor c : cursors) {
+            c.forget();
+        }
+    }
+
     @Override
     public void close() {
         for (PartitionCursor c : cursors) {

@@ -68,6 +68,16 @@ public final class TopicFold implements AutoCloseable {
         return threads;
     }
 
+    /**
+     * Forgets what this instance's consumers fetched and where they stand, so the next fold reads every record it hands out
+     * from the cluster as it is then. A fold kept from one job to the next (an engine node's) calls it before each job: a
+     * fold that starts where the last one stopped goes on with the records fetched then, which belong to a topic that is
+     * gone if the topic was deleted and created again under its name in between. Costs the next fold a fetch per partition.
+     */
+    public void forgetFetched() {
+        consumers.forget();
+    }
+
     /** Folds the whole topic as it is now (end offsets of the moment). */
     public <P> Result<P> fold(String topic, Supplier<P> partial, BiConsumer<P, ConsumerRecord<byte[], byte[]>> step, BinaryOperator<P> merge) {
         return fold(partitions(topic), partial, step, merge, () -> false, () -> { });

@@ -43,7 +43,8 @@ import org.apache.kafka.common.serialization.ByteArrayDeserializer;
  * a job run again under its id (a nightly job) its last run's answers instead of scanning what the topic holds now.
  *
  * <p>The timeout bounds the whole job, not each step. When a step fails or the job runs out of time, every step
- * not yet answered is cancelled before the job throws: a failed job leaves no scan holding a node's slot.
+ * not yet answered is cancelled before the job throws: a failed job leaves no scan holding a node's slot. So is a job whose
+ * thread is interrupted (its process told to stop): it cancels its steps and deletes its exchange before it throws.
  */
 public final class DistributedGroupBy {
 
@@ -90,16 +91,29 @@ public final class DistributedGroupBy {
                 throw new IllegalStateException("exchange topic " + exchange + " exists already: job id '" + job
                         + "' is running or was left over; choose another job id or delete the topic");
             }
+            Result result;
             try {
                 Map<OffsetRange, String> manifest = scan(job, splits, exchangePartitions);
                 Map<Long, long[]> rows = merge(job, exchangePartitions, manifest);
-                return new Result(rows, splits.size(), exchangePartitions, System.nanoTime() - start);
+                result = new Result(rows, splits.size(), exchangePartitions, System.nanoTime() - start);
             } catch (Exception | Error e) {
-                cancelOutstanding(e);
+                // A job stopped by an interrupt (its process told to stop) still cancels its steps and deletes its exchange:
+                // those waits must not be cut short by the interrupt that ended the job. It is restored once they are done.
+                boolean interrupted = Thread.interrupted();
+                try {
+                    cancelOutstanding(e);
+                    admin.deleteTopics(Set.of(exchange)).all().get(30, TimeUnit.SECONDS);
+                } catch (Exception cleanup) {
+                    e.addSuppressed(cleanup);
+                } finally {
+                    if (interrupted) {
+                        Thread.currentThread().interrupt();
+                    }
+                }
                 throw e;
-            } finally {
-                admin.deleteTopics(Set.of(exchange)).all().get(30, TimeUnit.SECONDS);
             }
+            admin.deleteTopics(Set.of(exchange)).all().get(30, TimeUnit.SECONDS);
+            return result;
         }
     }
 

@@ -2,7 +2,6 @@ package dev.baton.morsel.node;
 
 import java.nio.charset.StandardCharsets;
 import java.security.SecureRandom;
-import java.time.Duration;
 import java.util.Base64;
 import java.util.HashMap;
 import java.util.List;
@@ -79,7 +78,13 @@ public final class EngineNode implements AutoCloseable {
     private final Map<String, Object> clientConfig;
     private final MorselMetrics metrics;
     private final ScanListener listener;
-    private final KafkaProducer<byte[], byte[]> producer;
+    /**
+     * The exchange producer's settings. Each scan step writes its partials through a producer of its own: a node's one
+     * long-lived idempotent producer kept its sequence numbers per partition name across jobs, and a job run again under
+     * its id (its exchange deleted and created again under the same name) then met KAFKA-15591's symptom, a batch retried
+     * as out of order until the delivery timeout (two minutes), stalling the step and failing a job under a shorter timeout.
+     */
+    private final Map<String, Object> producerConfig;
     /** Folds with their consumers and scan threads, reused by every step: a step borrows one for its run. */
     private final BlockingQueue<TopicFold> folds = new ArrayBlockingQueue<>(CONCURRENT_STEPS);
     private final StepChecks checks;
@@ -95,7 +100,7 @@ public final class EngineNode implements AutoCloseable {
         }
         Map<String, Object> p = ClientConfigs.durableProducer(clientConfig);
         p.putIfAbsent(ProducerConfig.LINGER_MS_CONFIG, 5);
-        this.producer = new KafkaProducer<>(p, new ByteArraySerializer(), new ByteArraySerializer());
+        this.producerConfig = Map.copyOf(p);
         this.checks = new StepChecks(clientConfig);
         this.worker = Worker.start(WorkerOptions.builder().kafkaConfig(clientConfig).workerId(nodeId).queues(QUEUE).maxConcurrent(CONCURRENT_STEPS)
                 .meters(meters).handler(SCAN, this::scan).handler(MERGE, this::merge).build());
@@ -141,9 +146,14 @@ public final class EngineNode implements AutoCloseable {
         BooleanSupplier stopped = ctx::isCancelled;
         Map<Long, long[]> rows;
         try {
-            rows = withFold(fold -> fold.fold(List.of(split), HashMap<Long, long[]>::new,
-                    (acc, r) -> SumRows.add(acc, SumRows.keyOf(r), SumRows.valueOf(r), 1), SumRows::merge,
-                    stopped, () -> listener.morselScanned(nodeId, split, stopped)).value()); // a STOP ends it within the morsel being read
+            rows = withFold(fold -> {
+                // The fold's consumers are kept from step to step; what they fetched for an earlier step may be of a topic
+                // deleted and created again under its name since (a nightly export), at the offsets this split names.
+                fold.forgetFetched();
+                return fold.fold(List.of(split), HashMap<Long, long[]>::new,
+                        (acc, r) -> SumRows.add(acc, SumRows.keyOf(r), SumRows.valueOf(r), 1), SumRows::merge,
+                        stopped, () -> listener.morselScanned(nodeId, split, stopped)).value(); // a STOP ends it within the morsel being read
+            });
         } catch (RuntimeException e) {
             SumRows.NotARow notARow = SumRows.NotARow.in(e);
             if (notARow != null) { // the topic's bytes will not change: another attempt would fail the same way
@@ -155,8 +165,11 @@ public final class EngineNode implements AutoCloseable {
         headers.add(SPLIT_HEADER, split.toString().getBytes(StandardCharsets.UTF_8));
         headers.add(EXECUTION_HEADER, execution.getBytes(StandardCharsets.UTF_8));
         KafkaAggregateExchange exchange = new KafkaAggregateExchange(clientConfig, exchangeTopic(job), partitions, SumRows.SLOTS);
-        AggregateExchange.Layout layout = exchange.send(producer, SumRows.toResult(rows),
-                KafkaAggregateExchange.hotThreshold(rows.size(), partitions), headers); // every partial durable before the split may complete
+        AggregateExchange.Layout layout;
+        try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(producerConfig, new ByteArraySerializer(), new ByteArraySerializer())) {
+            layout = exchange.send(producer, SumRows.toResult(rows),
+                    KafkaAggregateExchange.hotThreshold(rows.size(), partitions), headers); // every partial durable before the split may complete
+        }
         metrics.exchangeSpilled(layout.spilled());
         listener.partialsWritten(nodeId, split, execution);
         return JobSteps.encodeScanDone(execution);
@@ -207,7 +220,6 @@ public final class EngineNode implements AutoCloseable {
     /** A crash, for tests: the worker stops without reporting anything. */
     public void kill() {
         worker.kill();
-        producer.close(Duration.ZERO);
         folds.forEach(TopicFold::close);
         checks.close();
     }
@@ -215,7 +227,6 @@ public final class EngineNode implements AutoCloseable {
     @Override
     public void close() {
         worker.close();
-        producer.close(Duration.ofSeconds(5));
         folds.forEach(TopicFold::close);
         checks.close();
     }
