@@ -99,7 +99,7 @@ class Adv23eEngineDeputyIT {
                     new AccessControlEntry("User:engine", "*", AclOperation.READ, AclPermissionType.ALLOW)))).all().get(30, TimeUnit.SECONDS);
         }
         adminProperties = write(dir.resolve("admin.properties"), kafka.adminConfig());
-        apply("--role", "dispatcher", "--principal", "User:dispatcher");
+        apply("--role", "dispatcher", "--principal", "User:dispatcher", "--client-id", "nosy-client");
         apply("--role", "streams-app", "--principal", "User:streams");
         apply("--role", "engine", "--principal", "User:engine");
         apply("--role", "worker", "--principal", "User:engine", "--queue", EngineNode.QUEUE);

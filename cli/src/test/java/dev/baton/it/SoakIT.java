@@ -24,11 +24,11 @@ class SoakIT {
 
     @Test
     void shouldResolveEveryActivityExactlyOnceThroughWorkerAndStreamsAppCrashesAndABrokerOutage() {
-        CliRun run = CliRun.of("soak", "--activities", "3000", "--rate", "150", "--kill-worker-every-s", "8", "--timeout-minutes", "4",
+        CliRun run = CliRun.of("soak", "--activities", "2000", "--rate", "150", "--kill-worker-every-s", "8", "--timeout-minutes", "4",
                 "--broker-outage", "DISCONNECT");
 
         assertThat(run.output()).contains("kill -9 worker", "kill -9 streams app streams-1", "restarted streams app streams-1",
-                "cutting every connection to the broker", "connections to the broker let through again", "3000 dispatched, 3000 resolved",
+                "cutting every connection to the broker", "connections to the broker let through again", "2000 dispatched, 2000 resolved",
                 "all invariants hold", "wrong outcomes    0",
                 "answered exactly once, 0 with no outcome, 0 with more than one, 0 outcomes for requests never sent");
         assertThat(run.output()).as("the new semantics are exercised").contains("joined echo: joined", "joined flaky: joined",
@@ -45,11 +45,11 @@ class SoakIT {
      */
     @Test
     void shouldResolveEveryActivityExactlyOnceAtLeastOnce() {
-        CliRun run = CliRun.of("soak", "--guarantee", "at_least_once", "--activities", "3000", "--rate", "150", "--kill-worker-every-s", "8",
+        CliRun run = CliRun.of("soak", "--guarantee", "at_least_once", "--activities", "2000", "--rate", "150", "--kill-worker-every-s", "8",
                 "--timeout-minutes", "4", "--broker-outage", "DISCONNECT");
 
         assertThat(run.output()).contains("kill -9 worker", "kill -9 streams app streams-1", "restarted streams app streams-1",
-                "3000 dispatched, 3000 resolved", "all invariants hold", "wrong outcomes    0",
+                "2000 dispatched, 2000 resolved", "all invariants hold", "wrong outcomes    0",
                 "answered exactly once, 0 with no outcome, 0 with more than one, 0 outcomes for requests never sent");
         assertThat(run.exit()).as(run.output()).isZero();
     }

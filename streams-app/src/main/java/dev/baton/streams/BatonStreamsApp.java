@@ -97,10 +97,12 @@ public final class BatonStreamsApp implements AutoCloseable {
                 config.timerResolutionMs(), config.maxPayloadBytes(), config.transportLossBudget(),
                 QueueTimeouts.from(configs), InputPartitions.of(partitionsAdmin), config.atLeastOnce(),
                 config.sitesCached(), config.tokenKey()));
-        // At-least-once has no fencing: a step decided after the JVM was paused past half its group session is not
-        // written (PauseGuard; h/adv23x). Exactly-once fences such a zombie's transaction.
+        // At-least-once has no fencing: a step decided after the JVM was paused past its whole group session is not
+        // written (PauseGuard; h/adv23x). Exactly-once fences such a zombie's transaction. Not half the session: a trip
+        // closes the tasks dirty while the thread's producer may still hold their writes (a broker down), and on a loaded
+        // host a 3 s gap under a 6 s session tripped it where no session had lapsed; the run then answered a request twice.
         this.pauseGuard = config.atLeastOnce()
-                ? PauseGuard.start(Duration.ofMillis(Math.max(2 * PauseGuard.TICK_MS, config.sessionTimeoutMs() / 2)))
+                ? PauseGuard.start(Duration.ofMillis(Math.max(2 * PauseGuard.TICK_MS, config.sessionTimeoutMs())))
                 : PauseGuard.NONE;
         supplier.withPauseGuard(pauseGuard);
         Topology topology = BatonTopology.build(supplier, serdes.workerStatus());
