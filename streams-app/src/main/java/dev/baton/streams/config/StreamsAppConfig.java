@@ -329,7 +329,11 @@ public final class StreamsAppConfig extends AbstractConfig {
         // for input holds back the commit, and so the visibility, of what was just processed.
         // Dispatches and worker events are independent streams: never hold a task back waiting to
         // interleave them by timestamp (the default idles a task whose other input looks empty).
-        p.putIfAbsent(StreamsConfig.MAX_TASK_IDLE_MS_CONFIG, -1L);
+        // Except under at-least-once, where a crash can lose a row's write while its outputs went out: the input read
+        // again must come in its order, or the worker's completion, read before the dispatch it answers was fetched, is a
+        // report for an unknown site, and the dispatch read after it runs the request again (a second outcome). 0 waits
+        // only for input already on the brokers, so a caught-up task never idles.
+        p.putIfAbsent(StreamsConfig.MAX_TASK_IDLE_MS_CONFIG, atLeastOnce() ? 0L : -1L);
         // Drained commits: a drain within the minimum gap of the last commit is committed by a punctuator,
         // which runs once per loop, so a poll() that waits for input must not outlast the gap by much (the
         // main consumer also cuts its wait to what the gap has left: DrainSignallingConsumer).
