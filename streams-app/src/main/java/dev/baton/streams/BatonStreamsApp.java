@@ -15,7 +15,7 @@ import dev.baton.schemas.registry.SchemaRegistryRestServer;
 import dev.baton.streams.config.CommitPacing;
 import dev.baton.streams.config.QueueTimeouts;
 import dev.baton.streams.config.StreamsAppConfig;
-import dev.baton.streams.config.TokenKeyAgreement;
+import dev.baton.streams.config.InstanceAgreement;
 import dev.baton.streams.names.TopologyNames;
 import dev.baton.streams.processor.AdminQueueDirectory;
 import dev.baton.streams.processor.TaskSubjects;
@@ -135,9 +135,8 @@ public final class BatonStreamsApp implements AutoCloseable {
 
     public BatonStreamsApp start() {
         requireCoPartitioned(partitionsAdmin);
-        if (config.tokenKey() != null) {
-            TokenKeyAgreement.require(config.clientConfig(), config.applicationId(), config.tokenKey(), config.tokenKeyRotate());
-        }
+        InstanceAgreement.require(config.clientConfig(), config.applicationId(), config.processingGuarantee(), config.tokenKey(),
+                config.tokenKeyRotate());
         ChangelogLimits.raise(partitionsAdmin, config.applicationId(), List.of(TopologyNames.SITES_STORE));
         streams.start();
         if (config.hangingTransactionCheckMs() > 0) {

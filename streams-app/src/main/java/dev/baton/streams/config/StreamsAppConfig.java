@@ -144,7 +144,7 @@ public final class StreamsAppConfig extends AbstractConfig {
 
     public static final String TOKEN_KEY_ROTATE_CONFIG = "token.key.rotate";
     private static final String TOKEN_KEY_ROTATE_DOC = "Make this instance's token.key the one every instance of the application id "
-            + "must use (the instances compare a fingerprint of it at start, in topic <application.id>-token-key, and one with "
+            + "must use (the instances compare a fingerprint of it at start, in topic <application.id>-agreement, and one with "
             + "another key refuses to start). Refused while any instance of the application id is running: stop them all first.";
 
     public static final ConfigDef CONFIG = new ConfigDef()
@@ -229,8 +229,12 @@ public final class StreamsAppConfig extends AbstractConfig {
         return 45_000L;
     }
 
+    public String processingGuarantee() {
+        return getString(PROCESSING_GUARANTEE_CONFIG);
+    }
+
     public boolean atLeastOnce() {
-        return StreamsConfig.AT_LEAST_ONCE.equals(getString(PROCESSING_GUARANTEE_CONFIG));
+        return StreamsConfig.AT_LEAST_ONCE.equals(processingGuarantee());
     }
 
     /**

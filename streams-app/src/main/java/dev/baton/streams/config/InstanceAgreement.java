@@ -1,0 +1,267 @@
+package dev.baton.streams.config;
+
+import static java.nio.charset.StandardCharsets.UTF_8;
+
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+
+import dev.baton.topics.ClientConfigs;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.ConsumerGroupDescription;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.consumer.CloseOptions;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.clients.producer.RecordMetadata;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.config.TopicConfig;
+import org.apache.kafka.common.errors.TopicExistsException;
+import org.apache.kafka.common.serialization.StringDeserializer;
+import org.apache.kafka.common.serialization.StringSerializer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Settings every instance of one application id must share, compared at start in a topic of their own,
+ * {@code <application.id>-agreement} (one partition, kept for ever): Kafka Streams gives instances no other place to
+ * compare settings.
+ * <ul>
+ * <li>{@code token.key}, as a fingerprint (a hash, never the key). Under at-least-once a crash can lose a row's write
+ * after its task went out; the instance that reads the dispatch again re-creates the row's secret from its own key, and
+ * with another key it refuses the delivered token as forged and runs the request again: a second, different outcome for
+ * one request id (h/adv23x). It changes only with {@code token.key.rotate=true}: an instance started alone with another
+ * key is far more often a mistake than a rotation.
+ * <li>{@code processing.guarantee}. An exactly-once instance's transactions and an at-least-once instance's plain
+ * writes do not fence each other, and a task handed between them is restored under rules written for the other mode
+ * (h/adv23x's mixed application id left callers unanswered). Starting every instance with another guarantee is how an
+ * operator switches modes, so it changes without a flag.
+ * </ul>
+ * Each record is a {@code claim} or a {@code change} of one setting's value ({@code setting=value}). The value in force
+ * is the last change's, or, before any change, the first claim's (so two instances starting at once with different
+ * values agree on the first that wrote). An instance claims what has no value in force; it changes a value only while
+ * no instance of the application id is running (its group has no members); otherwise it refuses to start, naming both
+ * values. Two instances started within the same moment in an empty group, each changing a setting another way, can
+ * both pass; the check is for the operator's mistake, not a lock.
+ */
+public final class InstanceAgreement {
+
+    static final String CLAIM = "claim";
+    static final String CHANGE = "change";
+    static final String TOKEN_KEY = "token.key";
+    static final String PROCESSING_GUARANTEE = "processing.guarantee";
+    private static final Duration TIMEOUT = Duration.ofSeconds(30);
+    private static final Logger log = LoggerFactory.getLogger(InstanceAgreement.class);
+
+    private final Map<String, Object> clientConfig;
+    private final String applicationId;
+    private final String topic;
+
+    private InstanceAgreement(Map<String, Object> clientConfig, String applicationId) {
+        this.clientConfig = clientConfig;
+        this.applicationId = applicationId;
+        this.topic = topic(applicationId);
+    }
+
+    /** The topic where the instances of {@code applicationId} keep the settings they share. */
+    public static String topic(String applicationId) {
+        return applicationId + "-agreement";
+    }
+
+    /** A fingerprint of {@code key}: 8 bytes of a SHA-256, in hex; it says whether two keys are equal and nothing else. */
+    public static String fingerprint(byte[] key) {
+        try {
+            MessageDigest sha = MessageDigest.getInstance("SHA-256");
+            sha.update("baton token.key fingerprint".getBytes(UTF_8));
+            byte[] digest = sha.digest(key);
+            return HexFormat.of().formatHex(digest, 0, 8);
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("SHA-256 is missing from this JVM", e);
+        }
+    }
+
+    /**
+     * Makes sure this instance's guarantee and key ({@code key} may be null: exactly-once needs none) are the ones in
+     * force for {@code applicationId}, claiming what none is in force for and changing what differs when allowed.
+     *
+     * @throws IllegalStateException naming the setting and both values when a setting differs and may not change now
+     */
+    public static void require(Map<String, Object> clientConfig, String applicationId, String guarantee, byte[] key, boolean rotateKey) {
+        Map<String, String> own = new LinkedHashMap<>();
+        own.put(PROCESSING_GUARANTEE, guarantee);
+        if (key != null) {
+            own.put(TOKEN_KEY, fingerprint(key));
+        }
+        long start = System.nanoTime();
+        new InstanceAgreement(clientConfig, applicationId).require(own, rotateKey);
+        log.info("instances of application id '{}' agree on {} (compared in {}, {} ms)", applicationId, own.keySet(), topic(applicationId),
+                (System.nanoTime() - start) / 1_000_000);
+    }
+
+    private void require(Map<String, String> own, boolean rotateKey) {
+        try (Admin admin = Admin.create(ClientConfigs.admin(clientConfig)); Reader reader = new Reader()) {
+            createTopic(admin);
+            List<String[]> records = reader.readToEnd();
+            List<String[]> writes = new ArrayList<>();
+            for (Map.Entry<String, String> setting : own.entrySet()) {
+                Optional<String> inForce = inForce(records, setting.getKey());
+                if (inForce.isEmpty()) {
+                    writes.add(record(CLAIM, setting.getKey(), setting.getValue()));
+                } else if (!inForce.get().equals(setting.getValue())) {
+                    if (TOKEN_KEY.equals(setting.getKey()) && !rotateKey) {
+                        throw differs(setting.getKey(), setting.getValue(), inForce.get());
+                    }
+                    requireNoInstanceRunning(admin, setting.getKey(), setting.getValue(), inForce.get());
+                    writes.add(record(CHANGE, setting.getKey(), setting.getValue()));
+                }
+            }
+            if (writes.isEmpty()) {
+                return;
+            }
+            write(writes);
+            records.addAll(reader.readToEnd()); // ours, and whatever another instance wrote meanwhile
+            for (Map.Entry<String, String> setting : own.entrySet()) {
+                Optional<String> inForce = inForce(records, setting.getKey());
+                if (!inForce.map(setting.getValue()::equals).orElse(false)) {
+                    throw differs(setting.getKey(), setting.getValue(), inForce.orElse("unknown"));
+                }
+            }
+        }
+    }
+
+    /** The value of {@code setting} in force after {@code records} ({@code [kind, setting=value]} in log order), if any. */
+    static Optional<String> inForce(List<String[]> records, String setting) {
+        String prefix = setting + "=";
+        String firstClaim = null;
+        String lastChange = null;
+        for (String[] r : records) {
+            if (r[1] == null || !r[1].startsWith(prefix)) {
+                continue;
+            }
+            String value = r[1].substring(prefix.length());
+            if (CHANGE.equals(r[0])) {
+                lastChange = value;
+            } else if (CLAIM.equals(r[0]) && firstClaim == null) {
+                firstClaim = value;
+            }
+        }
+        return Optional.ofNullable(lastChange != null ? lastChange : firstClaim);
+    }
+
+    static String[] record(String kind, String setting, String value) {
+        return new String[] {kind, setting + "=" + value};
+    }
+
+    private IllegalStateException differs(String setting, String own, String inForce) {
+        if (TOKEN_KEY.equals(setting)) {
+            return new IllegalStateException("token.key differs from the one the instances of application id '" + applicationId
+                    + "' use (its fingerprint is " + own + ", theirs " + inForce + ", kept in topic " + topic + "): every instance "
+                    + "must have the same key, or a token one issued is refused by another as forged. Start this instance with "
+                    + "their key; to change the key, stop every instance and start one with token.key.rotate=true");
+        }
+        return new IllegalStateException(setting + "=" + own + " differs from the one the instances of application id '"
+                + applicationId + "' use (" + inForce + ", kept in topic " + topic + "): instances of one application id must share "
+                + "it (exactly-once transactions and at-least-once writes do not fence each other). Start this instance with "
+                + setting + "=" + inForce + "; to change it, stop every instance (a killed one counts until its group session ends), "
+                + "then start them with the new value");
+    }
+
+    private void requireNoInstanceRunning(Admin admin, String setting, String own, String inForce) {
+        ConsumerGroupDescription group;
+        try {
+            group = admin.describeConsumerGroups(List.of(applicationId)).describedGroups().get(applicationId)
+                    .get(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (Exception e) {
+            throw new IllegalStateException("cannot tell whether instances of application id '" + applicationId + "' are running ("
+                    + e + "), so " + setting + " in force (" + inForce + ") is not changed to " + own, e);
+        }
+        if (group.members().isEmpty()) {
+            return;
+        }
+        if (TOKEN_KEY.equals(setting)) {
+            throw new IllegalStateException("token.key.rotate=true: " + group.members().size() + " instance(s) of application id '"
+                    + applicationId + "' are running with the key in force (" + inForce + "); stop every instance before rotating to "
+                    + own);
+        }
+        throw differs(setting, own, inForce);
+    }
+
+    private void createTopic(Admin admin) {
+        NewTopic spec = new NewTopic(topic, Optional.of(1), Optional.empty())
+                .configs(Map.of(TopicConfig.CLEANUP_POLICY_CONFIG, TopicConfig.CLEANUP_POLICY_DELETE,
+                        TopicConfig.RETENTION_MS_CONFIG, "-1", TopicConfig.RETENTION_BYTES_CONFIG, "-1"));
+        try {
+            admin.createTopics(List.of(spec)).all().get(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (ExecutionException e) {
+            if (!(e.getCause() instanceof TopicExistsException)) {
+                throw new IllegalStateException("cannot create " + topic + " to compare the instances' settings: " + e.getCause(), e);
+            }
+        } catch (Exception e) {
+            throw new IllegalStateException("cannot create " + topic + " to compare the instances' settings: " + e, e);
+        }
+    }
+
+    /** Reads the topic from its start, and on from where it stopped on each call. */
+    private final class Reader implements AutoCloseable {
+        private final TopicPartition tp = new TopicPartition(topic, 0);
+        private final KafkaConsumer<String, String> consumer;
+
+        Reader() {
+            Map<String, Object> config = ClientConfigs.assignedReader(clientConfig);
+            config.put(ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG, 10); // the records are there: no reason to wait at the end
+            consumer = new KafkaConsumer<>(config, new StringDeserializer(), new StringDeserializer());
+            consumer.assign(List.of(tp));
+            consumer.seekToBeginning(List.of(tp));
+        }
+
+        List<String[]> readToEnd() {
+            List<String[]> records = new ArrayList<>();
+            long end = consumer.endOffsets(List.of(tp), TIMEOUT).get(tp);
+            long deadline = System.nanoTime() + TIMEOUT.toNanos();
+            while (consumer.position(tp, TIMEOUT) < end) {
+                if (System.nanoTime() > deadline) {
+                    throw new IllegalStateException("cannot read " + topic + " to its end (" + end + ") within " + TIMEOUT.toSeconds() + " s");
+                }
+                for (ConsumerRecord<String, String> r : consumer.poll(Duration.ofMillis(200))) {
+                    records.add(new String[] {r.key(), r.value()});
+                }
+            }
+            return records;
+        }
+
+        @Override
+        public void close() {
+            consumer.close(CloseOptions.timeout(Duration.ZERO));
+        }
+    }
+
+    private void write(List<String[]> records) {
+        try (KafkaProducer<String, String> producer = new KafkaProducer<>(ClientConfigs.durableProducer(clientConfig), new StringSerializer(),
+                new StringSerializer())) {
+            List<Future<RecordMetadata>> sent = new ArrayList<>();
+            for (String[] r : records) {
+                sent.add(producer.send(new ProducerRecord<>(topic, 0, r[0], r[1])));
+            }
+            for (Future<RecordMetadata> s : sent) {
+                s.get(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while writing this instance's settings to " + topic, e);
+        } catch (Exception e) {
+            throw new IllegalStateException("cannot write this instance's settings to " + topic + ": " + e, e);
+        }
+    }
+}
