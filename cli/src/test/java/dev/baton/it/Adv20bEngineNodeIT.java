@@ -46,6 +46,9 @@ import org.junit.jupiter.api.Test;
  */
 class Adv20bEngineNodeIT {
 
+    /** A hostile step's guess at a job's secret (ExchangeSecret): checked after the step's structure, so each case below is refused for its own defect. */
+    private static final String FORGED_SECRET = "0".repeat(64);
+
     private static final String SOURCE = "adv20b-src";
     private static final int RECORDS = 4_000;
     /** A hostile step must be answered well within this; a legitimate one of these sizes takes a second or two. */
@@ -143,8 +146,8 @@ class Adv20bEngineNodeIT {
     void shouldRefuseAMergeOfAnExchangePartitionThatDoesNotExist() throws Exception {
         createExchange("merge99", 2);
         try (EngineNode node = EngineNode.start("adv20b-merge99", cluster.clientConfig(), 2)) {
-            MergeStep step = MergeStep.newBuilder().setVersion(1).setJob("merge99").setExchangePartition(99)
-                    .setAccepted(List.of(new AcceptedExecution(new Split(SOURCE, 0, 0L, 10L), "1.1"))).build();
+            MergeStep step = MergeStep.newBuilder().setVersion(2).setJob("merge99").setExchangePartition(99)
+                    .setAccepted(List.of(new AcceptedExecution(new Split(SOURCE, 0, 0L, 10L), "1.1"))).setSecret(FORGED_SECRET).build();
             ActivityOutcome o = hostile("merge-99", bytes(step.toByteBuffer()), EngineNode.MERGE);
 
             assertTerminal(o, "99");
@@ -184,7 +187,8 @@ class Adv20bEngineNodeIT {
                     .get(2, TimeUnit.MINUTES);
             hostileDone.countDown();
 
-            assertThat(forged.completed()).as(forged.reason()).isTrue(); // a legitimate-looking scan: the node may run it
+            // the hostile dispatcher cannot know the job's secret (h/adv23e): refused, where it once ran and was not counted
+            assertTerminal(forged, "does not carry the secret");
             assertThat(rows(job.get(2, TimeUnit.MINUTES).rows())).isEqualTo(reference);
         }
     }
@@ -222,7 +226,8 @@ class Adv20bEngineNodeIT {
     }
 
     private static byte[] scan(String job, int exchangePartitions, Split split) throws Exception {
-        return bytes(ScanStep.newBuilder().setVersion(1).setJob(job).setExchangePartitions(exchangePartitions).setSplit(split).build().toByteBuffer());
+        return bytes(ScanStep.newBuilder().setVersion(2).setJob(job).setExchangePartitions(exchangePartitions).setSplit(split)
+                .setSecret(FORGED_SECRET).build().toByteBuffer());
     }
 
     private static byte[] bytes(ByteBuffer b) {

@@ -26,6 +26,7 @@ import dev.baton.dispatcher.ActivityRequest;
 import dev.baton.dispatcher.DispatchClient;
 import dev.baton.embedded.EmbeddedKafka;
 import dev.baton.morsel.node.EngineNode;
+import dev.baton.morsel.node.ExchangeSecret;
 import dev.baton.morsel.node.protocol.AcceptedExecution;
 import dev.baton.morsel.node.protocol.GroupSum;
 import dev.baton.morsel.node.protocol.MergeStep;
@@ -60,7 +61,6 @@ import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -68,13 +68,16 @@ import org.junit.jupiter.api.io.TempDir;
  * Adversary round 23: the engine node as a confused deputy. DESIGN §10: a dispatcher writes {@code baton.dispatch} and
  * reads its results; the operator grants an engine node READ on the source topics its jobs aggregate. A principal with
  * only the dispatcher role dispatches an {@code engine.scan} of a topic it may not read into a running job's exchange,
- * then an {@code engine.merge} naming the execution its scan answered, and is handed the topic's GROUP BY answer.
+ * then an {@code engine.merge} naming the execution its scan answered, and was handed the topic's GROUP BY answer. A
+ * node now runs only the steps that carry the secret their job wrote into its exchange ({@code ExchangeSecret}), which
+ * a dispatcher cannot read.
  */
 class Adv23eEngineDeputyIT {
 
     private static final String PASSWORD = "s3cret-for-tests";
     private static final String SECRET = "adv23e-secret-ledger";
     private static final String EXCHANGE = "baton.exchange.victim";
+    private static final String GUESS = "0".repeat(64);
 
     @TempDir
     static Path dir;
@@ -98,6 +101,7 @@ class Adv23eEngineDeputyIT {
             admin.createAcls(List.of(new AclBinding(new ResourcePattern(ResourceType.TOPIC, SECRET, PatternType.LITERAL),
                     new AccessControlEntry("User:engine", "*", AclOperation.READ, AclPermissionType.ALLOW)))).all().get(30, TimeUnit.SECONDS);
         }
+        ExchangeSecret.write(kafka.adminConfig(), EXCHANGE, ExchangeSecret.create()); // as the running job wrote it
         adminProperties = write(dir.resolve("admin.properties"), kafka.adminConfig());
         apply("--role", "dispatcher", "--principal", "User:dispatcher", "--client-id", "nosy-client");
         apply("--role", "streams-app", "--principal", "User:streams");
@@ -123,9 +127,6 @@ class Adv23eEngineDeputyIT {
     }
 
     @Test
-    @Disabled("adv23e: a dispatcher-only principal gets the GROUP BY answer of a topic it may not read through the engine node; "
-            + "not fixed: a step carries no principal, so a node cannot tell whose job it runs (needs a design decision: an allow-list "
-            + "of sources per node, or the streams app stamping the dispatching principal)")
     void aDispatcherCannotAggregateATopicItMayNotReadThroughTheEngine() throws Exception {
         Map<String, Object> me = kafka.clientConfig("dispatcher", PASSWORD);
         try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(me, new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
@@ -146,14 +147,14 @@ class Adv23eEngineDeputyIT {
             Map<String, Object> client = new HashMap<>(me);
             client.put("baton.client.id", "nosy-client");
             try (DispatchClient dispatcher = DispatchClient.create(client, o -> { })) {
-                ScanStep scan = ScanStep.newBuilder().setVersion(1).setJob("victim").setExchangePartitions(1)
-                        .setSplit(new Split(SECRET, 0, 0L, 100L)).build();
+                ScanStep scan = ScanStep.newBuilder().setVersion(2).setJob("victim").setExchangePartitions(1)
+                        .setSplit(new Split(SECRET, 0, 0L, 100L)).setSecret(GUESS).build(); // it cannot read the job's
                 ActivityOutcome scanned = dispatcher.dispatch(step("nosy-scan", "engine.scan", bytes(scan.toByteBuffer())))
                         .get(120, TimeUnit.SECONDS);
                 if (scanned.completed()) {
                     String execution = ScanDone.fromByteBuffer(ByteBuffer.wrap(scanned.output())).getExecution().toString();
-                    MergeStep merge = MergeStep.newBuilder().setVersion(1).setJob("victim").setExchangePartition(0)
-                            .setAccepted(List.of(new AcceptedExecution(new Split(SECRET, 0, 0L, 100L), execution))).build();
+                    MergeStep merge = MergeStep.newBuilder().setVersion(2).setJob("victim").setExchangePartition(0)
+                            .setAccepted(List.of(new AcceptedExecution(new Split(SECRET, 0, 0L, 100L), execution))).setSecret(GUESS).build();
                     ActivityOutcome merged = dispatcher.dispatch(step("nosy-merge", "engine.merge", bytes(merge.toByteBuffer())))
                             .get(120, TimeUnit.SECONDS);
                     List<String> leaked = new ArrayList<>();

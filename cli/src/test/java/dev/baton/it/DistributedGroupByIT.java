@@ -44,6 +44,7 @@ import dev.baton.morsel.kafka.TopicSplits;
 import dev.baton.morsel.morsel.Morsels;
 import dev.baton.morsel.node.DistributedGroupBy;
 import dev.baton.morsel.node.EngineNode;
+import dev.baton.morsel.node.ExchangeSecret;
 import dev.baton.morsel.scheduler.MorselScheduler;
 import dev.baton.morsel.scheduler.Pipeline;
 import dev.baton.morsel.exchange.HashExchange;
@@ -284,6 +285,8 @@ class DistributedGroupByIT {
         try (Admin admin = Admin.create(cluster.clientConfig())) {
             admin.createTopics(Set.of(new NewTopic(BatonTopics.EXCHANGE_PREFIX + job, 1, (short) 1))).all().get(30, TimeUnit.SECONDS);
         }
+        String secret = ExchangeSecret.create(); // as the job writes it when it creates its exchange
+        ExchangeSecret.write(cluster.clientConfig(), BatonTopics.EXCHANGE_PREFIX + job, secret);
         CountDownLatch firstMorsel = new CountDownLatch(1);
         AtomicInteger morsels = new AtomicInteger();
         AtomicInteger partialsWritten = new AtomicInteger();
@@ -301,8 +304,8 @@ class DistributedGroupByIT {
             }
         };
         try (EngineNode node = EngineNode.start("stop-node", cluster.clientConfig(), 1, holdUntilStopped)) {
-            ScanStep step = ScanStep.newBuilder().setVersion(1).setJob(job).setExchangePartitions(1)
-                    .setSplit(new Split(topic, 0, 0L, (long) records)).build();
+            ScanStep step = ScanStep.newBuilder().setVersion(2).setJob(job).setExchangePartitions(1)
+                    .setSplit(new Split(topic, 0, 0L, (long) records)).setSecret(secret).build();
             CompletableFuture<ActivityOutcome> scan = client.dispatch(scanActivity(job, step.toByteBuffer()));
             assertThat(firstMorsel.await(60, TimeUnit.SECONDS)).as("the scan started").isTrue();
 
@@ -446,12 +449,12 @@ class DistributedGroupByIT {
     void shouldRefuseAScanStepOfAnotherProtocolVersionTerminallyNamingIt() throws Exception {
         try (EngineNode node = EngineNode.start("version-node", cluster.clientConfig(), 1)) {
             ScanStep step = ScanStep.newBuilder().setVersion(99).setJob("future").setExchangePartitions(1)
-                    .setSplit(new Split(SOURCE, 0, 0L, 10L)).build();
+                    .setSplit(new Split(SOURCE, 0, 0L, 10L)).setSecret("").build();
 
             ActivityOutcome o = client.dispatch(scanActivity("future", step.toByteBuffer())).get(60, TimeUnit.SECONDS);
 
             assertThat(o.completed()).isFalse();
-            assertThat(o.reason()).startsWith("terminal:").contains("job protocol version 99", "speaks version 1");
+            assertThat(o.reason()).startsWith("terminal:").contains("job protocol version 99", "speaks version 2");
         }
     }
 

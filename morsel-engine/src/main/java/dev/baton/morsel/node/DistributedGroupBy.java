@@ -93,8 +93,10 @@ public final class DistributedGroupBy {
             }
             Result result;
             try {
-                Map<OffsetRange, String> manifest = scan(job, splits, exchangePartitions);
-                Map<Long, long[]> rows = merge(job, exchangePartitions, manifest);
+                String secret = ExchangeSecret.create();
+                ExchangeSecret.write(clientConfig, exchange, secret); // before any step: a node refuses steps without it
+                Map<OffsetRange, String> manifest = scan(job, splits, exchangePartitions, secret);
+                Map<Long, long[]> rows = merge(job, exchangePartitions, manifest, secret);
                 result = new Result(rows, splits.size(), exchangePartitions, System.nanoTime() - start);
             } catch (Exception | Error e) {
                 // A job stopped by an interrupt (its process told to stop) still cancels its steps and deletes its exchange:
@@ -133,7 +135,7 @@ public final class DistributedGroupBy {
         for (OffsetRange split : splits) {
             widest.put(split, WIDE_EXECUTION);
         }
-        int bytes = JobSteps.encodeMerge(job, partitions - 1, widest).length;
+        int bytes = JobSteps.encodeMerge(job, partitions - 1, widest, ExchangeSecret.create()).length;
         int limit = client.maxPayloadBytes();
         if (bytes > limit) {
             long enough = (long) Math.ceil(offsetsPerSplit * (double) bytes / (limit * 0.9));
@@ -144,10 +146,10 @@ public final class DistributedGroupBy {
     }
 
     /** Split → the execution Baton accepted for it. */
-    private Map<OffsetRange, String> scan(String job, List<OffsetRange> splits, int partitions) throws Exception {
+    private Map<OffsetRange, String> scan(String job, List<OffsetRange> splits, int partitions, String secret) throws Exception {
         Map<OffsetRange, CompletableFuture<ActivityOutcome>> outcomes = new LinkedHashMap<>();
         for (int i = 0; i < splits.size(); i++) {
-            byte[] input = JobSteps.encodeScan(new JobSteps.Scan(job, partitions, splits.get(i)));
+            byte[] input = JobSteps.encodeScan(new JobSteps.Scan(job, partitions, splits.get(i), secret));
             outcomes.put(splits.get(i), dispatch(activity(job, run + ".scan-" + i, EngineNode.SCAN, input)));
         }
         Map<OffsetRange, String> manifest = new LinkedHashMap<>();
@@ -157,10 +159,10 @@ public final class DistributedGroupBy {
         return manifest;
     }
 
-    private Map<Long, long[]> merge(String job, int partitions, Map<OffsetRange, String> manifest) throws Exception {
+    private Map<Long, long[]> merge(String job, int partitions, Map<OffsetRange, String> manifest, String secret) throws Exception {
         List<CompletableFuture<ActivityOutcome>> merges = new ArrayList<>();
         for (int p = 0; p < partitions; p++) {
-            merges.add(dispatch(activity(job, run + ".merge-" + p, EngineNode.MERGE, JobSteps.encodeMerge(job, p, manifest))));
+            merges.add(dispatch(activity(job, run + ".merge-" + p, EngineNode.MERGE, JobSteps.encodeMerge(job, p, manifest, secret))));
         }
         Map<Long, long[]> rows = new HashMap<>();
         for (int p = 0; p < partitions; p++) {

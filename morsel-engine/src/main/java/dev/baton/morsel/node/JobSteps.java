@@ -35,8 +35,11 @@ import org.apache.avro.io.DecoderFactory;
 final class JobSteps {
 
     static final String CONTENT_TYPE = "application/vnd.baton.engine-step+avro";
-    /** Version 1 is the first with a version field; the unversioned steps before it are refused as unreadable. */
-    static final int PROTOCOL_VERSION = 1;
+    /**
+     * Version 1 was the first with a version field (the unversioned steps before it are refused as unreadable); version 2
+     * adds the job secret ({@link ExchangeSecret}).
+     */
+    static final int PROTOCOL_VERSION = 2;
     /** Avro single-object encoding: 2 marker bytes and the 8-byte schema fingerprint before the body. */
     private static final int SINGLE_OBJECT_HEADER = 10;
 
@@ -47,11 +50,19 @@ final class JobSteps {
     }
 
     /** A scan step: aggregate {@code split} and write its partials to {@code exchangePartitions} partitions of the job's exchange. */
-    record Scan(String job, int exchangePartitions, OffsetRange split) {
+    record Scan(String job, int exchangePartitions, OffsetRange split, String secret) {
+        @Override
+        public String toString() { // never the secret: steps are named in logs and failures
+            return "Scan[job=" + job + ", exchangePartitions=" + exchangePartitions + ", split=" + split + "]";
+        }
     }
 
     /** A merge step: sum one exchange partition, counting only the partials of the execution accepted for each split. */
-    record Merge(String job, int exchangePartition, Map<String, String> acceptedBySplit) {
+    record Merge(String job, int exchangePartition, Map<String, String> acceptedBySplit, String secret) {
+        @Override
+        public String toString() {
+            return "Merge[job=" + job + ", exchangePartition=" + exchangePartition + ", splits=" + acceptedBySplit.size() + "]";
+        }
     }
 
     private JobSteps() {
@@ -64,7 +75,7 @@ final class JobSteps {
     /** As a job of protocol {@code version} would write it. */
     static byte[] encodeScan(Scan scan, int version) {
         ScanStep step = ScanStep.newBuilder().setVersion(version).setJob(scan.job()).setExchangePartitions(scan.exchangePartitions())
-                .setSplit(split(scan.split())).build();
+                .setSplit(split(scan.split())).setSecret(scan.secret()).build();
         return bytes(step::toByteBuffer);
     }
 
@@ -78,17 +89,18 @@ final class JobSteps {
         }
         refuseOtherVersion("scan step", s.getVersion());
         try {
-            return new Scan(s.getJob(), s.getExchangePartitions(), range(s.getSplit()));
+            return new Scan(s.getJob(), s.getExchangePartitions(), range(s.getSplit()), s.getSecret());
         } catch (RuntimeException e) {
             throw unreadable("scan step", input, e);
         }
     }
 
     /** @param acceptedBySplit split → the execution Baton accepted for it (the job's manifest) */
-    static byte[] encodeMerge(String job, int exchangePartition, Map<OffsetRange, String> acceptedBySplit) {
+    static byte[] encodeMerge(String job, int exchangePartition, Map<OffsetRange, String> acceptedBySplit, String secret) {
         List<AcceptedExecution> accepted = new ArrayList<>(acceptedBySplit.size());
         acceptedBySplit.forEach((split, execution) -> accepted.add(new AcceptedExecution(split(split), execution)));
-        MergeStep step = MergeStep.newBuilder().setVersion(PROTOCOL_VERSION).setJob(job).setExchangePartition(exchangePartition).setAccepted(accepted).build();
+        MergeStep step = MergeStep.newBuilder().setVersion(PROTOCOL_VERSION).setJob(job).setExchangePartition(exchangePartition).setAccepted(accepted)
+                .setSecret(secret).build();
         return bytes(step::toByteBuffer);
     }
 
@@ -104,7 +116,7 @@ final class JobSteps {
         try {
             Map<String, String> accepted = new LinkedHashMap<>();
             m.getAccepted().forEach(a -> accepted.put(range(a.getSplit()).toString(), a.getExecution()));
-            return new Merge(m.getJob(), m.getExchangePartition(), accepted);
+            return new Merge(m.getJob(), m.getExchangePartition(), accepted, m.getSecret());
         } catch (RuntimeException e) {
             throw unreadable("merge step", input, e);
         }

@@ -1,8 +1,10 @@
 package dev.baton.morsel.node;
 
 import java.time.Duration;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 
 import dev.baton.morsel.kafka.OffsetRange;
 import dev.baton.topics.ClientConfigs;
@@ -21,7 +23,8 @@ import org.apache.kafka.common.serialization.ByteArrayDeserializer;
  * is not the step's fault: its timeout stays retryable. What is missing is asked again for {@link #SETTLE} before it
  * counts as missing: a broker's metadata may show a job's new exchange moments after the controller created it, and a
  * new leader's end offset may trail its predecessor's until the followers catch up; a legitimate step must not fail on
- * either, and a hostile one waits a few seconds more.
+ * either, and a hostile one waits a few seconds more. Last, a step must carry its job's secret ({@link ExchangeSecret}):
+ * the structure is checked first so that a malformed step is named for what is wrong with it.
  *
  * <p>Thread-safe: the node's steps share one metadata consumer, one check at a time.
  */
@@ -32,7 +35,12 @@ final class StepChecks implements AutoCloseable {
     static final Duration SETTLE = Duration.ofSeconds(3);
     private static final long SETTLE_STEP_MS = 100;
 
+    /** Past this many, the remembered secrets are forgotten (each is read again once): a node serves jobs for months. */
+    private static final int SECRETS_KEPT = 1_000;
+
     private final KafkaConsumer<byte[], byte[]> consumer;
+    /** The secret of each exchange seen, by topic name; read again when a step's differs (a job run again under its id). */
+    private final Map<String, String> secrets = new HashMap<>();
 
     StepChecks(Map<String, Object> clientConfig) {
         this.consumer = new KafkaConsumer<>(ClientConfigs.assignedReader(clientConfig), new ByteArrayDeserializer(), new ByteArrayDeserializer());
@@ -60,6 +68,7 @@ final class StepChecks implements AutoCloseable {
             throw new TerminalActivityException("split " + split + " ends at offset " + split.to() + ", past " + tp
                     + "'s end offset " + end + ": a split is taken from end offsets, never beyond them");
         }
+        secret(step.job(), exchange, step.secret());
     }
 
     /** The exchange partition the step merges exists. */
@@ -69,6 +78,27 @@ final class StepChecks implements AutoCloseable {
             throw new TerminalActivityException("an engine merge step of job '" + step.job() + "' needs 0 <= exchangePartition < "
                     + partitions + " (the partitions of " + exchange + "), was " + step.exchangePartition());
         }
+        secret(step.job(), exchange, step.secret());
+    }
+
+    /** The step carries the secret its job wrote into {@code exchange}; the refusal never shows either secret. */
+    private void secret(String job, String exchange, String claimed) throws TerminalActivityException {
+        String known = secrets.get(exchange);
+        if (known != null && ExchangeSecret.matches(known, claimed)) {
+            return;
+        }
+        Optional<String> current = ExchangeSecret.read(consumer, exchange);
+        if (current.isPresent() && ExchangeSecret.matches(current.get(), claimed)) {
+            if (secrets.size() >= SECRETS_KEPT) {
+                secrets.clear();
+            }
+            secrets.put(exchange, current.get());
+            return;
+        }
+        throw new TerminalActivityException("an engine step of job '" + job + "' does not carry the secret its job wrote into " + exchange
+                + (current.isEmpty() ? " (the exchange has none: it was not created by a job of protocol version " + JobSteps.PROTOCOL_VERSION
+                        + " or later)" : "") + ": a node runs only the steps of the job that created the exchange (run jobs with "
+                + "`baton engine-group-by` or DistributedGroupBy), so that no one can have it read a topic for them");
     }
 
     private int partitions(String topic, String what) throws TerminalActivityException {

@@ -13,10 +13,11 @@ import org.junit.jupiter.api.Test;
 class JobStepsTest {
 
     private static final OffsetRange SPLIT = new OffsetRange("engine/input", 3, 20_000, 40_000);
+    private static final String SECRET = ExchangeSecret.create();
 
     @Test
     void shouldReadBackTheScanStepItWrote() {
-        JobSteps.Scan scan = new JobSteps.Scan("job-1", 6, SPLIT);
+        JobSteps.Scan scan = new JobSteps.Scan("job-1", 6, SPLIT, SECRET);
 
         assertThat(JobSteps.decodeScan(JobSteps.encodeScan(scan))).isEqualTo(scan);
     }
@@ -27,9 +28,11 @@ class JobStepsTest {
         accepted.put(SPLIT, "2.1");
         accepted.put(new OffsetRange("engine/input", 0, 0, 20_000), "1.1");
 
-        JobSteps.Merge merge = JobSteps.decodeMerge(JobSteps.encodeMerge("job-1", 4, accepted));
+        JobSteps.Merge merge = JobSteps.decodeMerge(JobSteps.encodeMerge("job-1", 4, accepted, SECRET));
 
         assertThat(merge.job()).isEqualTo("job-1");
+        assertThat(merge.secret()).isEqualTo(SECRET);
+        assertThat(merge.toString()).as("a step named in a log or a failure").doesNotContain(SECRET);
         assertThat(merge.exchangePartition()).isEqualTo(4);
         assertThat(merge.acceptedBySplit()).containsExactly(Map.entry("engine/input/3/20000/40000", "2.1"),
                 Map.entry("engine/input/0/0/20000", "1.1"));
@@ -57,7 +60,7 @@ class JobStepsTest {
 
     @Test
     void shouldRefuseAMergeStepWhereAScanStepIsExpected() {
-        byte[] merge = JobSteps.encodeMerge("job-1", 0, Map.of(SPLIT, "1.1"));
+        byte[] merge = JobSteps.encodeMerge("job-1", 0, Map.of(SPLIT, "1.1"), SECRET);
 
         assertThatThrownBy(() -> JobSteps.decodeScan(merge)).isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("not an engine scan step");
@@ -65,7 +68,7 @@ class JobStepsTest {
 
     @Test
     void shouldRefuseAScanStepOfAnotherProtocolVersionNamingBothVersions() {
-        byte[] newer = JobSteps.encodeScan(new JobSteps.Scan("job-1", 6, SPLIT), JobSteps.PROTOCOL_VERSION + 1);
+        byte[] newer = JobSteps.encodeScan(new JobSteps.Scan("job-1", 6, SPLIT, SECRET), JobSteps.PROTOCOL_VERSION + 1);
 
         assertThatThrownBy(() -> JobSteps.decodeScan(newer)).isInstanceOf(JobProtocolException.class)
                 .hasMessageContaining("job protocol version " + (JobSteps.PROTOCOL_VERSION + 1))
@@ -74,7 +77,7 @@ class JobStepsTest {
 
     @Test
     void shouldReadTheVersionOfAStepWhoseSchemaThisNodeDoesNotKnow() {
-        byte[] step = JobSteps.encodeScan(new JobSteps.Scan("job-1", 6, SPLIT), 7);
+        byte[] step = JobSteps.encodeScan(new JobSteps.Scan("job-1", 6, SPLIT, SECRET), 7);
         step[2] ^= 0x55; // another fingerprint: a schema this node was not built with
 
         assertThatThrownBy(() -> JobSteps.decodeScan(step)).isInstanceOf(JobProtocolException.class)
