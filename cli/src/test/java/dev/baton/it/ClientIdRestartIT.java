@@ -42,6 +42,8 @@ import org.junit.jupiter.api.io.TempDir;
 class ClientIdRestartIT {
 
     private static final String QUEUE = "adv24b-restart";
+    /** Served only once the first client is dead, by a worker of its own: its outcome must wait for the successor. */
+    private static final String QUEUE_KILLED = "adv24b-killed";
     private static final int SESSION_MS = 8_000;
 
     @TempDir
@@ -57,7 +59,7 @@ class ClientIdRestartIT {
                 .brokerProperty("group.consumer.min.heartbeat.interval.ms", "1000")
                 .brokerProperty("group.consumer.heartbeat.interval.ms", "2000")
                 .build().start();
-        cluster = LocalCluster.on(kafka.bootstrapServers(), 3, List.of(QUEUE), Map.of());
+        cluster = LocalCluster.on(kafka.bootstrapServers(), 3, List.of(QUEUE, QUEUE_KILLED), Map.of());
     }
 
     @AfterAll
@@ -82,7 +84,7 @@ class ClientIdRestartIT {
             assertThat(Duration.ofNanos(System.nanoTime() - startedAt)).isLessThan(Duration.ofMillis(SESSION_MS));
             ActivityOutcome outcome = second.dispatch(ActivityRequest.builder().site("adv24b", "wf-closed", "1").queue(QUEUE)
                     .activityType("echo").input("again".getBytes(UTF_8), "text/plain").build()).get(60, TimeUnit.SECONDS);
-            assertThat(outcome.completed()).isTrue();
+            assertThat(outcome.completed()).as(outcome.reason()).isTrue();
         }
     }
 
@@ -97,7 +99,7 @@ class ClientIdRestartIT {
         }
         long dispatchesBefore = endOffsetSum(BatonTopics.DISPATCH);
         try (BatonProcess first = BatonProcess.start("adv24b-dispatcher", "effective configuration", Duration.ofSeconds(60),
-                List.of("dispatch", "--bootstrap-servers", cluster.bootstrapServers(), "--config", config.toString(), "--queue", QUEUE,
+                List.of("dispatch", "--bootstrap-servers", cluster.bootstrapServers(), "--config", config.toString(), "--queue", QUEUE_KILLED,
                         "--type", "slow-echo", "--workflow", "wf-killed", "--input", "hello", "--timeout-s", "600"))) {
             await().atMost(Duration.ofSeconds(60)).until(() -> endOffsetSum(BatonTopics.DISPATCH) > dispatchesBefore);
             first.kill9();
@@ -109,7 +111,7 @@ class ClientIdRestartIT {
                 .hasMessageContaining("'" + clientId + "'")
                 .hasMessageContaining("group.consumer.session.timeout.ms");
 
-        cluster.worker(WorkerOptions.builder().workerId("adv24b-restart-slow").queues(QUEUE).handler("slow-echo", (ctx, input) -> input));
+        cluster.worker(WorkerOptions.builder().workerId("adv24b-restart-slow").queues(QUEUE_KILLED).handler("slow-echo", (ctx, input) -> input));
         List<ActivityOutcome> unmatched = new CopyOnWriteArrayList<>();
         Map<String, Object> waits = new HashMap<>();
         waits.put("client.id.wait.ms", "30000");
