@@ -138,8 +138,8 @@ public final class DispatchClient implements AutoCloseable {
         try {
             startedProducer = clientMeters.producer(producers.apply(producerConfig(config)), "dispatch");
             Duration clientIdWait = Duration.ofMillis(config.getLong(DispatchClientConfig.CLIENT_ID_WAIT_MS_CONFIG));
-            startedListener = new ResultListener(clientId, config.kafkaConfig(), c -> clientMeters.consumer(consumers.apply(c), "results"),
-                    EventSerde.of(Outcome.class, registry), pending, unmatched, clientIdWait);
+            startedListener = new ResultListener(clientId, config.kafkaConfig(), consumers, EventSerde.of(Outcome.class, registry), pending,
+                    unmatched, clientIdWait, joined -> clientMeters.consumer(joined, "results"));
             this.listenerThread = new Thread(startedListener, "baton-results-" + clientId);
             listenerThread.setDaemon(true);
             listenerThread.start();

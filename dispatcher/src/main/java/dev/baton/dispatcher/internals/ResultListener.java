@@ -75,6 +75,7 @@ public final class ResultListener implements Runnable, AutoCloseable {
     /** Set once this listener holds the id and reads its partition; partitions assigned before then wait paused. */
     private volatile boolean joined;
     private final CountDownLatch stopRequested = new CountDownLatch(1);
+    private final java.util.function.Consumer<Consumer<byte[], byte[]>> onJoined;
     private final EventSerde<Outcome> serde;
     private final PendingResults pending;
     private final DeliveredOutcomes delivered = new DeliveredOutcomes();
@@ -100,19 +101,22 @@ public final class ResultListener implements Runnable, AutoCloseable {
     public ResultListener(String clientId, Map<String, Object> kafkaConfig,
                           Function<Map<String, Object>, Consumer<byte[], byte[]>> consumers,
                           EventSerde<Outcome> serde, PendingResults pending, UnmatchedResultHandler unmatched) {
-        this(clientId, kafkaConfig, consumers, serde, pending, unmatched, DEFAULT_CLIENT_ID_WAIT);
+        this(clientId, kafkaConfig, consumers, serde, pending, unmatched, DEFAULT_CLIENT_ID_WAIT, joined -> { });
     }
 
     /**
      * As above, with the consumer made by {@code consumers} from the settings this listener chose; the
      * listener owns it and closes it (and makes another if the group refused it while a killed predecessor's hold on the
      * id lapses). Unit tests read through a {@code MockConsumer} this way. {@code clientIdWait}: how long a start waits
-     * for another member holding the id to go before it stops with {@link ClientIdInUseException}.
+     * for another member holding the id to go before it stops with {@link ClientIdInUseException}. {@code onJoined} is
+     * given the consumer that holds the id, once (its meters are bound then: a refused consumer's would shadow them).
      */
     public ResultListener(String clientId, Map<String, Object> kafkaConfig,
                           Function<Map<String, Object>, Consumer<byte[], byte[]>> consumers,
-                          EventSerde<Outcome> serde, PendingResults pending, UnmatchedResultHandler unmatched, Duration clientIdWait) {
+                          EventSerde<Outcome> serde, PendingResults pending, UnmatchedResultHandler unmatched, Duration clientIdWait,
+                          java.util.function.Consumer<Consumer<byte[], byte[]>> onJoined) {
         this.clientId = clientId;
+        this.onJoined = onJoined;
         this.serde = serde;
         this.pending = pending;
         this.unmatched = unmatched;
@@ -166,6 +170,7 @@ public final class ResultListener implements Runnable, AutoCloseable {
             if (!join()) {
                 return;
             }
+            onJoined.accept(consumer);
             startFromBeginningIfMoved();
             long position = reader.position(KeyedPartitionReader.Start.COMMITTED, Duration.ofSeconds(30));
             log.debug("client {} reads results from {} at offset {}", clientId, partition, position);
