@@ -86,7 +86,7 @@ class Dispatcher {
    * before a restart, fire-and-forget sends, relays flagged `unmatched` (the outbox), as the Java client's
    * UnmatchedResultHandler does. An identical copy of an outcome delivered already is dropped.
    */
-  constructor({ kafka, registry, types, clientId, maxPayloadBytes = MAX_PAYLOAD_BYTES, unmatched = () => {} }) {
+  constructor({ kafka, registry, types, clientId, maxPayloadBytes = MAX_PAYLOAD_BYTES, unmatched = () => {}, clientIdWaitMs = 60_000 }) {
     this.kafka = kafka;
     this.unmatched = unmatched;
     /** requestId -> identity of the outcome delivered for it, the oldest forgotten first (Java's DeliveredOutcomes). */
@@ -95,20 +95,55 @@ class Dispatcher {
     this.types = types;
     requireId('clientId', clientId);
     this.clientId = clientId;
+    this.groupId = 'baton-dispatcher-' + clientId;
+    this.clientIdWaitMs = clientIdWaitMs;
     this.serde = new Serde(registry);
     this.pending = new Map();
     this.producer = producer(kafka);
     // The group commits its position, so a restarted client resumes where it stopped.
-    this.consumer = kafka.consumer({ groupId: 'baton-dispatcher-' + clientId });
+    this.consumer = kafka.consumer({ groupId: this.groupId });
   }
 
   async start() {
+    await this.requireIdFree();
     await this.producer.connect();
     await this.consumer.connect();
     await this.consumer.subscribe({ topic: TOPICS.results, fromBeginning: true });
     const joined = new Promise((resolve) => this.consumer.on(this.consumer.events.GROUP_JOIN, resolve));
     await this.consumer.run({ eachMessage: ({ message }) => this.onResult(message) });
     await joined;
+  }
+
+  /**
+   * One live client per client id, as the Java client's ClientIdInUseException: a second member of the group would take
+   * some of baton.results' partitions, and with them, maybe, the outcomes the first waits for. kafkajs has neither static
+   * membership nor the consumer group protocol, the Java client's fence, so this checks before joining that the group
+   * has no member, waiting up to `clientIdWaitMs` (a killed client stays a member until its session ends). A check, not
+   * a lock: two clients started at the same moment can both pass.
+   */
+  async requireIdFree() {
+    const admin = this.kafka.admin();
+    await admin.connect();
+    try {
+      const deadline = Date.now() + this.clientIdWaitMs;
+      for (;;) {
+        const { groups } = await admin.describeGroups([this.groupId]);
+        const members = (groups[0] && groups[0].members) || [];
+        if (members.length === 0) {
+          return;
+        }
+        if (Date.now() >= deadline) {
+          const m = members[0];
+          throw new Error(`clientId must be unique among live clients; '${this.clientId}' is held by another live client `
+            + `(member ${m.memberId} of group ${this.groupId}, host ${m.clientHost}), after waiting ${this.clientIdWaitMs} ms `
+            + '(clientIdWaitMs). Give this client another clientId, or close the other one first. If the other was killed, '
+            + 'the broker ends its membership after its session timeout: start this client again then');
+        }
+        await new Promise((resolve) => setTimeout(resolve, Math.min(1000, Math.max(0, deadline - Date.now()))));
+      }
+    } finally {
+      await admin.disconnect();
+    }
   }
 
   async onResult(message) {

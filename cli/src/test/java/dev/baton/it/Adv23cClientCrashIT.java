@@ -77,7 +77,8 @@ class Adv23cClientCrashIT {
         cluster.worker(WorkerOptions.builder().workerId("adv23c-echo").queues(QUEUE).handler("echo", (ctx, input) -> input));
         await().atMost(Duration.ofSeconds(60)).until(() -> endOffsetSum(BatonTopics.RESULTS) > resultsBefore);
 
-        // the client comes back under its id: the outcome must reach it
+        // the client comes back under its id: the outcome must reach it. Its create waits for the killed one's group session
+        // to end (45 s on this broker; h/adv24b, one live client per id): ClientIdRestartIT covers that wait on a short session.
         List<ActivityOutcome> unmatched = new CopyOnWriteArrayList<>();
         try (DispatchClient restarted = cluster.client(CLIENT, unmatched::add)) {
             await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> assertThat(unmatched)

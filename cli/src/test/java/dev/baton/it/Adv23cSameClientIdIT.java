@@ -4,24 +4,26 @@ import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 
 import dev.baton.dispatcher.ActivityOutcome;
 import dev.baton.dispatcher.ActivityRequest;
+import dev.baton.dispatcher.ClientIdInUseException;
 import dev.baton.dispatcher.DispatchClient;
 import dev.baton.testkit.LocalCluster;
 import dev.baton.worker.WorkerOptions;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 
 /**
  * adv23c: two live clients with one {@code baton.client.id}. DESIGN §6 gives each client instance its
- * own id; nothing enforces it. Both read the id's partition, so every outcome one of them awaits is
+ * own id; nothing enforced it. Both read the id's partition, so every outcome one of them awaits was
  * also handed to the other's UnmatchedResultHandler (which is told it belongs to an earlier
  * incarnation of itself): one outcome acted on twice, by two processes. Misuse should fail fast.
+ * Fixed in h/adv24b: the second is refused ({@link ClientIdInUseException}) and the first goes on.
  */
 class Adv23cSameClientIdIT {
 
@@ -41,17 +43,21 @@ class Adv23cSameClientIdIT {
     }
 
     @Test
-    @Disabled("adv23c: a second live client with a live client's id is not refused, and each hands the other's outcomes to its "
-            + "UnmatchedResultHandler; refusing it needs a fence Kafka gives only to group members or transactional producers "
-            + "(the client uses neither for results): a design change, not a local fix")
     void shouldRefuseASecondLiveClientWithTheSameIdOrKeepItsOutcomesToItself() throws Exception {
         List<ActivityOutcome> handedToB = new CopyOnWriteArrayList<>();
         try (DispatchClient a = cluster.client("adv23c-shared-id", o -> { })) {
             DispatchClient b;
             try {
-                b = cluster.client("adv23c-shared-id", handedToB::add);
-            } catch (RuntimeException refused) {
-                return; // misuse failed fast: what the contract asks
+                // a short wait for the holder to go: a is live, so waiting longer changes nothing but the test's time
+                b = cluster.client("adv23c-shared-id", handedToB::add, Map.of("client.id.wait.ms", "3000"));
+            } catch (ClientIdInUseException refused) {
+                // misuse failed fast, naming the id and what to do, and the first client goes on
+                assertThat(refused).hasMessageContaining("'adv23c-shared-id'").hasMessageContaining("another baton.client.id");
+                ActivityOutcome outcome = a.dispatch(ActivityRequest.builder().site("adv23c", "wf-shared-after", "1").queue("adv23c-same")
+                        .activityType("echo").input("still mine".getBytes(UTF_8), "text/plain").build()).get(60, TimeUnit.SECONDS);
+                assertThat(outcome.completed()).isTrue();
+                assertThat(new String(outcome.output(), UTF_8)).isEqualTo("still mine");
+                return;
             }
             try (b) {
                 ActivityOutcome outcome = a.dispatch(ActivityRequest.builder().site("adv23c", "wf-shared", "1").queue("adv23c-same")

@@ -64,6 +64,12 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
  * {@link ResultListenerStoppedException}, and so does every later {@code dispatch}, {@code send} and
  * {@code cancel}: the client is unusable, {@link #close()} still works, and a new client with the same
  * {@code baton.client.id} receives the outcomes.
+ *
+ * <p>One live client per {@code baton.client.id}: {@code create} refuses a second one with
+ * {@link ClientIdInUseException} while the first runs, and the first goes on. A client started again after
+ * its predecessor closed starts at once; after a predecessor killed without {@code close()}, {@code create}
+ * waits until the broker ends the dead one's group membership (its session timeout, 45 s by default), at
+ * most {@code client.id.wait.ms}.
  */
 public final class DispatchClient implements AutoCloseable {
 
@@ -131,12 +137,13 @@ public final class DispatchClient implements AutoCloseable {
         ResultListener startedListener = null;
         try {
             startedProducer = clientMeters.producer(producers.apply(producerConfig(config)), "dispatch");
-            startedListener = new ResultListener(clientId, config.kafkaConfig(), c -> clientMeters.consumer(consumers.apply(c), "results"),
-                    EventSerde.of(Outcome.class, registry), pending, unmatched);
+            Duration clientIdWait = Duration.ofMillis(config.getLong(DispatchClientConfig.CLIENT_ID_WAIT_MS_CONFIG));
+            startedListener = new ResultListener(clientId, config.kafkaConfig(), consumers, EventSerde.of(Outcome.class, registry), pending,
+                    unmatched, clientIdWait, joined -> clientMeters.consumer(joined, "results"));
             this.listenerThread = new Thread(startedListener, "baton-results-" + clientId);
             listenerThread.setDaemon(true);
             listenerThread.start();
-            startedListener.awaitPositioned(startTimeout);
+            startedListener.awaitPositioned(startTimeout.plus(clientIdWait));
         } catch (InterruptedException e) {
             closeAfterFailedStart(startedListener, startedProducer); // before re-interrupting: it waits for the listener thread
             Thread.currentThread().interrupt();
@@ -176,10 +183,12 @@ public final class DispatchClient implements AutoCloseable {
      * Creates a started client; {@code configs} must name {@code baton.client.id}. A start that fails
      * leaves nothing open.
      *
+     * @throws ClientIdInUseException if another live client holds {@code baton.client.id} after
+     *         {@code client.id.wait.ms}
      * @throws ResultListenerStoppedException if the results listener stops before it has a position
      *         (e.g. the client may not read {@code baton.results})
      * @throws IllegalStateException if {@code baton.results} does not exist, or the listener has no
-     *         position within 60 s
+     *         position within 60 s (plus {@code client.id.wait.ms})
      */
     public static DispatchClient create(Map<String, ?> configs, UnmatchedResultHandler unmatched) {
         return create(configs, unmatched, new SimpleMeterRegistry());

@@ -22,6 +22,11 @@ public final class DispatchClientConfig extends AbstractConfig {
     public static final String MAX_PENDING_CONFIG = "max.pending";
     private static final String MAX_PENDING_DOC = "Most dispatches waiting for an outcome at once; more fail fast with PendingLimitExceededException.";
     public static final String DISPATCH_TIMEOUT_MS_CONFIG = "dispatch.timeout.ms";
+    public static final String CLIENT_ID_WAIT_MS_CONFIG = "client.id.wait.ms";
+    private static final String CLIENT_ID_WAIT_MS_DOC = "How long create waits for another live client with this baton.client.id "
+            + "to let go of it before it fails with ClientIdInUseException (0 = fail at once). A client closed lets go at once; one "
+            + "killed holds the id until the broker ends its group membership (group.consumer.session.timeout.ms, 45 s by default, "
+            + "60 s at most by default), so the default covers a restart after a crash.";
     private static final String DISPATCH_TIMEOUT_MS_DOC = "How long a dispatch future waits before failing with a TimeoutException (0 = no limit; activities may run for hours). A later outcome goes to the UnmatchedResultHandler.";
 
     public static final ConfigDef CONFIG = new ConfigDef()
@@ -38,7 +43,8 @@ public final class DispatchClientConfig extends AbstractConfig {
             .define(MAX_PAYLOAD_BYTES_CONFIG, Type.INT, 524_288, Range.atLeast(0), Importance.MEDIUM,
                     "Largest input accepted; keep it at most the streams app's max.payload.bytes (512 KiB by default).")
             .define(MAX_PENDING_CONFIG, Type.INT, 100_000, Range.atLeast(1), Importance.MEDIUM, MAX_PENDING_DOC)
-            .define(DISPATCH_TIMEOUT_MS_CONFIG, Type.LONG, 0L, Range.atLeast(0), Importance.MEDIUM, DISPATCH_TIMEOUT_MS_DOC);
+            .define(DISPATCH_TIMEOUT_MS_CONFIG, Type.LONG, 0L, Range.atLeast(0), Importance.MEDIUM, DISPATCH_TIMEOUT_MS_DOC)
+            .define(CLIENT_ID_WAIT_MS_CONFIG, Type.LONG, 60_000L, Range.atLeast(0), Importance.LOW, CLIENT_ID_WAIT_MS_DOC);
 
     public DispatchClientConfig(Map<String, ?> originals) {
         super(CONFIG, originals, false);

@@ -71,4 +71,15 @@ class DispatchClientConfigTest {
 
         assertThat(config.kafkaConfig()).containsEntry("bootstrap.servers", "broker:9093");
     }
+
+    @Test
+    void shouldWaitAMinuteByDefaultForAKilledPredecessorsHoldOnTheIdAndRejectANegativeWait() {
+        Map<String, Object> base = Map.of("baton.client.id", "billing-1");
+        assertThat(new DispatchClientConfig(base).getLong(DispatchClientConfig.CLIENT_ID_WAIT_MS_CONFIG)).isEqualTo(60_000L);
+
+        Map<String, Object> negative = new java.util.HashMap<>(base);
+        negative.put(DispatchClientConfig.CLIENT_ID_WAIT_MS_CONFIG, "-1");
+        assertThatThrownBy(() -> new DispatchClientConfig(negative)).isInstanceOf(ConfigException.class)
+                .hasMessageContaining("client.id.wait.ms");
+    }
 }

@@ -25,6 +25,7 @@ import dev.baton.topics.BatonTopics;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.apache.kafka.clients.producer.MockProducer;
 import org.apache.kafka.common.errors.TopicAuthorizationException;
+import org.apache.kafka.common.errors.UnreleasedInstanceIdException;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -49,7 +50,7 @@ class DispatchClientLifecycleTest {
     /** A client with its own id (so its listener thread is told apart) on this test's producer and consumer. */
     private DispatchClient startClient(String clientId, Duration startTimeout) {
         DispatchClientConfig config = new DispatchClientConfig(DispatchClientHarness.configs("mem://" + UUID.randomUUID(),
-                Map.of(DispatchClientConfig.CLIENT_ID_CONFIG, clientId)));
+                Map.of(DispatchClientConfig.CLIENT_ID_CONFIG, clientId, DispatchClientConfig.CLIENT_ID_WAIT_MS_CONFIG, "0")));
         return new DispatchClient(config, UnmatchedResultHandler.IGNORE, Clock.fixed(NOW, ZoneOffset.UTC), new SimpleMeterRegistry(),
                 c -> producer, c -> consumer, startTimeout);
     }
@@ -196,6 +197,19 @@ class DispatchClientLifecycleTest {
                 .hasMessageStartingWith("the results listener of client billing-refused stopped: TopicAuthorizationException:"
                         + " Not authorized to access topics: [baton.results]; outcomes for its requests stay on baton.results");
         assertNothingLeftOpen("billing-refused");
+    }
+
+    @Test
+    void shouldRefuseToStartNamingTheClientIdWhileAnotherLiveClientHoldsItAndCloseWhatItOpened() {
+        consumer.setPollException(new UnreleasedInstanceIdException("Static member m-2 with instance id dispatch-client cannot join"));
+
+        assertThatThrownBy(() -> startClient("billing-twin", WAIT))
+                .isInstanceOf(ClientIdInUseException.class)
+                .hasMessageStartingWith("baton.client.id must be unique among live DispatchClients; 'billing-twin' is held by another"
+                        + " live client (the member of group baton-dispatcher-billing-twin)")
+                .hasMessageContaining("Give this client another baton.client.id, or close the other one first")
+                .satisfies(e -> assertThat(((ClientIdInUseException) e).clientId()).isEqualTo("billing-twin"));
+        assertNothingLeftOpen("billing-twin");
     }
 
     @Test

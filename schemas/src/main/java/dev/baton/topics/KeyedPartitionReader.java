@@ -55,6 +55,20 @@ public final class KeyedPartitionReader {
         return new KeyedPartitionReader(consumer, tp, key);
     }
 
+    /**
+     * Finds {@code key}'s partition of {@code topic} without assigning it: for a consumer that takes its
+     * partitions as a group member ({@code subscribe}) and reads only this one of them.
+     *
+     * @throws IllegalStateException if the topic does not exist (the message says how to create it)
+     */
+    public static KeyedPartitionReader unassigned(Consumer<byte[], byte[]> consumer, String topic, String key, Duration timeout) {
+        List<PartitionInfo> partitions = consumer.partitionsFor(topic, timeout);
+        if (partitions == null || partitions.isEmpty()) {
+            throw new IllegalStateException(topic + " does not exist; create Baton's topics with `baton topics create`");
+        }
+        return new KeyedPartitionReader(consumer, new TopicPartition(topic, BatonTopics.keyPartition(key, partitions.size())), key);
+    }
+
     /** Positions the reader as {@code start} says and returns the offset it will read next. */
     public long position(Start start, Duration timeout) {
         if (start == Start.END) {

@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 
 import java.time.Duration;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -95,7 +96,9 @@ class ResultListenerTest {
     void shouldReadOnlyTheResultsPartitionItsClientIdMapsTo() throws InterruptedException {
         start();
 
-        assertThat(consumer.assignment()).containsExactly(OWN);
+        // the group's one member is assigned every partition; it reads its own and leaves the others paused
+        assertThat(consumer.assignment()).hasSize(PARTITIONS);
+        assertThat(consumer.paused()).doesNotContain(OWN).hasSize(PARTITIONS - 1);
         assertThat(listener.assignment()).containsExactly(OWN);
     }
 
@@ -109,6 +112,42 @@ class ResultListenerTest {
                 .containsEntry(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed")
                 .containsEntry(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "latest")
                 .containsEntry(ConsumerConfig.CLIENT_ID_CONFIG, "baton-results-billing-1");
+    }
+
+    @Test
+    void shouldHoldItsClientIdAsTheStaticMemberOfItsGroupUnderTheConsumerProtocol() throws InterruptedException {
+        start();
+
+        assertThat(consumerConfig)
+                .containsEntry(ConsumerConfig.GROUP_PROTOCOL_CONFIG, "consumer")
+                .containsEntry(ConsumerConfig.GROUP_INSTANCE_ID_CONFIG, "dispatch-client");
+    }
+
+    @Test
+    void shouldDropTheClassicProtocolsMemberSettingsWhichTheConsumerProtocolRefuses() {
+        Map<String, Object> kafkaConfig = new HashMap<>();
+        kafkaConfig.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, "broker:9093");
+        kafkaConfig.put(ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG, 10_000);
+        kafkaConfig.put(ConsumerConfig.HEARTBEAT_INTERVAL_MS_CONFIG, 3_000);
+        kafkaConfig.put(ConsumerConfig.PARTITION_ASSIGNMENT_STRATEGY_CONFIG, "org.apache.kafka.clients.consumer.RangeAssignor");
+
+        listener(kafkaConfig, unmatched::add); // not run: only what it asks the consumer factory for matters
+
+        assertThat(consumerConfig).doesNotContainKeys(ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG,
+                ConsumerConfig.HEARTBEAT_INTERVAL_MS_CONFIG, ConsumerConfig.PARTITION_ASSIGNMENT_STRATEGY_CONFIG);
+    }
+
+    @Test
+    void shouldCommitOnlyItsOwnPartitionNotThePausedOthers() throws InterruptedException {
+        start();
+        deliver(CLIENT, OutcomeEvents.completed("r-1", CLIENT).build());
+
+        await().atMost(WAIT).untilAsserted(() -> assertThat(consumer.committed(Set.of(OWN)).get(OWN)).isNotNull()
+                .extracting(OffsetAndMetadata::offset).isEqualTo(1L));
+
+        Set<TopicPartition> others = new HashSet<>(consumer.assignment());
+        others.remove(OWN);
+        assertThat(consumer.committed(others).values()).allMatch(java.util.Objects::isNull);
     }
 
     @Test

@@ -49,6 +49,22 @@ public final class ResultsMockConsumer extends MockConsumer<byte[], byte[]> {
         updateEndOffsets(ends);
     }
 
+    /**
+     * Subscribes, and has the next {@code poll} assign every partition of the topics, as a group coordinator does for
+     * a group's one member.
+     */
+    @Override
+    public synchronized void subscribe(java.util.Collection<String> topics, org.apache.kafka.clients.consumer.ConsumerRebalanceListener listener) {
+        super.subscribe(topics, listener);
+        List<TopicPartition> all = new ArrayList<>();
+        for (String topic : topics) {
+            for (PartitionInfo info : partitionsFor(topic)) {
+                all.add(new TopicPartition(topic, info.partition()));
+            }
+        }
+        schedulePollTask(() -> rebalance(all));
+    }
+
     /** Appends a result to {@code partition} at its next offset; the partition must be assigned. */
     public synchronized void addResult(int partition, String key, byte[] value) {
         long offset = nextOffset.merge(partition, 1L, Long::sum) - 1;
