@@ -78,7 +78,7 @@ class Adv23cClientCrashIT {
         await().atMost(Duration.ofSeconds(60)).until(() -> endOffsetSum(BatonTopics.RESULTS) > resultsBefore);
 
         // the client comes back under its id: the outcome must reach it. Its create waits for the killed one's group session
-        // to end (45 s on this broker; h/adv24b, one live client per id): ClientIdRestartIT covers that wait on a short session.
+        // to end (10 s on the embedded broker, 45 s by Kafka's default; h/adv24b, one live client per id): ClientIdRestartIT covers that wait on a short session.
         List<ActivityOutcome> unmatched = new CopyOnWriteArrayList<>();
         try (DispatchClient restarted = cluster.client(CLIENT, unmatched::add)) {
             await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> assertThat(unmatched)

@@ -38,6 +38,12 @@ final class KraftNode {
         p.put("share.coordinator.state.topic.replication.factor", rf);
         p.put("share.coordinator.state.topic.min.isr", isr);
         p.put("group.initial.rebalance.delay.ms", "0");
+        // A dispatch client holds its id as the static member of a consumer-protocol group: one restarted after a kill -9
+        // waits for its predecessor's session to end. 45 s by default; 10 s here, for the demo's and the tests' restarts.
+        p.put("group.consumer.min.session.timeout.ms", "6000");
+        p.put("group.consumer.session.timeout.ms", "10000");
+        p.put("group.consumer.min.heartbeat.interval.ms", "1000");
+        p.put("group.consumer.heartbeat.interval.ms", "2000");
         // Baton declares every topic it uses; an auto-created topic would hide a missing declaration.
         p.put("auto.create.topics.enable", "false");
         // The cleaner's default 128 MiB dedupe buffer, once per node, would dominate a test JVM's heap.
