@@ -8,6 +8,11 @@ import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 
 import dev.baton.embedded.EmbeddedKafkaExtension;
 import dev.baton.streams.BatonStreamsApp;
@@ -36,38 +41,53 @@ class Adv24aAgreementRaceIT {
     private static final String KEY = "YWR2MjN4LXRva2VuLWtleS1vbmUtMzItYnl0ZXMtISE=";
 
     @Test
-    //@Disabled("adv24a: the agreement counts an instance only once it is in the group; a change made before then passes beside it (not a small fix: needs a start record per instance or a re-check after joining)")
-    void anInstanceStartedWithAnotherGuaranteeWhileTheFirstIsJoiningIsRefused() throws Exception {
-        String appId = "baton-adv24a-race";
+    @Disabled("adv24a: an instance counts as running only once it has joined the group; one with another guarantee started in that window changes the value in force and both run (not a small fix: needs a start record per instance, or a re-check once joined)")
+    void anAtLeastOnceAndAnExactlyOnceInstanceStartedTogetherNeverBothRun() throws Exception {
         try (Admin admin = Admin.create(ClientConfigs.admin(KAFKA.bootstrapServers()))) {
             new TopicCreator(admin).create(BatonTopics.all(TopicLayout.defaults().withPartitions(2), List.of("q")));
         }
-        // at-least-once is in force (an earlier instance claimed it and stopped)
-        try (BatonStreamsApp earlier = app(appId, "at_least_once", KEY).start()) {
-            earlier.awaitRunning(Duration.ofSeconds(60));
-        }
-        awaitNoInstance(appId);
-
-        BatonStreamsApp alo = app(appId, "at_least_once", KEY);
-        BatonStreamsApp eos = app(appId, "exactly_once_v2", null);
-        try {
-            alo.start(); // agrees (nothing to write), then joins the group
-            Throwable refused = null;
+        // One attempt lets both start about 1 in 3 times on this machine: a few attempts, stopping at the first that does.
+        for (int attempt = 0; attempt < 8; attempt++) {
+            String appId = "baton-adv24a-race-" + attempt;
+            // at-least-once is in force (an earlier instance claimed it, joined and stopped)
+            try (BatonStreamsApp earlier = app(appId, "at_least_once", KEY).start()) {
+                earlier.awaitRunning(Duration.ofSeconds(60));
+            }
+            awaitNoInstance(appId);
+            BatonStreamsApp alo = app(appId, "at_least_once", KEY);
+            BatonStreamsApp eos = app(appId, "exactly_once_v2", null);
+            ExecutorService starts = Executors.newFixedThreadPool(2);
             try {
-                eos.start(); // the group is still empty: the guarantee "switches" under the running at-least-once instance
-            } catch (IllegalStateException e) {
-                refused = e;
-                System.out.println("ADV24A refused: " + e.getMessage());
+                // a supervisor restarts the at-least-once instance at the moment the operator starts the switched one
+                CountDownLatch go = new CountDownLatch(1);
+                Future<Throwable> aloStart = starts.submit(() -> startOrRefusal(go, alo));
+                Future<Throwable> eosStart = starts.submit(() -> startOrRefusal(go, eos));
+                go.countDown();
+                Throwable aloRefused = aloStart.get(60, TimeUnit.SECONDS);
+                Throwable eosRefused = eosStart.get(60, TimeUnit.SECONDS);
+                if (aloRefused == null && eosRefused == null) {
+                    alo.awaitRunning(Duration.ofSeconds(60));
+                    eos.awaitRunning(Duration.ofSeconds(60));
+                }
+                assertThat(aloRefused != null || eosRefused != null)
+                        .as("attempt %d: an at-least-once and an exactly-once instance of one application id both started and run (%s / %s)",
+                                attempt, alo.state(), eos.state())
+                        .isTrue();
+            } finally {
+                starts.shutdownNow();
+                eos.close();
+                alo.close();
             }
-            if (refused == null) {
-                alo.awaitRunning(Duration.ofSeconds(60));
-                eos.awaitRunning(Duration.ofSeconds(60));
-            }
-            assertThat(refused).as("an exactly-once instance started beside an at-least-once one (both %s / %s)",
-                    alo.state(), eos.state()).isNotNull();
-        } finally {
-            eos.close();
-            alo.close();
+        }
+    }
+
+    private static Throwable startOrRefusal(CountDownLatch go, BatonStreamsApp app) throws InterruptedException {
+        go.await();
+        try {
+            app.start();
+            return null;
+        } catch (IllegalStateException e) {
+            return e;
         }
     }
 
@@ -87,7 +107,13 @@ class Adv24aAgreementRaceIT {
     }
 
     static BatonStreamsApp app(String bootstrap, String appId, String guarantee, String key, boolean rotate) throws Exception {
+        return app(bootstrap, appId, guarantee, key, rotate, Map.of());
+    }
+
+    static BatonStreamsApp app(String bootstrap, String appId, String guarantee, String key, boolean rotate, Map<String, Object> extra)
+            throws Exception {
         Map<String, Object> config = new HashMap<>(ClientConfigs.bootstrap(bootstrap));
+        config.putAll(extra);
         config.put("token.key.rotate", Boolean.toString(rotate));
         config.put("application.id", appId);
         config.put("state.dir", Files.createTempDirectory("adv24a-").toString());
