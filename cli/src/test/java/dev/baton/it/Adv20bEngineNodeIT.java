@@ -24,6 +24,7 @@ import dev.baton.dispatcher.DispatchClient;
 import dev.baton.morsel.kafka.OffsetRange;
 import dev.baton.morsel.node.DistributedGroupBy;
 import dev.baton.morsel.node.EngineNode;
+import dev.baton.morsel.node.ExchangeSecret;
 import dev.baton.morsel.node.protocol.AcceptedExecution;
 import dev.baton.morsel.node.protocol.MergeStep;
 import dev.baton.morsel.node.protocol.ScanStep;
@@ -46,7 +47,11 @@ import org.junit.jupiter.api.Test;
  */
 class Adv20bEngineNodeIT {
 
-    /** A hostile step's guess at a job's secret (ExchangeSecret): checked after the step's structure, so each case below is refused for its own defect. */
+    /**
+     * A hostile step's guess at a job's secret (ExchangeSecret): checked after the exchange's structure, so those cases are
+     * refused for their own defect; the source's cases carry the job's secret, as a job's own malformed step would (a step
+     * without it is refused before its source is looked at: h/adv24a).
+     */
     private static final String FORGED_SECRET = "0".repeat(64);
 
     private static final String SOURCE = "adv20b-src";
@@ -110,10 +115,11 @@ class Adv20bEngineNodeIT {
 
     @Test
     void shouldRefuseAScanOfATopicThatDoesNotExist() throws Exception {
-        createExchange("nosource", 2);
+        String secret = createExchangeWithSecret("nosource", 2);
         try (EngineNode node = EngineNode.start("adv20b-nosource", cluster.clientConfig(), 2)) {
             // was: 'retryable: PipelineFailedException ... TimeoutException: Failed to get offsets by times in 10000ms' after ~190 s
-            ActivityOutcome o = hostile("no-source", scan("nosource", 2, new Split("adv20b-no-such-topic", 0, 0L, 100L)));
+            // (with the job's secret: one without it is refused for that before its source is looked at, h/adv24a)
+            ActivityOutcome o = hostile("no-source", scan("nosource", 2, new Split("adv20b-no-such-topic", 0, 0L, 100L), secret));
 
             assertTerminal(o, "adv20b-no-such-topic");
         }
@@ -121,11 +127,11 @@ class Adv20bEngineNodeIT {
 
     @Test
     void shouldRefuseAScanOfARangePastThePartitionsEnd() throws Exception {
-        createExchange("pastend", 2);
+        String secret = createExchangeWithSecret("pastend", 2);
         try (EngineNode node = EngineNode.start("adv20b-pastend", cluster.clientConfig(), 2)) {
             // was: 'retryable: ... no progress reading ... for 90 s' after 90 s, and retried; [0, Long.MAX_VALUE) ran out of heap
-            // planning 4e14 morsels (TopicMorsels.plan) before reading anything
-            ActivityOutcome o = hostile("past-end", scan("pastend", 2, new Split(SOURCE, 0, 0L, 1_000_000_000L)));
+            // planning 4e14 morsels (TopicMorsels.plan) before reading anything (with the job's secret, as above)
+            ActivityOutcome o = hostile("past-end", scan("pastend", 2, new Split(SOURCE, 0, 0L, 1_000_000_000L), secret));
 
             assertTerminal(o, "1000000000");
         }
@@ -226,8 +232,20 @@ class Adv20bEngineNodeIT {
     }
 
     private static byte[] scan(String job, int exchangePartitions, Split split) throws Exception {
+        return scan(job, exchangePartitions, split, FORGED_SECRET);
+    }
+
+    private static byte[] scan(String job, int exchangePartitions, Split split, String secret) throws Exception {
         return bytes(ScanStep.newBuilder().setVersion(2).setJob(job).setExchangePartitions(exchangePartitions).setSplit(split)
-                .setSecret(FORGED_SECRET).build().toByteBuffer());
+                .setSecret(secret).build().toByteBuffer());
+    }
+
+    /** An exchange as a job creates it, with its secret: a step that carries it is checked against its source. */
+    private static String createExchangeWithSecret(String job, int partitions) throws Exception {
+        createExchange(job, partitions);
+        String secret = ExchangeSecret.create();
+        ExchangeSecret.write(cluster.clientConfig(), BatonTopics.EXCHANGE_PREFIX + job, secret);
+        return secret;
     }
 
     private static byte[] bytes(ByteBuffer b) {

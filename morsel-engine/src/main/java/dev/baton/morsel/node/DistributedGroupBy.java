@@ -38,7 +38,7 @@ import org.apache.kafka.common.serialization.ByteArrayDeserializer;
  * exchange topic. Every step is a Baton activity, so a node lost mid-job costs a re-delivery, not
  * the job. Steps and their results travel as Avro records ({@code JobSteps}).
  *
- * <p>Each run's steps are sites of their own ({@code engine / job / run.scan-3}, the run a random id): a resolved site
+ * <p>Each run's steps are sites of their own ({@code engine / job / run.scan-3.nonce}, the run and each step a random id): a resolved site
  * answers a repeated dispatch with its stored outcome for the dedupe window, so steps named by the job alone would hand
  * a job run again under its id (a nightly job) its last run's answers instead of scanning what the topic holds now.
  *
@@ -150,7 +150,7 @@ public final class DistributedGroupBy {
         Map<OffsetRange, CompletableFuture<ActivityOutcome>> outcomes = new LinkedHashMap<>();
         for (int i = 0; i < splits.size(); i++) {
             byte[] input = JobSteps.encodeScan(new JobSteps.Scan(job, partitions, splits.get(i), secret));
-            outcomes.put(splits.get(i), dispatch(activity(job, run + ".scan-" + i, EngineNode.SCAN, input)));
+            outcomes.put(splits.get(i), dispatch(activity(job, step(".scan-" + i), EngineNode.SCAN, input)));
         }
         Map<OffsetRange, String> manifest = new LinkedHashMap<>();
         for (Map.Entry<OffsetRange, CompletableFuture<ActivityOutcome>> e : outcomes.entrySet()) {
@@ -162,7 +162,7 @@ public final class DistributedGroupBy {
     private Map<Long, long[]> merge(String job, int partitions, Map<OffsetRange, String> manifest, String secret) throws Exception {
         List<CompletableFuture<ActivityOutcome>> merges = new ArrayList<>();
         for (int p = 0; p < partitions; p++) {
-            merges.add(dispatch(activity(job, run + ".merge-" + p, EngineNode.MERGE, JobSteps.encodeMerge(job, p, manifest, secret))));
+            merges.add(dispatch(activity(job, step(".merge-" + p), EngineNode.MERGE, JobSteps.encodeMerge(job, p, manifest, secret))));
         }
         Map<Long, long[]> rows = new HashMap<>();
         for (int p = 0; p < partitions; p++) {
@@ -174,6 +174,17 @@ public final class DistributedGroupBy {
     private ActivityRequest activity(String job, String step, String type, byte[] input) {
         return ActivityRequest.builder().site("engine", job, step).queue(EngineNode.QUEUE).activityType(type)
                 .input(input, JobSteps.CONTENT_TYPE).heartbeat(Duration.ofSeconds(2)).build();
+    }
+
+    /**
+     * A step's activity id: the run's, the step's name, and a nonce of its own. The run id is on {@code baton.results}
+     * (every dispatcher reads it) once the first step is answered; a step named by it alone could be dispatched first by
+     * anyone, to a queue whose worker they control, and the job's own dispatch, the same site at the same attempt with the
+     * same idempotency key, joined that site's outcome: the job answered with made-up rows (h/adv24a). With its own nonce
+     * a step's site is unknown until the job has dispatched it.
+     */
+    private String step(String name) {
+        return run + name + "." + runNonce();
     }
 
     private static String runNonce() {

@@ -24,7 +24,8 @@ import org.apache.kafka.common.serialization.ByteArrayDeserializer;
  * counts as missing: a broker's metadata may show a job's new exchange moments after the controller created it, and a
  * new leader's end offset may trail its predecessor's until the followers catch up; a legitimate step must not fail on
  * either, and a hostile one waits a few seconds more. Last, a step must carry its job's secret ({@link ExchangeSecret}):
- * the structure is checked first so that a malformed step is named for what is wrong with it.
+ * the exchange's structure is checked first so that a malformed step is named for what is wrong with it, the secret
+ * before anything of the source topic, whose partitions and end offsets a step without it must not be told (h/adv24a).
  *
  * <p>Thread-safe: the node's steps share one metadata consumer, one check at a time.
  */
@@ -56,6 +57,10 @@ final class StepChecks implements AutoCloseable {
             throw new TerminalActivityException("an engine scan step of job '" + step.job() + "' names " + step.exchangePartitions()
                     + " exchange partitions, " + exchange + " has " + exchangePartitions);
         }
+        // The secret before the source: a refusal of the source names its partitions and end offsets, which a step
+        // without the secret must not learn of a topic its sender may not describe (h/adv24a). The job's own steps carry
+        // it, so a malformed one of theirs is still named for its defect.
+        secret(step.job(), exchange, step.secret());
         OffsetRange split = step.split();
         int sourcePartitions = partitions(split.topic(), "source topic");
         if (split.partition() >= sourcePartitions) {
@@ -68,7 +73,6 @@ final class StepChecks implements AutoCloseable {
             throw new TerminalActivityException("split " + split + " ends at offset " + split.to() + ", past " + tp
                     + "'s end offset " + end + ": a split is taken from end offsets, never beyond them");
         }
-        secret(step.job(), exchange, step.secret());
     }
 
     /** The exchange partition the step merges exists. */

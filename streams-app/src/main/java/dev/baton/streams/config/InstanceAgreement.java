@@ -28,6 +28,7 @@ import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.config.TopicConfig;
+import org.apache.kafka.common.errors.GroupIdNotFoundException;
 import org.apache.kafka.common.errors.TopicExistsException;
 import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
@@ -179,23 +180,49 @@ public final class InstanceAgreement {
     }
 
     private void requireNoInstanceRunning(Admin admin, String setting, String own, String inForce) {
-        ConsumerGroupDescription group;
+        int members;
         try {
-            group = admin.describeConsumerGroups(List.of(applicationId)).describedGroups().get(applicationId)
-                    .get(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+            members = members(admin);
         } catch (Exception e) {
             throw new IllegalStateException("cannot tell whether instances of application id '" + applicationId + "' are running ("
                     + e + "), so " + setting + " in force (" + inForce + ") is not changed to " + own, e);
         }
-        if (group.members().isEmpty()) {
+        if (members == 0) {
             return;
         }
         if (TOKEN_KEY.equals(setting)) {
-            throw new IllegalStateException("token.key.rotate=true: " + group.members().size() + " instance(s) of application id '"
+            throw new IllegalStateException("token.key.rotate=true: " + members + " instance(s) of application id '"
                     + applicationId + "' are running with the key in force (" + inForce + "); stop every instance before rotating to "
                     + own);
         }
         throw differs(setting, own, inForce);
+    }
+
+    /**
+     * The members of the application id's group. Kafka 4.4's describeConsumerGroups answers GroupIdNotFoundException for a
+     * group that does not exist (every instance stopped and the group deleted or expired with its offsets) and for a
+     * streams group ({@code group.protocol=streams}); the latter is asked as one, and a group that is neither has no
+     * member (h/adv24a: both refused every change for ever).
+     */
+    private int members(Admin admin) throws Exception {
+        try {
+            ConsumerGroupDescription group = admin.describeConsumerGroups(List.of(applicationId)).describedGroups().get(applicationId)
+                    .get(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+            return group.members().size();
+        } catch (ExecutionException e) {
+            if (!(e.getCause() instanceof GroupIdNotFoundException)) {
+                throw e;
+            }
+        }
+        try {
+            return admin.describeStreamsGroups(List.of(applicationId)).all().get(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS)
+                    .get(applicationId).members().size();
+        } catch (ExecutionException e) {
+            if (e.getCause() instanceof GroupIdNotFoundException) {
+                return 0;
+            }
+            throw e;
+        }
     }
 
     private void createTopic(Admin admin) {

@@ -1,0 +1,196 @@
+package dev.baton.it;
+
+import static java.nio.charset.StandardCharsets.UTF_8;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+import java.io.IOException;
+import java.io.Writer;
+import java.nio.ByteBuffer;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.Set;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+
+import dev.baton.cli.CliRun;
+import dev.baton.dispatcher.ActivityOutcome;
+import dev.baton.dispatcher.ActivityRequest;
+import dev.baton.dispatcher.DispatchClient;
+import dev.baton.embedded.EmbeddedKafka;
+import dev.baton.morsel.node.EngineNode;
+import dev.baton.morsel.node.ExchangeSecret;
+import dev.baton.morsel.node.protocol.AcceptedExecution;
+import dev.baton.morsel.node.protocol.GroupSum;
+import dev.baton.morsel.node.protocol.MergeStep;
+import dev.baton.morsel.node.protocol.MergedRows;
+import dev.baton.morsel.node.protocol.ScanDone;
+import dev.baton.morsel.node.protocol.ScanStep;
+import dev.baton.morsel.node.protocol.Split;
+import dev.baton.streams.BatonStreamsApp;
+import dev.baton.topics.BatonTopics;
+import dev.baton.topics.TopicCreator;
+import dev.baton.topics.TopicLayout;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.admin.ScramCredentialInfo;
+import org.apache.kafka.clients.admin.ScramMechanism;
+import org.apache.kafka.clients.admin.UserScramCredentialAlteration;
+import org.apache.kafka.clients.admin.UserScramCredentialUpsertion;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.acl.AccessControlEntry;
+import org.apache.kafka.common.acl.AclBinding;
+import org.apache.kafka.common.acl.AclOperation;
+import org.apache.kafka.common.acl.AclPermissionType;
+import org.apache.kafka.common.errors.TopicAuthorizationException;
+import org.apache.kafka.common.resource.PatternType;
+import org.apache.kafka.common.resource.ResourcePattern;
+import org.apache.kafka.common.resource.ResourceType;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Adversary round 24 (h/adv24a), finding 3: a node checks a step's structure against the cluster before its secret
+ * ({@code StepChecks}), and the refusal names what it found. While any job runs (its id is in the site keys of its steps'
+ * outcomes on {@code baton.results}, which every dispatcher reads), a dispatcher-only principal dispatches scans naming
+ * that job's exchange, a guessed secret, and any topic: the failure reasons tell it whether the topic exists, how many
+ * partitions it has and each partition's end offset (how many records, and by polling, how fast they are written), for
+ * topics it may not even describe. The node's principal may read them; the dispatcher may not.
+ */
+class Adv24aEngineProbeIT {
+
+    private static final String PASSWORD = "s3cret-for-tests";
+    private static final String SECRET = "adv24a-secret-ledger";
+    private static final String EXCHANGE = "baton.exchange.running-job";
+    private static final String GUESS = "0".repeat(64);
+    /** Records in the secret topic: a number the reasons must not show. */
+    private static final int RECORDS = 137;
+
+    @TempDir
+    static Path dir;
+    private static EmbeddedKafka kafka;
+    private static Path adminProperties;
+
+    @BeforeAll
+    static void start() throws Exception {
+        SelfSignedTls tls = SelfSignedTls.generate(dir);
+        kafka = EmbeddedKafka.builder().saslOverTls("admin", "admin-" + PASSWORD, tls.keyStore(), tls.trustStore(), tls.password())
+                .build().start();
+        try (Admin admin = Admin.create(kafka.adminConfig())) {
+            new TopicCreator(admin).create(BatonTopics.all(TopicLayout.defaults().withPartitions(3), List.of(EngineNode.QUEUE)));
+            List<UserScramCredentialAlteration> users = new ArrayList<>();
+            for (String user : List.of("dispatcher", "streams", "engine")) {
+                users.add(new UserScramCredentialUpsertion(user, new ScramCredentialInfo(ScramMechanism.SCRAM_SHA_512, 4096), PASSWORD));
+            }
+            admin.alterUserScramCredentials(users).all().get(30, TimeUnit.SECONDS);
+            // A job's running exchange, and a source only the engine may read (3 partitions).
+            admin.createTopics(Set.of(new NewTopic(EXCHANGE, 1, (short) 1), new NewTopic(SECRET, 3, (short) 1))).all().get(30, TimeUnit.SECONDS);
+            admin.createAcls(List.of(new AclBinding(new ResourcePattern(ResourceType.TOPIC, SECRET, PatternType.LITERAL),
+                    new AccessControlEntry("User:engine", "*", AclOperation.READ, AclPermissionType.ALLOW)))).all().get(30, TimeUnit.SECONDS);
+        }
+        ExchangeSecret.write(kafka.adminConfig(), EXCHANGE, ExchangeSecret.create()); // as the running job wrote it
+        adminProperties = write(dir.resolve("admin.properties"), kafka.adminConfig());
+        apply("--role", "dispatcher", "--principal", "User:dispatcher", "--client-id", "nosy-client");
+        apply("--role", "streams-app", "--principal", "User:streams");
+        apply("--role", "engine", "--principal", "User:engine");
+        apply("--role", "worker", "--principal", "User:engine", "--queue", EngineNode.QUEUE);
+        Map<String, Object> admin = new HashMap<>(kafka.adminConfig());
+        try (KafkaProducer<byte[], byte[]> p = new KafkaProducer<>(admin, new ByteArraySerializer(), new ByteArraySerializer())) {
+            List<Future<?>> sends = new ArrayList<>();
+            for (long i = 0; i < RECORDS; i++) {
+                sends.add(p.send(new ProducerRecord<>(SECRET, 0, bytes(i % 2), bytes(1_000 + i))));
+            }
+            for (Future<?> f : sends) {
+                f.get(30, TimeUnit.SECONDS);
+            }
+        }
+    }
+
+    @AfterAll
+    static void stop() {
+        if (kafka != null) {
+            kafka.close();
+        }
+    }
+
+    @Test
+    void aDispatcherLearnsNothingOfATopicItMayNotDescribeFromAStepWithoutTheJobsSecret() throws Exception {
+        Map<String, Object> me = kafka.clientConfig("dispatcher", PASSWORD);
+        try (Admin asDispatcher = Admin.create(me)) {
+            assertThatThrownBy(() -> asDispatcher.describeTopics(List.of(SECRET)).allTopicNames().get(30, TimeUnit.SECONDS))
+                    .as("the dispatcher describing the secret topic").hasCauseInstanceOf(TopicAuthorizationException.class);
+        }
+        Map<String, Object> streams = new HashMap<>(kafka.clientConfig("streams", PASSWORD));
+        streams.put("state.dir", Files.createDirectories(dir.resolve("streams-state")).toString());
+        try (BatonStreamsApp app = new BatonStreamsApp(streams, new SimpleMeterRegistry()).start();
+             EngineNode node = EngineNode.start("probed-node", kafka.clientConfig("engine", PASSWORD), 1)) {
+            await().atMost(Duration.ofSeconds(60)).until(app::isRunning);
+            Map<String, Object> client = new HashMap<>(me);
+            client.put("baton.client.id", "nosy-client");
+            try (DispatchClient dispatcher = DispatchClient.create(client, o -> { })) {
+                Map<String, String> reasons = new LinkedHashMap<>();
+                reasons.put("end offset", probe(dispatcher, "end", new Split(SECRET, 0, 0L, 1_000_000_000L)));
+                reasons.put("partition count", probe(dispatcher, "count", new Split(SECRET, 99, 0L, 1L)));
+                reasons.put("existence", probe(dispatcher, "exists", new Split("adv24a-no-such-topic", 0, 0L, 1L)));
+                assertThat(reasons).as("what a step without the job's secret was told").allSatisfy((what, reason) -> assertThat(reason)
+                        .as(what).contains("does not carry the secret").doesNotContain("offset " + RECORDS).doesNotContain("has 3")
+                        .doesNotContain("does not exist"));
+            }
+        }
+    }
+
+    private static String probe(DispatchClient dispatcher, String id, Split split) throws Exception {
+        ScanStep scan = ScanStep.newBuilder().setVersion(2).setJob("running-job").setExchangePartitions(1).setSplit(split)
+                .setSecret(GUESS).build();
+        ActivityOutcome o = dispatcher.dispatch(step(id, "engine.scan", bytes(scan.toByteBuffer()))).get(120, TimeUnit.SECONDS);
+        assertThat(o.completed()).as(o.toString()).isFalse();
+        return o.reason();
+    }
+
+    private static ActivityRequest step(String id, String type, byte[] input) {
+        return ActivityRequest.builder().site("engine", "probe", id).queue(EngineNode.QUEUE).activityType(type)
+                .input(input, "application/vnd.baton.engine-step+avro").heartbeat(Duration.ofSeconds(2)).build();
+    }
+
+    private static byte[] bytes(ByteBuffer b) {
+        byte[] out = new byte[b.remaining()];
+        b.get(out);
+        return out;
+    }
+
+    private static byte[] bytes(long v) {
+        return ByteBuffer.allocate(8).putLong(v).array();
+    }
+
+    private static void apply(String... args) {
+        List<String> command = new ArrayList<>(List.of("acl", "apply", "--config", adminProperties.toString()));
+        command.addAll(List.of(args));
+        CliRun run = CliRun.of(command.toArray(String[]::new));
+        assertThat(run.exit()).as(run.output()).isZero();
+    }
+
+    private static Path write(Path file, Map<String, Object> config) throws IOException {
+        Properties p = new Properties();
+        config.forEach((k, v) -> p.put(k, v.toString()));
+        try (Writer w = Files.newBufferedWriter(file)) {
+            p.store(w, "admin client settings for Adv24aEngineProbeIT");
+        }
+        return file;
+    }
+}
