@@ -5,6 +5,7 @@ import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 
 import dev.baton.streams.BatonStreamsApp;
 import dev.baton.streams.config.StreamsAppConfig;
@@ -46,7 +47,12 @@ public final class StreamsAppCommand implements Callable<Integer> {
             System.out.println("streams app started against " + config.get("bootstrap.servers"));
             app.awaitRunning(Duration.ofMinutes(5));
             System.out.println("streams app RUNNING");
-            stopped.await();
+            while (!stopped.await(1, TimeUnit.SECONDS)) {
+                if (app.refusal().isPresent()) { // another instance's guarantee or key is in force: this one stopped itself
+                    System.err.println("streams app stopped: " + app.refusal().get().getMessage());
+                    return 1;
+                }
+            }
         }
         return 0;
     }

@@ -22,7 +22,6 @@ import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 
 import static org.awaitility.Awaitility.await;
@@ -33,14 +32,13 @@ import static org.awaitility.Awaitility.await;
  * still accepts a step carrying the earlier run's secret against the new exchange without reading it (the cache hit
  * never looks at the exchange). A step of the earlier run still live in Baton (its job killed, its leftover exchange
  * deleted by the operator, the job run again) runs against the new run's exchange, and whoever holds an old run's
- * secret keeps it across every later run of that id.
+ * secret keeps it across every later run of that id. A node now remembers secrets by the exchange's topic id.
  */
 class Adv24aStaleSecretIT {
 
     private static final String SOURCE = "adv24a-stale-src";
 
     @Test
-    @Disabled("adv24a: StepChecks remembers secrets by exchange name, so an earlier run's secret passes against the exchange created again under that name; reading the secret for every step fixed this test but made DistributedGroupByIT's 4 s job-timeout case fail twice in its class (the steps' checks slowed so no scan had started); telling the exchange's incarnation apart needs its topic id")
     void anEarlierRunsSecretIsRefusedByTheExchangeCreatedAgainUnderItsName() throws Exception {
         try (LocalCluster cluster = LocalCluster.start(3, List.of(EngineNode.QUEUE))) {
             String exchange = BatonTopics.EXCHANGE_PREFIX + "nightly";

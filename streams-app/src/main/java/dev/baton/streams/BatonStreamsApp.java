@@ -5,8 +5,11 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Properties;
 import java.util.Set;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 
 import dev.baton.metrics.KafkaClientTags;
@@ -61,6 +64,8 @@ public final class BatonStreamsApp implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(BatonStreamsApp.class);
     /** A crashed instance's transaction is ended within this of reaching transaction.fence.after.ms; a listing costs one request per broker. */
     private static final Duration FENCE_CHECK_INTERVAL = Duration.ofSeconds(1);
+    /** A read of one small topic: a newcomer that claimed over a lost agreement stops within this of being written over. */
+    private static final Duration AGREEMENT_CHECK_EVERY = Duration.ofSeconds(10);
 
     private final StreamsAppConfig config;
     private final SchemaRegistry registry;
@@ -80,6 +85,17 @@ public final class BatonStreamsApp implements AutoCloseable {
     private AbandonedTransactionFencer fencer;
     private final PauseGuard pauseGuard;
     private final Object stateChanged = new Object();
+    /**
+     * Checks the instance agreement again each time the app reaches RUNNING and every {@link #AGREEMENT_CHECK_EVERY}
+     * while it runs, off the stream threads: the check at start misses an instance not yet in the group.
+     */
+    private final ScheduledExecutorService agreementChecks = Executors.newSingleThreadScheduledExecutor(r -> {
+        Thread t = new Thread(r, "baton-agreement-check");
+        t.setDaemon(true);
+        return t;
+    });
+    /** Why this instance stopped itself: its guarantee or key is no longer the one in force. */
+    private volatile IllegalStateException refusal;
 
     public BatonStreamsApp(Map<String, ?> configs, MeterRegistry meters) {
         // First: a filter applies only to meters registered after it, and Micrometer warns when one comes later.
@@ -113,6 +129,9 @@ public final class BatonStreamsApp implements AutoCloseable {
                 ? new KafkaStreams(topology, props, new DrainSignallingClientSupplier())
                 : new KafkaStreams(topology, props);
         streams.setStateListener((now, before) -> {
+            if (now == KafkaStreams.State.RUNNING && before != KafkaStreams.State.RUNNING) {
+                agreementChecks.execute(this::checkAgreementAgain);
+            }
             synchronized (stateChanged) {
                 stateChanged.notifyAll();
             }
@@ -139,6 +158,8 @@ public final class BatonStreamsApp implements AutoCloseable {
                 config.tokenKeyRotate());
         ChangelogLimits.raise(partitionsAdmin, config.applicationId(), List.of(TopologyNames.SITES_STORE));
         streams.start();
+        agreementChecks.scheduleWithFixedDelay(this::checkAgreementAgain, AGREEMENT_CHECK_EVERY.toMillis(), AGREEMENT_CHECK_EVERY.toMillis(),
+                TimeUnit.MILLISECONDS);
         if (config.hangingTransactionCheckMs() > 0) {
             Admin admin = Admin.create(config.adminConfig());
             reaper = new HangingTransactionReaper(admin, hangingTransactionFinder(admin),
@@ -245,6 +266,33 @@ public final class BatonStreamsApp implements AutoCloseable {
         return status == null ? -1 : status.port();
     }
 
+    /**
+     * An instance started at the same moment as one with another guarantee or key can pass the check at start (neither
+     * had joined the group); once running, the one whose value is no longer in force stops (h/adv24a).
+     */
+    private void checkAgreementAgain() {
+        if (refusal != null || !isRunning()) {
+            return;
+        }
+        try {
+            InstanceAgreement.verify(config.clientConfig(), config.applicationId(), config.processingGuarantee(), config.tokenKey());
+        } catch (IllegalStateException e) {
+            refusal = e;
+            log.error("stopping this instance: {}", e.getMessage());
+            streams.close(CloseOptions.timeout(Duration.ofSeconds(30)).withGroupMembershipOperation(GroupMembershipOperation.LEAVE_GROUP));
+            synchronized (stateChanged) {
+                stateChanged.notifyAll();
+            }
+        } catch (RuntimeException e) {
+            log.warn("could not check the instance agreement again (it is checked at the next rebalance): {}", e.toString());
+        }
+    }
+
+    /** Why this instance stopped itself after starting, if it did: another instance's guarantee or key is in force. */
+    public Optional<IllegalStateException> refusal() {
+        return Optional.ofNullable(refusal);
+    }
+
     public KafkaStreams.State state() {
         return streams.state();
     }
@@ -262,6 +310,9 @@ public final class BatonStreamsApp implements AutoCloseable {
         long deadline = System.nanoTime() + timeout.toNanos();
         synchronized (stateChanged) {
             while (!isRunning()) {
+                if (refusal != null) {
+                    throw new IllegalStateException(refusal.getMessage(), refusal);
+                }
                 long left = deadline - System.nanoTime();
                 if (left <= 0 || !streams.state().isRunningOrRebalancing() && streams.state() != KafkaStreams.State.CREATED) {
                     throw new IllegalStateException("streams app not RUNNING within " + timeout + " (state " + streams.state() + ")");
@@ -277,6 +328,7 @@ public final class BatonStreamsApp implements AutoCloseable {
 
     @Override
     public void close() {
+        agreementChecks.shutdownNow();
         if (status != null) {
             status.close();
         }

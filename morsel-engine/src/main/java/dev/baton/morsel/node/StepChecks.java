@@ -5,13 +5,18 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 
 import dev.baton.morsel.kafka.OffsetRange;
 import dev.baton.topics.ClientConfigs;
 import dev.baton.worker.TerminalActivityException;
+import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.common.PartitionInfo;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.errors.InvalidTopicException;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 
@@ -40,11 +45,16 @@ final class StepChecks implements AutoCloseable {
     private static final int SECRETS_KEPT = 1_000;
 
     private final KafkaConsumer<byte[], byte[]> consumer;
-    /** The secret of each exchange seen, by topic name; read again when a step's differs (a job run again under its id). */
-    private final Map<String, String> secrets = new HashMap<>();
+    /**
+     * The secret of each exchange seen, by topic id: a job run again under its id deletes its exchange and creates it
+     * again under the same name with a new secret, and a secret remembered by name let the earlier run's pass (h/adv24a).
+     */
+    private final Map<Uuid, String> secrets = new HashMap<>();
+    private final Admin admin;
 
     StepChecks(Map<String, Object> clientConfig) {
         this.consumer = new KafkaConsumer<>(ClientConfigs.assignedReader(clientConfig), new ByteArrayDeserializer(), new ByteArrayDeserializer());
+        this.admin = Admin.create(ClientConfigs.admin(clientConfig));
     }
 
     /** The exchange has exactly the step's partitions, and the split lies within its partition's committed records. */
@@ -87,7 +97,8 @@ final class StepChecks implements AutoCloseable {
 
     /** The step carries the secret its job wrote into {@code exchange}; the refusal never shows either secret. */
     private void secret(String job, String exchange, String claimed) throws TerminalActivityException {
-        String known = secrets.get(exchange);
+        Uuid topicId = topicId(exchange);
+        String known = topicId == null ? null : secrets.get(topicId);
         if (known != null && ExchangeSecret.matches(known, claimed)) {
             return;
         }
@@ -96,7 +107,9 @@ final class StepChecks implements AutoCloseable {
             if (secrets.size() >= SECRETS_KEPT) {
                 secrets.clear();
             }
-            secrets.put(exchange, current.get());
+            if (topicId != null) {
+                secrets.put(topicId, current.get());
+            }
             return;
         }
         throw new TerminalActivityException("an engine step of job '" + job + "' does not carry the secret its job wrote into " + exchange
@@ -148,8 +161,21 @@ final class StepChecks implements AutoCloseable {
         return true;
     }
 
+    /** The exchange's topic id, which tells its incarnations apart; null if the cluster does not say (then nothing is remembered). */
+    private Uuid topicId(String exchange) {
+        try {
+            return admin.describeTopics(List.of(exchange)).topicNameValues().get(exchange).get(METADATA.toMillis(), TimeUnit.MILLISECONDS).topicId();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while checking a step against the cluster", e);
+        } catch (ExecutionException | TimeoutException e) {
+            return null;
+        }
+    }
+
     @Override
     public synchronized void close() {
+        admin.close();
         consumer.close();
     }
 }

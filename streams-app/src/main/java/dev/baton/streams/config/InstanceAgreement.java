@@ -54,8 +54,9 @@ import org.slf4j.LoggerFactory;
  * is the last change's, or, before any change, the first claim's (so two instances starting at once with different
  * values agree on the first that wrote). An instance claims what has no value in force; it changes a value only while
  * no instance of the application id is running (its group has no members); otherwise it refuses to start, naming both
- * values. Two instances started within the same moment in an empty group, each changing a setting another way, can
- * both pass; the check is for the operator's mistake, not a lock.
+ * values. An instance counts as running only once it has joined the group, so two started at the same moment can both
+ * pass this check; each checks again while it runs ({@link #verify}), and the one whose value is no longer in force
+ * stops: a mixed application id lasts seconds, not for good. The check is for the operator's mistake, not a lock.
  */
 public final class InstanceAgreement {
 
@@ -100,15 +101,63 @@ public final class InstanceAgreement {
      * @throws IllegalStateException naming the setting and both values when a setting differs and may not change now
      */
     public static void require(Map<String, Object> clientConfig, String applicationId, String guarantee, byte[] key, boolean rotateKey) {
+        Map<String, String> own = own(guarantee, key);
+        long start = System.nanoTime();
+        new InstanceAgreement(clientConfig, applicationId).require(own, rotateKey);
+        log.info("instances of application id '{}' agree on {} (compared in {}, {} ms)", applicationId, own.keySet(), topic(applicationId),
+                (System.nanoTime() - start) / 1_000_000);
+    }
+
+    /**
+     * Checks, while this instance runs, that its guarantee and key are still the ones in force. A check at start cannot
+     * see an instance that has not joined the group yet: one started at the same moment with another guarantee finds the
+     * group empty and changes the value in force (h/adv24a). So each instance checks again once it runs:
+     * <ul>
+     * <li>a value in force by a {@code change} that differs from this instance's was a deliberate switch: this instance
+     * is the odd one and must stop (thrown);
+     * <li>a value in force by a {@code claim} that differs, or none at all, means the topic lost its records (deleted,
+     * or kept for a limited time) and a newcomer claimed whatever it had (h/adv24a): the running instance writes its own
+     * value back as a {@code change}, and the newcomer stops at its next check.
+     * </ul>
+     *
+     * @throws IllegalStateException naming the setting and both values when this instance must stop
+     */
+    public static void verify(Map<String, Object> clientConfig, String applicationId, String guarantee, byte[] key) {
+        InstanceAgreement agreement = new InstanceAgreement(clientConfig, applicationId);
+        try (Admin admin = Admin.create(ClientConfigs.admin(clientConfig))) {
+            agreement.createTopic(admin); // deleted meanwhile: made again, and this instance's values written back below
+        }
+        List<String[]> records;
+        try (Reader reader = agreement.new Reader()) {
+            records = reader.readToEnd();
+        }
+        List<String[]> restore = new ArrayList<>();
+        for (Map.Entry<String, String> setting : own(guarantee, key).entrySet()) {
+            String[] source = inForceRecord(records, setting.getKey());
+            String value = source == null ? null : source[1].substring(setting.getKey().length() + 1);
+            if (setting.getValue().equals(value)) {
+                continue;
+            }
+            if (source != null && CHANGE.equals(source[0])) {
+                throw agreement.differs(setting.getKey(), setting.getValue(), value);
+            }
+            log.warn("{} of application id '{}' in {} is {} while this running instance has {}: the topic lost its records and "
+                    + "an instance claimed its own value; writing this instance's back (that instance stops at its next check)",
+                    setting.getKey(), applicationId, agreement.topic, value == null ? "missing" : value, setting.getValue());
+            restore.add(record(CHANGE, setting.getKey(), setting.getValue()));
+        }
+        if (!restore.isEmpty()) {
+            agreement.write(restore);
+        }
+    }
+
+    private static Map<String, String> own(String guarantee, byte[] key) {
         Map<String, String> own = new LinkedHashMap<>();
         own.put(PROCESSING_GUARANTEE, guarantee);
         if (key != null) {
             own.put(TOKEN_KEY, fingerprint(key));
         }
-        long start = System.nanoTime();
-        new InstanceAgreement(clientConfig, applicationId).require(own, rotateKey);
-        log.info("instances of application id '{}' agree on {} (compared in {}, {} ms)", applicationId, own.keySet(), topic(applicationId),
-                (System.nanoTime() - start) / 1_000_000);
+        return own;
     }
 
     private void require(Map<String, String> own, boolean rotateKey) {
@@ -144,21 +193,26 @@ public final class InstanceAgreement {
 
     /** The value of {@code setting} in force after {@code records} ({@code [kind, setting=value]} in log order), if any. */
     static Optional<String> inForce(List<String[]> records, String setting) {
+        String[] source = inForceRecord(records, setting);
+        return source == null ? Optional.empty() : Optional.of(source[1].substring(setting.length() + 1));
+    }
+
+    /** The record that puts {@code setting}'s value in force: the last change, or before any, the first claim; null if none. */
+    private static String[] inForceRecord(List<String[]> records, String setting) {
         String prefix = setting + "=";
-        String firstClaim = null;
-        String lastChange = null;
+        String[] firstClaim = null;
+        String[] lastChange = null;
         for (String[] r : records) {
             if (r[1] == null || !r[1].startsWith(prefix)) {
                 continue;
             }
-            String value = r[1].substring(prefix.length());
             if (CHANGE.equals(r[0])) {
-                lastChange = value;
+                lastChange = r;
             } else if (CLAIM.equals(r[0]) && firstClaim == null) {
-                firstClaim = value;
+                firstClaim = r;
             }
         }
-        return Optional.ofNullable(lastChange != null ? lastChange : firstClaim);
+        return lastChange != null ? lastChange : firstClaim;
     }
 
     static String[] record(String kind, String setting, String value) {
