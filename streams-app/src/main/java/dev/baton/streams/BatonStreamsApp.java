@@ -276,7 +276,7 @@ public final class BatonStreamsApp implements AutoCloseable {
         }
         try {
             InstanceAgreement.verify(config.clientConfig(), config.applicationId(), config.processingGuarantee(), config.tokenKey());
-        } catch (IllegalStateException e) {
+        } catch (InstanceAgreement.Disagreement e) {
             refusal = e;
             log.error("stopping this instance: {}", e.getMessage());
             streams.close(CloseOptions.timeout(Duration.ofSeconds(30)).withGroupMembershipOperation(GroupMembershipOperation.LEAVE_GROUP));

@@ -77,6 +77,15 @@ public final class InstanceAgreement {
         this.topic = topic(applicationId);
     }
 
+    /** This instance's guarantee or key is not the one the instances of its application id use. */
+    public static final class Disagreement extends IllegalStateException {
+        private static final long serialVersionUID = 1L;
+
+        Disagreement(String message) {
+            super(message);
+        }
+    }
+
     /** The topic where the instances of {@code applicationId} keep the settings they share. */
     public static String topic(String applicationId) {
         return applicationId + "-agreement";
@@ -120,7 +129,8 @@ public final class InstanceAgreement {
      * value back as a {@code change}, and the newcomer stops at its next check.
      * </ul>
      *
-     * @throws IllegalStateException naming the setting and both values when this instance must stop
+     * @throws Disagreement naming the setting and both values when this instance must stop; any other exception says
+     *         the check could not be made (a broker away), not that the instance disagrees
      */
     public static void verify(Map<String, Object> clientConfig, String applicationId, String guarantee, byte[] key) {
         InstanceAgreement agreement = new InstanceAgreement(clientConfig, applicationId);
@@ -219,14 +229,14 @@ public final class InstanceAgreement {
         return new String[] {kind, setting + "=" + value};
     }
 
-    private IllegalStateException differs(String setting, String own, String inForce) {
+    private Disagreement differs(String setting, String own, String inForce) {
         if (TOKEN_KEY.equals(setting)) {
-            return new IllegalStateException("token.key differs from the one the instances of application id '" + applicationId
+            return new Disagreement("token.key differs from the one the instances of application id '" + applicationId
                     + "' use (its fingerprint is " + own + ", theirs " + inForce + ", kept in topic " + topic + "): every instance "
                     + "must have the same key, or a token one issued is refused by another as forged. Start this instance with "
                     + "their key; to change the key, stop every instance and start one with token.key.rotate=true");
         }
-        return new IllegalStateException(setting + "=" + own + " differs from the one the instances of application id '"
+        return new Disagreement(setting + "=" + own + " differs from the one the instances of application id '"
                 + applicationId + "' use (" + inForce + ", kept in topic " + topic + "): instances of one application id must share "
                 + "it (exactly-once transactions and at-least-once writes do not fence each other). Start this instance with "
                 + setting + "=" + inForce + "; to change it, stop every instance (a killed one counts until its group session ends), "
