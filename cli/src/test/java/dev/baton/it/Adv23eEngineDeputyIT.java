@@ -13,6 +13,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
@@ -77,6 +78,8 @@ class Adv23eEngineDeputyIT {
     private static final String PASSWORD = "s3cret-for-tests";
     private static final String SECRET = "adv23e-secret-ledger";
     private static final String EXCHANGE = "baton.exchange.victim";
+    /** Records in the secret topic's partition 0 (of 3): numbers a step without the secret must not be told. */
+    private static final int RECORDS = 137;
     private static final String GUESS = "0".repeat(64);
 
     @TempDir
@@ -97,7 +100,7 @@ class Adv23eEngineDeputyIT {
             }
             admin.alterUserScramCredentials(users).all().get(30, TimeUnit.SECONDS);
             // A job's running exchange, and a source only the engine may read.
-            admin.createTopics(Set.of(new NewTopic(EXCHANGE, 1, (short) 1), new NewTopic(SECRET, 1, (short) 1))).all().get(30, TimeUnit.SECONDS);
+            admin.createTopics(Set.of(new NewTopic(EXCHANGE, 1, (short) 1), new NewTopic(SECRET, 3, (short) 1))).all().get(30, TimeUnit.SECONDS);
             admin.createAcls(List.of(new AclBinding(new ResourcePattern(ResourceType.TOPIC, SECRET, PatternType.LITERAL),
                     new AccessControlEntry("User:engine", "*", AclOperation.READ, AclPermissionType.ALLOW)))).all().get(30, TimeUnit.SECONDS);
         }
@@ -110,7 +113,7 @@ class Adv23eEngineDeputyIT {
         Map<String, Object> admin = new HashMap<>(kafka.adminConfig());
         try (KafkaProducer<byte[], byte[]> p = new KafkaProducer<>(admin, new ByteArraySerializer(), new ByteArraySerializer())) {
             List<Future<?>> sends = new ArrayList<>();
-            for (long i = 0; i < 100; i++) {
+            for (long i = 0; i < RECORDS; i++) {
                 sends.add(p.send(new ProducerRecord<>(SECRET, 0, bytes(i % 2), bytes(1_000 + i))));
             }
             for (Future<?> f : sends) {
@@ -149,13 +152,13 @@ class Adv23eEngineDeputyIT {
             try (DispatchClient dispatcher = DispatchClient.create(client, o -> { })) {
                 ScanStep scan = ScanStep.newBuilder().setVersion(2).setJob("victim").setExchangePartitions(1)
                         .setSplit(new Split(SECRET, 0, 0L, 100L)).setSecret(GUESS).build(); // it cannot read the job's
-                ActivityOutcome scanned = dispatcher.dispatch(step("nosy-scan", "engine.scan", bytes(scan.toByteBuffer())))
+                ActivityOutcome scanned = dispatcher.dispatch(step("nosy", "nosy-scan", "engine.scan", bytes(scan.toByteBuffer())))
                         .get(120, TimeUnit.SECONDS);
                 if (scanned.completed()) {
                     String execution = ScanDone.fromByteBuffer(ByteBuffer.wrap(scanned.output())).getExecution().toString();
                     MergeStep merge = MergeStep.newBuilder().setVersion(2).setJob("victim").setExchangePartition(0)
                             .setAccepted(List.of(new AcceptedExecution(new Split(SECRET, 0, 0L, 100L), execution))).setSecret(GUESS).build();
-                    ActivityOutcome merged = dispatcher.dispatch(step("nosy-merge", "engine.merge", bytes(merge.toByteBuffer())))
+                    ActivityOutcome merged = dispatcher.dispatch(step("nosy", "nosy-merge", "engine.merge", bytes(merge.toByteBuffer())))
                             .get(120, TimeUnit.SECONDS);
                     List<String> leaked = new ArrayList<>();
                     if (merged.completed()) {
@@ -170,8 +173,48 @@ class Adv23eEngineDeputyIT {
         }
     }
 
-    private static ActivityRequest step(String id, String type, byte[] input) {
-        return ActivityRequest.builder().site("engine", "nosy", id).queue(EngineNode.QUEUE).activityType(type)
+    /**
+     * Adversary round 24 (h/adv24a), finding 3: a node checked a step's structure against the cluster before its secret,
+     * and the refusal named what it found: a dispatcher-only principal sending scans with a guessed secret and any topic
+     * was told whether the topic exists, its partition count and each partition's end offset, for topics it may not even
+     * describe. The secret is now checked first.
+     */
+    @Test
+    void aDispatcherLearnsNothingOfATopicItMayNotDescribeFromAStepWithoutTheJobsSecret() throws Exception {
+        Map<String, Object> me = kafka.clientConfig("dispatcher", PASSWORD);
+        try (Admin asDispatcher = Admin.create(me)) {
+            assertThatThrownBy(() -> asDispatcher.describeTopics(List.of(SECRET)).allTopicNames().get(30, TimeUnit.SECONDS))
+                    .as("the dispatcher describing the secret topic").hasCauseInstanceOf(TopicAuthorizationException.class);
+        }
+        Map<String, Object> streams = new HashMap<>(kafka.clientConfig("streams", PASSWORD));
+        streams.put("state.dir", Files.createDirectories(dir.resolve("streams-state")).toString());
+        try (BatonStreamsApp app = new BatonStreamsApp(streams, new SimpleMeterRegistry()).start();
+             EngineNode node = EngineNode.start("probed-node", kafka.clientConfig("engine", PASSWORD), 1)) {
+            await().atMost(Duration.ofSeconds(60)).until(app::isRunning);
+            Map<String, Object> client = new HashMap<>(me);
+            client.put("baton.client.id", "nosy-client");
+            try (DispatchClient dispatcher = DispatchClient.create(client, o -> { })) {
+                Map<String, String> reasons = new LinkedHashMap<>();
+                reasons.put("end offset", probe(dispatcher, "end", new Split(SECRET, 0, 0L, 1_000_000_000L)));
+                reasons.put("partition count", probe(dispatcher, "count", new Split(SECRET, 99, 0L, 1L)));
+                reasons.put("existence", probe(dispatcher, "exists", new Split("adv24a-no-such-topic", 0, 0L, 1L)));
+                assertThat(reasons).as("what a step without the job's secret was told").allSatisfy((what, reason) -> assertThat(reason)
+                        .as(what).contains("does not carry the secret").doesNotContain("offset " + RECORDS).doesNotContain("has 3")
+                        .doesNotContain("does not exist"));
+            }
+        }
+    }
+
+    private static String probe(DispatchClient dispatcher, String id, Split split) throws Exception {
+        ScanStep scan = ScanStep.newBuilder().setVersion(2).setJob("victim").setExchangePartitions(1).setSplit(split)
+                .setSecret(GUESS).build();
+        ActivityOutcome o = dispatcher.dispatch(step("probe", id, "engine.scan", bytes(scan.toByteBuffer()))).get(120, TimeUnit.SECONDS);
+        assertThat(o.completed()).as(o.toString()).isFalse();
+        return o.reason();
+    }
+
+    private static ActivityRequest step(String workflow, String id, String type, byte[] input) {
+        return ActivityRequest.builder().site("engine", workflow, id).queue(EngineNode.QUEUE).activityType(type)
                 .input(input, "application/vnd.baton.engine-step+avro").heartbeat(Duration.ofSeconds(2)).build();
     }
 
