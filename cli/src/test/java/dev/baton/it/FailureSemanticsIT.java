@@ -86,7 +86,7 @@ class FailureSemanticsIT {
 
     @Test
     void shouldFinishAnActivityOnAnotherWorkerWhenItsWorkerIsKilledMidActivity() throws Exception {
-        ActivityRequest req = request("crash", "crash", "long", "8000").heartbeat(Duration.ofMillis(1_500)).build();
+        ActivityRequest req = request("crash", "crash", "long", "5000").heartbeat(Duration.ofMillis(1_500)).build();
         List<BatonProcess> pair = BatonProcess.startAll(() -> BatonProcess.worker(cluster.bootstrapServers(), "crash-a", "crash", 1_000),
                 () -> BatonProcess.worker(cluster.bootstrapServers(), "crash-b", "crash", 1_000));
         try (BatonProcess a = pair.get(0); BatonProcess b = pair.get(1)) {
@@ -184,7 +184,7 @@ class FailureSemanticsIT {
         try (BatonProcess a = pair.get(0); BatonProcess b = pair.get(1)) {
             for (int i = 0; i < 4; i++) {
                 ActivityRequest req = ActivityRequest.builder().site("failures", "drain", Integer.toString(i)).queue("drain").activityType("long")
-                        .input("15000".getBytes(UTF_8), "text/plain").heartbeat(Duration.ofSeconds(5)).build();
+                        .input("8000".getBytes(UTF_8), "text/plain").heartbeat(Duration.ofSeconds(5)).build();
                 reqs.add(req);
                 outcomes.add(client.dispatch(req));
             }

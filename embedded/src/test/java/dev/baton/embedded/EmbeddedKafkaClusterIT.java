@@ -27,13 +27,12 @@ import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.Test;
 
 /**
- * Three KRaft nodes: the replicated defaults and a leader killed and brought back, in this JVM; as
- * separate processes, kill -9 of a leader and of a transaction coordinator mid-transaction, a
- * controlled shutdown and a node frozen past its session timeout.
+ * Three KRaft nodes in this JVM: the replicated defaults and a leader killed and brought back. The same
+ * as separate processes: {@link EmbeddedKafkaProcessClusterIT}.
  */
 class EmbeddedKafkaClusterIT {
 
-    private static final String TOPIC = "it.replicated";
+    static final String TOPIC = "it.replicated";
 
     @Test
     void shouldReplicateThreeWaysAndSurviveTheKillOfALeader() throws Exception {
@@ -72,53 +71,7 @@ class EmbeddedKafkaClusterIT {
         }
     }
 
-    @Test
-    void shouldSurviveKill9ControlledShutdownAndPauseOfSeparateProcesses() throws Exception {
-        try (EmbeddedKafkaCluster kafka = EmbeddedKafkaCluster.builder().nodes(3).separateProcesses().build().start();
-             Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrapServers()))) {
-            admin.createTopics(Set.of(new NewTopic(TOPIC, Optional.of(2), Optional.empty()))).all().get();
-            await().atMost(Duration.ofSeconds(30)).ignoreExceptions().until(() -> kafka.inSyncReplicas(TOPIC).get(0).size() == 3);
-            try (KafkaProducer<String, String> producer = producer(kafka.bootstrapServers())) {
-                // kill -9 of the transaction coordinator with the transaction open: the commit still lands.
-                producer.send(new ProducerRecord<>(TOPIC, 0, null, "coordinator killed")).get();
-                int coordinator = kafka.transactionCoordinatorOf("it.replicated");
-                kafka.kill(coordinator);
-                producer.commitTransaction();
-                kafka.restart(coordinator);
-                await().atMost(Duration.ofSeconds(60)).ignoreExceptions().until(() -> kafka.inSyncReplicas(TOPIC).get(0).size() == 3);
-
-                // A controlled shutdown moves leadership off the node before it is gone.
-                int leader = kafka.leaderOf(TOPIC, 0).orElseThrow();
-                kafka.stop(leader);
-                assertThat(kafka.leaderOf(TOPIC, 0).orElse(-1)).as("leader right after a controlled shutdown (-1: none)").isNotIn(leader, -1);
-                producer.beginTransaction();
-                producer.send(new ProducerRecord<>(TOPIC, 0, null, "leader stopped")).get();
-                producer.commitTransaction();
-                kafka.restart(leader);
-                await().atMost(Duration.ofSeconds(60)).ignoreExceptions().until(() -> kafka.inSyncReplicas(TOPIC).get(0).size() == 3);
-
-                // Frozen past its session timeout, a leader is fenced and replaced; resumed, it rejoins.
-                int frozen = kafka.leaderOf(TOPIC, 0).orElseThrow();
-                Thread pause = new Thread(() -> {
-                    try {
-                        kafka.pause(frozen, Duration.ofSeconds(10));
-                    } catch (InterruptedException e) {
-                        Thread.currentThread().interrupt();
-                    }
-                });
-                pause.start();
-                await().atMost(Duration.ofSeconds(30)).ignoreExceptions().until(() -> kafka.leaderOf(TOPIC, 0).orElse(frozen) != frozen);
-                producer.beginTransaction();
-                producer.send(new ProducerRecord<>(TOPIC, 0, null, "leader frozen")).get();
-                producer.commitTransaction();
-                pause.join(Duration.ofSeconds(30).toMillis());
-                await().atMost(Duration.ofSeconds(60)).ignoreExceptions().until(() -> kafka.inSyncReplicas(TOPIC).get(0).size() == 3);
-            }
-            assertThat(consume(kafka.bootstrapServers(), 3)).containsExactly("coordinator killed", "leader stopped", "leader frozen");
-        }
-    }
-
-    private static KafkaProducer<String, String> producer(String bootstrap) {
+    static KafkaProducer<String, String> producer(String bootstrap) {
         Properties p = new Properties();
         p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
         p.put(ProducerConfig.TRANSACTIONAL_ID_CONFIG, "it.replicated");
@@ -128,7 +81,7 @@ class EmbeddedKafkaClusterIT {
         return producer;
     }
 
-    private static List<String> consume(String bootstrap, int expected) {
+    static List<String> consume(String bootstrap, int expected) {
         Properties p = new Properties();
         p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
         p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
