@@ -72,6 +72,8 @@ public final class ResultListener implements Runnable, AutoCloseable {
     private volatile Consumer<byte[], byte[]> consumer;
     private KeyedPartitionReader reader;
     private final TopicPartition partition;
+    /** The last periodic commit failed (set by its callback, on this listener's thread, inside a poll). */
+    private boolean commitFailed;
     /** Set once this listener holds the id and reads its partition; partitions assigned before then wait paused. */
     private volatile boolean joined;
     private final CountDownLatch stopRequested = new CountDownLatch(1);
@@ -203,8 +205,9 @@ public final class ResultListener implements Runnable, AutoCloseable {
                 uncommitted |= any;
                 // At most one commit per COMMIT_EVERY: one per poll was a tenth of this thread and a write to
                 // __consumer_offsets per batch; a restart reads again at most that much, and copies are dropped.
-                if (uncommitted && System.nanoTime() - lastCommit >= COMMIT_EVERY.toNanos()) {
-                    consumer.commitAsync(ownPosition(), null);
+                if ((uncommitted || commitFailed) && System.nanoTime() - lastCommit >= COMMIT_EVERY.toNanos()) {
+                    commitFailed = false;
+                    consumer.commitAsync(ownPosition(), this::onPeriodicCommit);
                     lastCommit = System.nanoTime();
                     uncommitted = false;
                 }
@@ -309,6 +312,24 @@ public final class ResultListener implements Runnable, AutoCloseable {
                 log.warn("client {}: lost its membership of group {} (no heartbeat within the session); rejoining, reading {} again "
                         + "from the last commit", clientId, consumerConfig.get(ConsumerConfig.GROUP_ID_CONFIG), partition);
             }
+        }
+    }
+
+    /**
+     * A periodic commit that failed is made again an interval later, results or not. A failure costs at most a re-read
+     * of that much after a restart (copies are dropped), and a coordinator on the move fails a few in a broker restart:
+     * expected, so not an ERROR (Kafka's own callback, used before, logged each as one).
+     */
+    private void onPeriodicCommit(Map<TopicPartition, OffsetAndMetadata> offsets, Exception e) {
+        if (e == null) {
+            return;
+        }
+        commitFailed = true;
+        if (e instanceof RetriableException) {
+            log.debug("client {}: committing its results position failed, trying again: {}", clientId, e.toString());
+        } else {
+            log.warn("client {}: committing its results position failed, trying again in {} ms: {}", clientId, COMMIT_EVERY.toMillis(),
+                    e.toString());
         }
     }
 

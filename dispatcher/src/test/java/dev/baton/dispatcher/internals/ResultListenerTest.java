@@ -150,6 +150,17 @@ class ResultListenerTest {
         assertThat(consumer.committed(others).values()).allMatch(java.util.Objects::isNull);
     }
 
+    /** A broker restart moves the group's coordinator: the periodic commit that failed is made again, no result needed. */
+    @Test
+    void shouldCommitItsPositionAgainAfterAPeriodicCommitFailsEvenWithNoFurtherResults() throws InterruptedException {
+        start();
+        consumer.failAsyncCommits(2);
+        deliver(CLIENT, OutcomeEvents.completed("r-1", CLIENT).build());
+
+        await().atMost(WAIT).untilAsserted(() -> assertThat(consumer.committed(Set.of(OWN)).get(OWN)).isNotNull()
+                .extracting(OffsetAndMetadata::offset).isEqualTo(1L));
+    }
+
     @Test
     void shouldPassKafkaSettingsThroughKeepingAGivenClientIdAndDroppingOthers() {
         Map<String, Object> kafkaConfig = new HashMap<>();

@@ -11,11 +11,15 @@ import dev.baton.topics.BatonTopics;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.clients.consumer.MockConsumer;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.clients.consumer.OffsetCommitCallback;
+import org.apache.kafka.clients.consumer.RetriableCommitFailedException;
 import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.Node;
 import org.apache.kafka.common.PartitionInfo;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.InterruptException;
+import org.apache.kafka.common.errors.NotCoordinatorException;
 import org.apache.kafka.common.errors.TimeoutException;
 import org.apache.kafka.common.errors.WakeupException;
 
@@ -34,6 +38,7 @@ public final class ResultsMockConsumer extends MockConsumer<byte[], byte[]> {
     private KafkaException positionException;
     private boolean holdPosition;
     private boolean wokenUp;
+    private int failingAsyncCommits;
 
     public ResultsMockConsumer(int partitions) {
         super("latest");
@@ -154,5 +159,22 @@ public final class ResultsMockConsumer extends MockConsumer<byte[], byte[]> {
         super.wakeup();
         wokenUp = true;
         notifyAll();
+    }
+
+    /** The next {@code n} {@code commitAsync} calls commit nothing and fail as a coordinator on the move fails them. */
+    public synchronized void failAsyncCommits(int n) {
+        failingAsyncCommits = n;
+    }
+
+    @Override
+    public synchronized void commitAsync(Map<TopicPartition, OffsetAndMetadata> offsets, OffsetCommitCallback callback) {
+        if (failingAsyncCommits > 0) {
+            failingAsyncCommits--;
+            if (callback != null) { // Kafka's consumer logs the failure when given none
+                callback.onComplete(offsets, new RetriableCommitFailedException(new NotCoordinatorException("the coordinator moved")));
+            }
+            return;
+        }
+        super.commitAsync(offsets, callback);
     }
 }
