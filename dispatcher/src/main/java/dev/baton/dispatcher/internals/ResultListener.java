@@ -374,7 +374,15 @@ public final class ResultListener implements Runnable, AutoCloseable {
         if (partitionCount == 0) {
             return;
         }
-        List<PartitionInfo> now = consumer.partitionsFor(partition.topic(), Duration.ofSeconds(5));
+        List<PartitionInfo> now;
+        try {
+            now = consumer.partitionsFor(partition.topic(), Duration.ofSeconds(5));
+        } catch (RetriableException e) {
+            // The broker is away (restarting, say): the count is checked again a second later. This check stopping the
+            // listener failed every pending dispatch of a client over a broker restart of a few seconds (the soak found it).
+            log.debug("client {}: the partition count of {} is unknown for now: {}", clientId, partition.topic(), e.toString());
+            return;
+        }
         if (now == null || now.isEmpty() || now.size() == partitionCount) {
             return;
         }

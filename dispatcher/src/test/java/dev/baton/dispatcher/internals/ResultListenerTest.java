@@ -150,6 +150,19 @@ class ResultListenerTest {
         assertThat(consumer.committed(others).values()).allMatch(java.util.Objects::isNull);
     }
 
+    /** The soak's broker restart: the partition count cannot be read for a while, and the client must go on. */
+    @Test
+    void shouldKeepReadingWhenThePartitionCountCannotBeReadWhileTheBrokerIsAway() throws InterruptedException {
+        start();
+        consumer.metadataAway(true);
+        await().during(ResultListener.PARTITIONS_CHECK_EVERY.multipliedBy(3)).atMost(WAIT).untilAsserted(() -> listener.requireRunning());
+        consumer.metadataAway(false);
+
+        CompletableFuture<ActivityOutcome> future = pending.register("r-after");
+        deliver(CLIENT, OutcomeEvents.completed("r-after", CLIENT).build());
+        assertThat(future).succeedsWithin(WAIT);
+    }
+
     /** A broker restart moves the group's coordinator: the periodic commit that failed is made again, no result needed. */
     @Test
     void shouldCommitItsPositionAgainAfterAPeriodicCommitFailsEvenWithNoFurtherResults() throws InterruptedException {

@@ -39,6 +39,7 @@ public final class ResultsMockConsumer extends MockConsumer<byte[], byte[]> {
     private boolean holdPosition;
     private boolean wokenUp;
     private int failingAsyncCommits;
+    private boolean metadataAway;
 
     public ResultsMockConsumer(int partitions) {
         super("latest");
@@ -176,5 +177,18 @@ public final class ResultsMockConsumer extends MockConsumer<byte[], byte[]> {
             return;
         }
         super.commitAsync(offsets, callback);
+    }
+
+    /** While {@code away}, {@code partitionsFor} times out as it does while the broker is down. */
+    public synchronized void metadataAway(boolean away) {
+        metadataAway = away;
+    }
+
+    @Override
+    public synchronized List<PartitionInfo> partitionsFor(String topic, Duration timeout) {
+        if (metadataAway) {
+            throw new TimeoutException("Timeout expired while fetching topic metadata");
+        }
+        return super.partitionsFor(topic, timeout);
     }
 }
