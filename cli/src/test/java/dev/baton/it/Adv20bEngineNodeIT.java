@@ -1,9 +1,9 @@
 package dev.baton.it;
 
+import static dev.baton.it.EngineBytes.bytes;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -248,15 +248,7 @@ class Adv20bEngineNodeIT {
         return secret;
     }
 
-    private static byte[] bytes(ByteBuffer b) {
-        byte[] out = new byte[b.remaining()];
-        b.get(out);
-        return out;
-    }
 
-    private static byte[] bytes(long v) {
-        return ByteBuffer.allocate(8).putLong(v).array();
-    }
 
     private static Map<Long, List<Long>> rows(Map<Long, long[]> rows) {
         Map<Long, List<Long>> out = new TreeMap<>();

@@ -1,5 +1,6 @@
 package dev.baton.it;
 
+import static dev.baton.it.EngineBytes.bytes;
 import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -218,15 +219,7 @@ class Adv23eEngineDeputyIT {
                 .input(input, "application/vnd.baton.engine-step+avro").heartbeat(Duration.ofSeconds(2)).build();
     }
 
-    private static byte[] bytes(ByteBuffer b) {
-        byte[] out = new byte[b.remaining()];
-        b.get(out);
-        return out;
-    }
 
-    private static byte[] bytes(long v) {
-        return ByteBuffer.allocate(8).putLong(v).array();
-    }
 
     private static void apply(String... args) {
         List<String> command = new ArrayList<>(List.of("acl", "apply", "--config", adminProperties.toString()));

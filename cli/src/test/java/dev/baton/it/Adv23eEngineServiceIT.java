@@ -1,5 +1,6 @@
 package dev.baton.it;
 
+import static dev.baton.it.EngineBytes.bytes;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
@@ -66,9 +67,6 @@ class Adv23eEngineServiceIT {
         return new DistributedGroupBy(cluster.clientConfig(), client, timeout);
     }
 
-    private static byte[] bytes(long v) {
-        return ByteBuffer.allocate(8).putLong(v).array();
-    }
 
     private static void createTopic(String topic, int partitions, Map<String, String> configs) throws Exception {
         try (Admin admin = Admin.create(cluster.clientConfig())) {

@@ -1,9 +1,9 @@
 package dev.baton.it;
 
+import static dev.baton.it.EngineBytes.bytes;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -64,9 +64,6 @@ class Adv23eJobStopIT {
         cluster.close();
     }
 
-    private static byte[] bytes(long v) {
-        return ByteBuffer.allocate(8).putLong(v).array();
-    }
 
     @Test
     void aJobStoppedBySigtermCancelsItsStepsAndDeletesItsExchange() throws Exception {

@@ -1,9 +1,9 @@
 package dev.baton.it;
 
+import static dev.baton.it.EngineBytes.bytes;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -86,9 +86,6 @@ class Adv23eNodeKillIT {
         cluster.close();
     }
 
-    private static byte[] bytes(long v) {
-        return ByteBuffer.allocate(8).putLong(v).array();
-    }
 
     private static BatonProcess node(String id) {
         return BatonProcess.start(id, "engine node " + id, Duration.ofSeconds(90), List.of("engine-node", "--bootstrap-servers",

@@ -1,9 +1,9 @@
 package dev.baton.it;
 
+import static dev.baton.it.EngineBytes.bytes;
 import static java.nio.charset.StandardCharsets.ISO_8859_1;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -144,15 +144,5 @@ class Adv24aMergePreemptIT {
         Map<Long, List<Long>> out = new TreeMap<>();
         rows.forEach((k, v) -> out.put(k, List.of(v[0], v[1])));
         return out;
-    }
-
-    private static byte[] bytes(ByteBuffer b) {
-        byte[] out = new byte[b.remaining()];
-        b.get(out);
-        return out;
-    }
-
-    private static byte[] bytes(long v) {
-        return ByteBuffer.allocate(8).putLong(v).array();
     }
 }

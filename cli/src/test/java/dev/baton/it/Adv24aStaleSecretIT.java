@@ -1,8 +1,8 @@
 package dev.baton.it;
 
+import static dev.baton.it.EngineBytes.bytes;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.List;
 import java.util.Set;
@@ -76,15 +76,5 @@ class Adv24aStaleSecretIT {
         return client.dispatch(ActivityRequest.builder().site("engine", "nightly", id).queue(EngineNode.QUEUE).activityType(EngineNode.SCAN)
                 .input(bytes(step.toByteBuffer()), "application/vnd.baton.engine-step+avro").heartbeat(Duration.ofSeconds(2))
                 .retry(ActivityRequest.RetryOptions.of(Duration.ofSeconds(1), 0)).build()).get(2, TimeUnit.MINUTES);
-    }
-
-    private static byte[] bytes(ByteBuffer b) {
-        byte[] out = new byte[b.remaining()];
-        b.get(out);
-        return out;
-    }
-
-    private static byte[] bytes(long v) {
-        return ByteBuffer.allocate(8).putLong(v).array();
     }
 }

@@ -1,5 +1,6 @@
 package dev.baton.it;
 
+import static dev.baton.it.EngineBytes.bytes;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
@@ -473,9 +474,5 @@ class DistributedGroupByIT {
         Map<Long, List<Long>> out = new TreeMap<>();
         r.rows().forEach((k, v) -> out.put(k, List.of(v[0], v[1])));
         return out;
-    }
-
-    private static byte[] bytes(long v) {
-        return ByteBuffer.allocate(8).putLong(v).array();
     }
 }
