@@ -316,20 +316,20 @@ public final class ResultListener implements Runnable, AutoCloseable {
     }
 
     /**
-     * A periodic commit that failed is made again an interval later, results or not. A failure costs at most a re-read
-     * of that much after a restart (copies are dropped), and a coordinator on the move fails a few in a broker restart:
-     * expected, so not an ERROR (Kafka's own callback, used before, logged each as one).
+     * A periodic commit that failed retriably is made again an interval later, results or not. A failure costs at most a
+     * re-read of that much after a restart (copies are dropped), and a coordinator on the move fails a few in a broker
+     * restart: expected, so not an ERROR (Kafka's own callback, used before, logged each as one). Any other failure is
+     * logged and the commit waits for the next result, as before (not retried ten times a second).
      */
     private void onPeriodicCommit(Map<TopicPartition, OffsetAndMetadata> offsets, Exception e) {
         if (e == null) {
             return;
         }
-        commitFailed = true;
         if (e instanceof RetriableException) {
+            commitFailed = true;
             log.debug("client {}: committing its results position failed, trying again: {}", clientId, e.toString());
         } else {
-            log.warn("client {}: committing its results position failed, trying again in {} ms: {}", clientId, COMMIT_EVERY.toMillis(),
-                    e.toString());
+            log.warn("client {}: committing its results position failed: {}", clientId, e.toString());
         }
     }
 
