@@ -93,6 +93,11 @@ public final class SoakCommand implements Callable<Integer> {
                     + "dispatch leader frozen for 10 s, one after another) or LEADER_KILL (the dispatch leader's kill -9 only)")
     FaultSchedule.BrokerOutage brokerOutage;
 
+    @Option(names = "--broker-down-s", defaultValue = "3",
+            description = "How long one broker stays stopped (RESTART) or cut off (DISCONNECT); longer than a client's 5 s metadata wait "
+                    + "makes every client meet a broker that does not answer (default ${DEFAULT-VALUE})")
+    int brokerDownSeconds;
+
     @Option(names = "--brokers", defaultValue = "1",
             description = "Brokers in the embedded cluster. With more than one, each runs in its own JVM and is also a controller; from 3 on, "
                     + "topics get replication factor 3 and min.insync.replicas=2 (default ${DEFAULT-VALUE})")
@@ -236,6 +241,9 @@ public final class SoakCommand implements Callable<Integer> {
         if (brokers < 1 || brokers > 9) {
             throw new ParameterException(spec.commandLine(), "--brokers must be in 1..9, was " + brokers);
         }
+        if (brokerDownSeconds < 1 || brokerDownSeconds > 600) {
+            throw new ParameterException(spec.commandLine(), "--broker-down-s must be in 1..600, was " + brokerDownSeconds);
+        }
         if (brokerOutage == null) {
             brokerOutage = brokers > 1 ? FaultSchedule.BrokerOutage.CLUSTER_FAULTS : FaultSchedule.BrokerOutage.RESTART;
         }
@@ -304,7 +312,7 @@ public final class SoakCommand implements Callable<Integer> {
         long dispatchMillis = 1000L * activities / rate;
         long brokerOutageAt = dispatchMillis * (brokerOutage == FaultSchedule.BrokerOutage.CLUSTER_FAULTS ? 15 : 60) / 100;
         FaultSchedule.Plan plan = new FaultSchedule.Plan(Duration.ofSeconds(killEverySeconds), Duration.ofMillis(dispatchMillis * 3 / 10),
-                Duration.ofMillis(brokerOutageAt), Duration.ofSeconds(3), brokerOutage);
+                Duration.ofMillis(brokerOutageAt), Duration.ofSeconds(brokerDownSeconds), brokerOutage);
         try (DispatchClient client = DispatchClient.create(config, ledger.unmatchedHandler());
              ResolutionProbe probe = new ResolutionProbe(kafka.bootstrapServers(), SoakPlan.QUEUE, "echo", partitions);
              ClusterFaults clusterFaults = brokerOutage == FaultSchedule.BrokerOutage.CLUSTER_FAULTS

@@ -42,13 +42,20 @@ class SoakIT {
      * The same under at-least-once: the streams apps may reprocess steps whose state survived the
      * kill, and the workers lease plainly (handlers start as tasks are read). Outcomes may repeat; a
      * request with two different outcomes, or none, fails it as above.
+     *
+     * <p>Here the broker is restarted, down for 8 s: nothing runs a transaction in this mode, so
+     * KAFKA-20734 does not apply, and 8 s is longer than a client's 5 s wait for metadata. A dispatch
+     * client whose results listener stopped on that wait failed every pending dispatch at the 100k
+     * soak's restart (docs/decisions.md, "A broker restart must not stop a dispatch client"); this
+     * case failed 2 of 2 runs with that bug put back, and a 3 s outage passed with it 2 of 2.
      */
     @Test
     void shouldResolveEveryActivityExactlyOnceAtLeastOnce() {
         CliRun run = CliRun.of("soak", "--guarantee", "at_least_once", "--activities", "2000", "--rate", "150", "--kill-worker-every-s", "8",
-                "--timeout-minutes", "4", "--broker-outage", "DISCONNECT");
+                "--timeout-minutes", "4", "--broker-outage", "RESTART", "--broker-down-s", "8");
 
         assertThat(run.output()).contains("kill -9 worker", "kill -9 streams app streams-1", "restarted streams app streams-1",
+                "stopping the broker", "broker started again on the same data dir after 8000 ms down",
                 "2000 dispatched, 2000 resolved", "all invariants hold", "wrong outcomes    0",
                 "answered exactly once, 0 with no outcome, 0 with more than one, 0 outcomes for requests never sent");
         assertThat(run.exit()).as(run.output()).isZero();
