@@ -2,7 +2,6 @@ package dev.baton.dispatcher.internals;
 
 import java.time.Duration;
 import java.util.Collection;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -29,7 +28,6 @@ import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
-import org.apache.kafka.common.PartitionInfo;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.InterruptException;
 import org.apache.kafka.common.errors.RetriableException;
@@ -72,6 +70,7 @@ public final class ResultListener implements Runnable, AutoCloseable {
     private volatile Consumer<byte[], byte[]> consumer;
     private KeyedPartitionReader reader;
     private final TopicPartition partition;
+    private final ResultsPartitionCount partitionCount;
     /** The last periodic commit failed (set by its callback, on this listener's thread, inside a poll). */
     private boolean commitFailed;
     /** Set once this listener holds the id and reads its partition; partitions assigned before then wait paused. */
@@ -86,10 +85,6 @@ public final class ResultListener implements Runnable, AutoCloseable {
     private final CountDownLatch stopped = new CountDownLatch(1);
     private volatile boolean running = true;
     private volatile Throwable stoppedBy;
-    /** How often the partition count of {@code baton.results} is compared with the one this listener started with. */
-    static final Duration PARTITIONS_CHECK_EVERY = Duration.ofSeconds(1);
-    /** The partition count of {@code baton.results} when this listener chose its partition; 0 when unknown. */
-    private int partitionCount;
     /** When a paused read of a result that failed retriably resumes (System.nanoTime), 0 when not paused. */
     private long resumeAtNanos;
 
@@ -131,6 +126,7 @@ public final class ResultListener implements Runnable, AutoCloseable {
         try {
             this.reader = KeyedPartitionReader.unassigned(consumer, BatonTopics.RESULTS, clientId, Duration.ofSeconds(30));
             this.partition = reader.partition();
+            this.partitionCount = new ResultsPartitionCount(clientId, partition);
         } catch (RuntimeException e) {
             consumer.close(CloseOptions.timeout(Duration.ZERO)); // nobody gets this listener, so nobody else would close it
             throw e;
@@ -173,7 +169,7 @@ public final class ResultListener implements Runnable, AutoCloseable {
                 return;
             }
             onJoined.accept(consumer);
-            startFromBeginningIfMoved();
+            partitionCount.startFromBeginningIfMoved(consumer);
             long position = reader.position(KeyedPartitionReader.Start.COMMITTED, Duration.ofSeconds(30));
             log.debug("client {} reads results from {} at offset {}", clientId, partition, position);
             // Committed before any dispatch can be sent: a new client id has no committed offset, and one killed before its
@@ -184,14 +180,10 @@ public final class ResultListener implements Runnable, AutoCloseable {
             consumer.resume(List.of(partition));
             positioned.countDown();
             long lastCommit = System.nanoTime();
-            long lastPartitionsCheck = System.nanoTime();
             boolean uncommitted = false;
             while (running) {
                 resumeAfterBackoff();
-                if (System.nanoTime() - lastPartitionsCheck >= PARTITIONS_CHECK_EVERY.toNanos()) {
-                    requireSamePartitionCount();
-                    lastPartitionsCheck = System.nanoTime();
-                }
+                partitionCount.requireSameIfDue(consumer);
                 boolean any = false;
                 for (ConsumerRecord<byte[], byte[]> r : reader.poll(Duration.ofMillis(100))) {
                     try {
@@ -336,65 +328,6 @@ public final class ResultListener implements Runnable, AutoCloseable {
     /** The read position of this client's partition, the only one it commits: the paused others' positions mean nothing. */
     private Map<TopicPartition, OffsetAndMetadata> ownPosition() {
         return Map.of(partition, new OffsetAndMetadata(consumer.position(partition)));
-    }
-
-    /**
-     * A group with a committed position on another partition of {@code baton.results} but none on this one read its
-     * results elsewhere before: the topic's partition count changed, and results keyed by this client id now land here.
-     * Everything on this partition written since is this client's business, so it reads it from its start; at the end
-     * (the default for a new client id) it lost the outcomes written while it was down (adv23c, Adv23cResultsPartitionsIT).
-     */
-    private void startFromBeginningIfMoved() {
-        List<PartitionInfo> infos = consumer.partitionsFor(partition.topic(), Duration.ofSeconds(30));
-        partitionCount = infos == null ? 0 : infos.size();
-        if (infos == null || infos.size() < 2) {
-            return;
-        }
-        Set<TopicPartition> all = new HashSet<>();
-        infos.forEach(i -> all.add(new TopicPartition(i.topic(), i.partition())));
-        Map<TopicPartition, OffsetAndMetadata> committed = consumer.committed(all, Duration.ofSeconds(30));
-        if (committed == null || committed.get(partition) != null) {
-            return;
-        }
-        List<Integer> elsewhere = committed.entrySet().stream().filter(e -> e.getValue() != null).map(e -> e.getKey().partition()).sorted().toList();
-        if (!elsewhere.isEmpty()) {
-            log.warn("client {}: no results position on {} but one on partition(s) {} of {}: its partition count changed since this "
-                    + "client id last read it; reading {} from its start", clientId, partition, elsewhere, partition.topic(), partition);
-            consumer.seekToBeginning(List.of(partition));
-        }
-    }
-
-    /**
-     * Once {@code baton.results} has another partition count that maps this client id elsewhere, its results go to the
-     * other partition as soon as the streams app's producer learns it: this listener would wait on the old one for good. It stops instead,
-     * failing every waiting future with the reason; a client started again under this id reads the new partition from its
-     * start (above). Reads the consumer's metadata, refreshed every {@code metadata.max.age.ms}: no request per check.
-     */
-    private void requireSamePartitionCount() {
-        if (partitionCount == 0) {
-            return;
-        }
-        List<PartitionInfo> now;
-        try {
-            now = consumer.partitionsFor(partition.topic(), Duration.ofSeconds(5));
-        } catch (RetriableException e) {
-            // The broker is away (restarting, say): the count is checked again a second later. This check stopping the
-            // listener failed every pending dispatch of a client over a broker restart of a few seconds (the soak found it).
-            log.debug("client {}: the partition count of {} is unknown for now: {}", clientId, partition.topic(), e.toString());
-            return;
-        }
-        if (now == null || now.isEmpty() || now.size() == partitionCount) {
-            return;
-        }
-        if (BatonTopics.keyPartition(clientId, now.size()) == partition.partition()) {
-            partitionCount = now.size(); // this id's results stay where they were: nothing to do
-            return;
-        }
-        consumer.commitSync(ownPosition(), Duration.ofSeconds(5)); // what was handled on the old partition is not handed again
-        throw new IllegalStateException(partition.topic() + " now has " + now.size() + " partitions, not " + partitionCount
-                + ": results for client " + clientId + " go to partition " + BatonTopics.keyPartition(clientId, now.size())
-                + ", not " + partition.partition() + "; create the client again to read them (its waiting dispatches' outcomes "
-                + "reach its UnmatchedResultHandler)");
     }
 
     /**

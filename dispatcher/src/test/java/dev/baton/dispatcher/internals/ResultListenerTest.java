@@ -155,7 +155,7 @@ class ResultListenerTest {
     void shouldKeepReadingWhenThePartitionCountCannotBeReadWhileTheBrokerIsAway() throws InterruptedException {
         start();
         consumer.metadataAway(true);
-        await().during(ResultListener.PARTITIONS_CHECK_EVERY.multipliedBy(3)).atMost(WAIT).untilAsserted(() -> listener.requireRunning());
+        await().during(ResultsPartitionCount.CHECK_EVERY.multipliedBy(3)).atMost(WAIT).untilAsserted(() -> listener.requireRunning());
         consumer.metadataAway(false);
 
         CompletableFuture<ActivityOutcome> future = pending.register("r-after");
