@@ -5,16 +5,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
-import java.io.IOException;
-import java.io.Writer;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Properties;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 
@@ -32,10 +28,6 @@ import dev.baton.topics.ClientIds;
 import dev.baton.topics.TopicCreator;
 import dev.baton.topics.TopicLayout;
 import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.admin.ScramCredentialInfo;
-import org.apache.kafka.clients.admin.ScramMechanism;
-import org.apache.kafka.clients.admin.UserScramCredentialAlteration;
-import org.apache.kafka.clients.admin.UserScramCredentialUpsertion;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
@@ -64,22 +56,18 @@ class Adv23cDispatcherAclIT {
     @TempDir
     static Path dir;
     private static EmbeddedKafka kafka;
-    private static Path adminProperties;
+    private static AclCommand acl;
 
     @BeforeAll
     static void start() throws Exception {
         kafka = EmbeddedKafka.builder().sasl("admin", "admin-" + PASSWORD).build().start();
+        kafka.addUsers(PASSWORD, "victim", "attacker");
         try (Admin admin = Admin.create(kafka.adminConfig())) {
             new TopicCreator(admin).create(BatonTopics.all(TopicLayout.defaults().withPartitions(3), List.of("a")));
-            List<UserScramCredentialAlteration> users = new ArrayList<>();
-            for (String user : List.of("victim", "attacker")) {
-                users.add(new UserScramCredentialUpsertion(user, new ScramCredentialInfo(ScramMechanism.SCRAM_SHA_512, 4096), PASSWORD));
-            }
-            admin.alterUserScramCredentials(users).all().get(30, TimeUnit.SECONDS);
         }
-        adminProperties = write(dir.resolve("admin.properties"), kafka.adminConfig());
-        apply("--role", "dispatcher", "--principal", "User:victim", "--client-id", "victim-client");
-        apply("--role", "dispatcher", "--principal", "User:attacker", "--client-id", "attacker-client");
+        acl = AclCommand.as(kafka, dir);
+        acl.apply("--role", "dispatcher", "--principal", "User:victim", "--client-id", "victim-client");
+        acl.apply("--role", "dispatcher", "--principal", "User:attacker", "--client-id", "attacker-client");
     }
 
     @AfterAll
@@ -177,21 +165,5 @@ class Adv23cDispatcherAclIT {
 
     private static Map<String, Object> as(String user) {
         return kafka.clientConfig(user, PASSWORD);
-    }
-
-    private static void apply(String... args) {
-        List<String> command = new ArrayList<>(List.of("acl", "apply", "--config", adminProperties.toString()));
-        command.addAll(List.of(args));
-        CliRun run = CliRun.of(command.toArray(String[]::new));
-        assertThat(run.exit()).as(run.output()).isZero();
-    }
-
-    private static Path write(Path file, Map<String, Object> config) throws IOException {
-        Properties p = new Properties();
-        config.forEach((k, v) -> p.put(k, v.toString()));
-        try (Writer w = Files.newBufferedWriter(file)) {
-            p.store(w, "admin client settings for Adv23cDispatcherAclIT");
-        }
-        return file;
     }
 }

@@ -1,13 +1,10 @@
 package dev.baton.it;
 
 import static dev.baton.it.EngineBytes.bytes;
-import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
-import java.io.IOException;
-import java.io.Writer;
 import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -17,12 +14,10 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Properties;
 import java.util.Set;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 
-import dev.baton.cli.CliRun;
 import dev.baton.dispatcher.ActivityOutcome;
 import dev.baton.dispatcher.ActivityRequest;
 import dev.baton.dispatcher.DispatchClient;
@@ -43,10 +38,6 @@ import dev.baton.topics.TopicLayout;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
-import org.apache.kafka.clients.admin.ScramCredentialInfo;
-import org.apache.kafka.clients.admin.ScramMechanism;
-import org.apache.kafka.clients.admin.UserScramCredentialAlteration;
-import org.apache.kafka.clients.admin.UserScramCredentialUpsertion;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
@@ -86,31 +77,27 @@ class Adv23eEngineDeputyIT {
     @TempDir
     static Path dir;
     private static EmbeddedKafka kafka;
-    private static Path adminProperties;
+    private static AclCommand acl;
 
     @BeforeAll
     static void start() throws Exception {
         SelfSignedTls tls = SelfSignedTls.generate(dir);
         kafka = EmbeddedKafka.builder().saslOverTls("admin", "admin-" + PASSWORD, tls.keyStore(), tls.trustStore(), tls.password())
                 .build().start();
+        kafka.addUsers(PASSWORD, "dispatcher", "streams", "engine");
         try (Admin admin = Admin.create(kafka.adminConfig())) {
             new TopicCreator(admin).create(BatonTopics.all(TopicLayout.defaults().withPartitions(3), List.of(EngineNode.QUEUE)));
-            List<UserScramCredentialAlteration> users = new ArrayList<>();
-            for (String user : List.of("dispatcher", "streams", "engine")) {
-                users.add(new UserScramCredentialUpsertion(user, new ScramCredentialInfo(ScramMechanism.SCRAM_SHA_512, 4096), PASSWORD));
-            }
-            admin.alterUserScramCredentials(users).all().get(30, TimeUnit.SECONDS);
             // A job's running exchange, and a source only the engine may read.
             admin.createTopics(Set.of(new NewTopic(EXCHANGE, 1, (short) 1), new NewTopic(SECRET, 3, (short) 1))).all().get(30, TimeUnit.SECONDS);
             admin.createAcls(List.of(new AclBinding(new ResourcePattern(ResourceType.TOPIC, SECRET, PatternType.LITERAL),
                     new AccessControlEntry("User:engine", "*", AclOperation.READ, AclPermissionType.ALLOW)))).all().get(30, TimeUnit.SECONDS);
         }
         ExchangeSecret.write(kafka.adminConfig(), EXCHANGE, ExchangeSecret.create()); // as the running job wrote it
-        adminProperties = write(dir.resolve("admin.properties"), kafka.adminConfig());
-        apply("--role", "dispatcher", "--principal", "User:dispatcher", "--client-id", "nosy-client");
-        apply("--role", "streams-app", "--principal", "User:streams");
-        apply("--role", "engine", "--principal", "User:engine");
-        apply("--role", "worker", "--principal", "User:engine", "--queue", EngineNode.QUEUE);
+        acl = AclCommand.as(kafka, dir);
+        acl.apply("--role", "dispatcher", "--principal", "User:dispatcher", "--client-id", "nosy-client");
+        acl.apply("--role", "streams-app", "--principal", "User:streams");
+        acl.apply("--role", "engine", "--principal", "User:engine");
+        acl.apply("--role", "worker", "--principal", "User:engine", "--queue", EngineNode.QUEUE);
         Map<String, Object> admin = new HashMap<>(kafka.adminConfig());
         try (KafkaProducer<byte[], byte[]> p = new KafkaProducer<>(admin, new ByteArraySerializer(), new ByteArraySerializer())) {
             List<Future<?>> sends = new ArrayList<>();
@@ -217,23 +204,5 @@ class Adv23eEngineDeputyIT {
     private static ActivityRequest step(String workflow, String id, String type, byte[] input) {
         return ActivityRequest.builder().site("engine", workflow, id).queue(EngineNode.QUEUE).activityType(type)
                 .input(input, "application/vnd.baton.engine-step+avro").heartbeat(Duration.ofSeconds(2)).build();
-    }
-
-
-
-    private static void apply(String... args) {
-        List<String> command = new ArrayList<>(List.of("acl", "apply", "--config", adminProperties.toString()));
-        command.addAll(List.of(args));
-        CliRun run = CliRun.of(command.toArray(String[]::new));
-        assertThat(run.exit()).as(run.output()).isZero();
-    }
-
-    private static Path write(Path file, Map<String, Object> config) throws IOException {
-        Properties p = new Properties();
-        config.forEach((k, v) -> p.put(k, v.toString()));
-        try (Writer w = Files.newBufferedWriter(file)) {
-            p.store(w, "admin client settings for Adv23eEngineDeputyIT");
-        }
-        return file;
     }
 }

@@ -5,17 +5,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
-import java.io.IOException;
-import java.io.Writer;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Properties;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 
 import dev.baton.cli.CliRun;
@@ -31,10 +26,6 @@ import dev.baton.worker.Worker;
 import dev.baton.worker.WorkerOptions;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.admin.ScramCredentialInfo;
-import org.apache.kafka.clients.admin.ScramMechanism;
-import org.apache.kafka.clients.admin.UserScramCredentialAlteration;
-import org.apache.kafka.clients.admin.UserScramCredentialUpsertion;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
@@ -63,26 +54,22 @@ class SecurityIT {
     @TempDir
     static Path dir;
     private static EmbeddedKafka kafka;
-    private static Path adminProperties;
+    private static AclCommand acl;
 
     @BeforeAll
     static void start() throws Exception {
         SelfSignedTls tls = SelfSignedTls.generate(dir);
         kafka = EmbeddedKafka.builder().saslOverTls("admin", "admin-" + PASSWORD, tls.keyStore(), tls.trustStore(), tls.password())
                 .build().start();
+        kafka.addUsers(PASSWORD, ROLE_USERS.toArray(String[]::new));
         try (Admin admin = Admin.create(kafka.adminConfig())) {
             new TopicCreator(admin).create(BatonTopics.all(TopicLayout.defaults().withPartitions(3), List.of("a", "b")));
-            List<UserScramCredentialAlteration> users = new ArrayList<>();
-            for (String user : ROLE_USERS) {
-                users.add(new UserScramCredentialUpsertion(user, new ScramCredentialInfo(ScramMechanism.SCRAM_SHA_512, 4096), PASSWORD));
-            }
-            admin.alterUserScramCredentials(users).all().get(30, TimeUnit.SECONDS);
         }
-        adminProperties = write(dir.resolve("admin.properties"), kafka.adminConfig());
-        apply("--role", "dispatcher", "--principal", "User:dispatcher", "--client-id", "secure-client");
-        apply("--role", "worker", "--principal", "User:worker-a", "--queue", "a");
-        apply("--role", "streams-app", "--principal", "User:streams");
-        apply("--role", "engine", "--principal", "User:engine");
+        acl = AclCommand.as(kafka, dir);
+        acl.apply("--role", "dispatcher", "--principal", "User:dispatcher", "--client-id", "secure-client");
+        acl.apply("--role", "worker", "--principal", "User:worker-a", "--queue", "a");
+        acl.apply("--role", "streams-app", "--principal", "User:streams");
+        acl.apply("--role", "engine", "--principal", "User:engine");
     }
 
     @AfterAll
@@ -211,21 +198,5 @@ class SecurityIT {
 
     private static Map<String, Object> as(String user) {
         return kafka.clientConfig(user, PASSWORD);
-    }
-
-    private static void apply(String... args) {
-        List<String> command = new ArrayList<>(List.of("acl", "apply", "--config", adminProperties.toString()));
-        command.addAll(List.of(args));
-        CliRun run = CliRun.of(command.toArray(String[]::new));
-        assertThat(run.exit()).as(run.output()).isZero();
-    }
-
-    private static Path write(Path file, Map<String, Object> config) throws IOException {
-        Properties p = new Properties();
-        config.forEach((k, v) -> p.put(k, v.toString()));
-        try (Writer w = Files.newBufferedWriter(file)) {
-            p.store(w, "admin client settings for SecurityIT");
-        }
-        return file;
     }
 }

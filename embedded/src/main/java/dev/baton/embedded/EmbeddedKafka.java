@@ -15,11 +15,19 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.stream.Stream;
 
 import kafka.server.KafkaConfig;
 import kafka.server.KafkaRaftServer;
 import kafka.tools.StorageTool;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.ScramCredentialInfo;
+import org.apache.kafka.clients.admin.ScramMechanism;
+import org.apache.kafka.clients.admin.UserScramCredentialAlteration;
+import org.apache.kafka.clients.admin.UserScramCredentialUpsertion;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.utils.Time;
 import org.slf4j.Logger;
@@ -132,6 +140,28 @@ public final class EmbeddedKafka implements AutoCloseable {
     /** Client settings of the super user when secured; just the bootstrap servers otherwise. */
     public Map<String, Object> adminConfig() {
         return security == null ? clientConfig(null, null) : clientConfig(security.adminUser, security.adminPassword);
+    }
+
+    /**
+     * Gives each of {@code users} SCRAM-SHA-512 credentials with {@code password}, so that {@link #clientConfig(String,
+     * String)} logs in as them. Needs a secured broker (a builder's {@code sasl} or {@code saslOverTls}).
+     */
+    public void addUsers(String password, String... users) {
+        if (security == null) {
+            throw new IllegalStateException("addUsers needs a secured broker (builder().sasl(...) or saslOverTls(...)); this one is plaintext");
+        }
+        List<UserScramCredentialAlteration> upserts = new ArrayList<>();
+        for (String user : users) {
+            upserts.add(new UserScramCredentialUpsertion(user, new ScramCredentialInfo(ScramMechanism.SCRAM_SHA_512, 4096), password));
+        }
+        try (Admin admin = Admin.create(adminConfig())) {
+            admin.alterUserScramCredentials(upserts).all().get(30, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while adding users " + List.of(users), e);
+        } catch (ExecutionException | TimeoutException e) {
+            throw new IllegalStateException("could not add users " + List.of(users) + " on " + bootstrapServers(), e);
+        }
     }
 
     public boolean isSecured() {

@@ -16,9 +16,6 @@ import java.util.concurrent.TimeUnit;
 
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
-import org.apache.kafka.clients.admin.ScramCredentialInfo;
-import org.apache.kafka.clients.admin.ScramMechanism;
-import org.apache.kafka.clients.admin.UserScramCredentialUpsertion;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
@@ -64,9 +61,8 @@ class Adv40FetchReaderSaslIT {
     @BeforeAll
     void start() throws Exception {
         kafka = EmbeddedKafka.builder().sasl("admin", "admin-secret").build().start();
+        kafka.addUsers("reader-secret", "reader");
         admin = Admin.create(kafka.adminConfig());
-        admin.alterUserScramCredentials(List.of(new UserScramCredentialUpsertion("reader",
-                new ScramCredentialInfo(ScramMechanism.SCRAM_SHA_512, 4096), "reader-secret"))).all().get(30, TimeUnit.SECONDS);
         admin.createTopics(List.of(new NewTopic(TOPIC, 1, (short) 1), new NewTopic(SECRET, 1, (short) 1))).all().get();
         admin.createAcls(List.of(new AclBinding(new ResourcePattern(ResourceType.TOPIC, TOPIC, PatternType.LITERAL),
                 new AccessControlEntry("User:reader", "*", AclOperation.READ, AclPermissionType.ALLOW)))).all().get();
