@@ -77,7 +77,11 @@ class Adv23eEngineDeputyIT {
     @TempDir
     static Path dir;
     private static EmbeddedKafka kafka;
-    private static AclCommand acl;
+    /** Shared by both cases, as an operator runs them: the streams app and an engine node with their own roles. */
+    private static BatonStreamsApp app;
+    private static EngineNode node;
+    /** A principal with only the dispatcher role. */
+    private static DispatchClient dispatcher;
 
     @BeforeAll
     static void start() throws Exception {
@@ -93,7 +97,7 @@ class Adv23eEngineDeputyIT {
                     new AccessControlEntry("User:engine", "*", AclOperation.READ, AclPermissionType.ALLOW)))).all().get(30, TimeUnit.SECONDS);
         }
         ExchangeSecret.write(kafka.adminConfig(), EXCHANGE, ExchangeSecret.create()); // as the running job wrote it
-        acl = AclCommand.as(kafka, dir);
+        AclCommand acl = AclCommand.as(kafka, dir);
         acl.apply("--role", "dispatcher", "--principal", "User:dispatcher", "--client-id", "nosy-client");
         acl.apply("--role", "streams-app", "--principal", "User:streams");
         acl.apply("--role", "engine", "--principal", "User:engine");
@@ -108,12 +112,26 @@ class Adv23eEngineDeputyIT {
                 f.get(30, TimeUnit.SECONDS);
             }
         }
+        Map<String, Object> streams = new HashMap<>(kafka.clientConfig("streams", PASSWORD));
+        streams.put("state.dir", Files.createDirectories(dir.resolve("streams-state")).toString());
+        app = new BatonStreamsApp(streams, new SimpleMeterRegistry()).start();
+        node = EngineNode.start("deputy-node", kafka.clientConfig("engine", PASSWORD), 1);
+        await().atMost(Duration.ofSeconds(60)).until(app::isRunning);
+        Map<String, Object> client = new HashMap<>(kafka.clientConfig("dispatcher", PASSWORD));
+        client.put("baton.client.id", "nosy-client");
+        dispatcher = DispatchClient.create(client, o -> { });
     }
 
     @AfterAll
     static void stop() {
-        if (kafka != null) {
-            kafka.close();
+        for (AutoCloseable running : new AutoCloseable[] {dispatcher, node, app, kafka}) {
+            if (running != null) {
+                try {
+                    running.close();
+                } catch (Exception e) {
+                    throw new IllegalStateException("could not close " + running, e);
+                }
+            }
         }
     }
 
@@ -130,35 +148,25 @@ class Adv23eEngineDeputyIT {
             }).as("the dispatcher reading the secret").isInstanceOf(TopicAuthorizationException.class);
         }
 
-        Map<String, Object> streams = new HashMap<>(kafka.clientConfig("streams", PASSWORD));
-        streams.put("state.dir", Files.createDirectories(dir.resolve("streams-state")).toString());
-        try (BatonStreamsApp app = new BatonStreamsApp(streams, new SimpleMeterRegistry()).start();
-             EngineNode node = EngineNode.start("deputy-node", kafka.clientConfig("engine", PASSWORD), 1)) {
-            await().atMost(Duration.ofSeconds(60)).until(app::isRunning);
-            Map<String, Object> client = new HashMap<>(me);
-            client.put("baton.client.id", "nosy-client");
-            try (DispatchClient dispatcher = DispatchClient.create(client, o -> { })) {
-                ScanStep scan = ScanStep.newBuilder().setVersion(2).setJob("victim").setExchangePartitions(1)
-                        .setSplit(new Split(SECRET, 0, 0L, 100L)).setSecret(GUESS).build(); // it cannot read the job's
-                ActivityOutcome scanned = dispatcher.dispatch(step("nosy", "nosy-scan", "engine.scan", bytes(scan.toByteBuffer())))
-                        .get(120, TimeUnit.SECONDS);
-                if (scanned.completed()) {
-                    String execution = ScanDone.fromByteBuffer(ByteBuffer.wrap(scanned.output())).getExecution().toString();
-                    MergeStep merge = MergeStep.newBuilder().setVersion(2).setJob("victim").setExchangePartition(0)
-                            .setAccepted(List.of(new AcceptedExecution(new Split(SECRET, 0, 0L, 100L), execution))).setSecret(GUESS).build();
-                    ActivityOutcome merged = dispatcher.dispatch(step("nosy", "nosy-merge", "engine.merge", bytes(merge.toByteBuffer())))
-                            .get(120, TimeUnit.SECONDS);
-                    List<String> leaked = new ArrayList<>();
-                    if (merged.completed()) {
-                        for (GroupSum g : MergedRows.fromByteBuffer(ByteBuffer.wrap(merged.output())).getGroups()) {
-                            leaked.add(g.getKey() + "=" + g.getSum() + "/" + g.getCount());
-                        }
-                    }
-                    assertThat(leaked).as("the secret topic's GROUP BY, handed to a principal that may not read it").isEmpty();
+        ScanStep scan = ScanStep.newBuilder().setVersion(2).setJob("victim").setExchangePartitions(1)
+                .setSplit(new Split(SECRET, 0, 0L, 100L)).setSecret(GUESS).build(); // it cannot read the job's
+        ActivityOutcome scanned = dispatcher.dispatch(step("nosy", "nosy-scan", "engine.scan", bytes(scan.toByteBuffer())))
+                .get(120, TimeUnit.SECONDS);
+        if (scanned.completed()) {
+            String execution = ScanDone.fromByteBuffer(ByteBuffer.wrap(scanned.output())).getExecution().toString();
+            MergeStep merge = MergeStep.newBuilder().setVersion(2).setJob("victim").setExchangePartition(0)
+                    .setAccepted(List.of(new AcceptedExecution(new Split(SECRET, 0, 0L, 100L), execution))).setSecret(GUESS).build();
+            ActivityOutcome merged = dispatcher.dispatch(step("nosy", "nosy-merge", "engine.merge", bytes(merge.toByteBuffer())))
+                    .get(120, TimeUnit.SECONDS);
+            List<String> leaked = new ArrayList<>();
+            if (merged.completed()) {
+                for (GroupSum g : MergedRows.fromByteBuffer(ByteBuffer.wrap(merged.output())).getGroups()) {
+                    leaked.add(g.getKey() + "=" + g.getSum() + "/" + g.getCount());
                 }
-                assertThat(scanned.completed()).as("a scan of a topic the dispatcher may not read: " + scanned).isFalse();
             }
+            assertThat(leaked).as("the secret topic's GROUP BY, handed to a principal that may not read it").isEmpty();
         }
+        assertThat(scanned.completed()).as("a scan of a topic the dispatcher may not read: " + scanned).isFalse();
     }
 
     /**
@@ -174,26 +182,16 @@ class Adv23eEngineDeputyIT {
             assertThatThrownBy(() -> asDispatcher.describeTopics(List.of(SECRET)).allTopicNames().get(30, TimeUnit.SECONDS))
                     .as("the dispatcher describing the secret topic").hasCauseInstanceOf(TopicAuthorizationException.class);
         }
-        Map<String, Object> streams = new HashMap<>(kafka.clientConfig("streams", PASSWORD));
-        streams.put("state.dir", Files.createDirectories(dir.resolve("streams-state")).toString());
-        try (BatonStreamsApp app = new BatonStreamsApp(streams, new SimpleMeterRegistry()).start();
-             EngineNode node = EngineNode.start("probed-node", kafka.clientConfig("engine", PASSWORD), 1)) {
-            await().atMost(Duration.ofSeconds(60)).until(app::isRunning);
-            Map<String, Object> client = new HashMap<>(me);
-            client.put("baton.client.id", "nosy-client");
-            try (DispatchClient dispatcher = DispatchClient.create(client, o -> { })) {
-                Map<String, String> reasons = new LinkedHashMap<>();
-                reasons.put("end offset", probe(dispatcher, "end", new Split(SECRET, 0, 0L, 1_000_000_000L)));
-                reasons.put("partition count", probe(dispatcher, "count", new Split(SECRET, 99, 0L, 1L)));
-                reasons.put("existence", probe(dispatcher, "exists", new Split("adv24a-no-such-topic", 0, 0L, 1L)));
-                assertThat(reasons).as("what a step without the job's secret was told").allSatisfy((what, reason) -> assertThat(reason)
-                        .as(what).contains("does not carry the secret").doesNotContain("offset " + RECORDS).doesNotContain("has 3")
-                        .doesNotContain("does not exist"));
-            }
-        }
+        Map<String, String> reasons = new LinkedHashMap<>();
+        reasons.put("end offset", probe("end", new Split(SECRET, 0, 0L, 1_000_000_000L)));
+        reasons.put("partition count", probe("count", new Split(SECRET, 99, 0L, 1L)));
+        reasons.put("existence", probe("exists", new Split("adv24a-no-such-topic", 0, 0L, 1L)));
+        assertThat(reasons).as("what a step without the job's secret was told").allSatisfy((what, reason) -> assertThat(reason)
+                .as(what).contains("does not carry the secret").doesNotContain("offset " + RECORDS).doesNotContain("has 3")
+                .doesNotContain("does not exist"));
     }
 
-    private static String probe(DispatchClient dispatcher, String id, Split split) throws Exception {
+    private static String probe(String id, Split split) throws Exception {
         ScanStep scan = ScanStep.newBuilder().setVersion(2).setJob("victim").setExchangePartitions(1).setSplit(split)
                 .setSecret(GUESS).build();
         ActivityOutcome o = dispatcher.dispatch(step("probe", id, "engine.scan", bytes(scan.toByteBuffer()))).get(120, TimeUnit.SECONDS);
