@@ -25,6 +25,7 @@ public final class BatonCommand implements Runnable {
     CommandLine.Model.CommandSpec spec;
 
     public static void main(String[] args) {
+        FormatLocale.preferUsForBareEnglish();
         System.exit(run(args));
     }
 

@@ -177,7 +177,8 @@ public final class SoakCommand implements Callable<Integer> {
                     ledger.outbox().size(), outbox.entries().size(), run.cancelsNotSent(),
                     streamsLines(streams, HangingTransactionReaper.ABORTED), streamsLines(streams, AbandonedTransactionFencer.FENCED)));
             RecoveryReport.print(out, kafka.bootstrapServers(), run.workerKills());
-            boolean ok = audit.ok() && verdict.ok() && settled == activities;
+            run.faultFailures().forEach(f -> out.println("FAIL   a fault was not carried out as planned: " + f));
+            boolean ok = audit.ok() && verdict.ok() && settled == activities && run.faultFailures().isEmpty();
             if (!ok) {
                 streams.forEach(s -> printProblems(s.name(), s.output()));
                 workers.alive().forEach(w -> printProblems(w.name(), w.output()));
@@ -203,7 +204,8 @@ public final class SoakCommand implements Callable<Integer> {
         }
     }
 
-    private record Run(double seconds, List<String> faults, int cancelsNotSent, List<WorkerTakeovers.Kill> workerKills) {
+    private record Run(double seconds, List<String> faults, List<String> faultFailures, int cancelsNotSent,
+                       List<WorkerTakeovers.Kill> workerKills) {
     }
 
     /** The soak's Kafka: one embedded broker, or a cluster of several. */
@@ -343,7 +345,7 @@ public final class SoakCommand implements Callable<Integer> {
             progress(start, activities, ledger, workers.size());
             double seconds = (System.nanoTime() - start) / 1e9;
             faults.close();
-            return new Run(seconds, faults.log(), workload.cancelsNotSent(), faults.workerKills());
+            return new Run(seconds, faults.log(), faults.failures(), workload.cancelsNotSent(), faults.workerKills());
         }
     }
 

@@ -9,6 +9,7 @@ import java.util.concurrent.TimeUnit;
 
 import dev.baton.streams.BatonStreamsApp;
 import dev.baton.streams.config.StreamsAppConfig;
+import dev.baton.topics.ClusterWait;
 import org.apache.kafka.streams.StreamsConfig;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -36,6 +37,9 @@ public final class StreamsAppCommand implements Callable<Integer> {
         CountDownLatch stopped = new CountDownLatch(1);
         Map<String, Object> config = config(process.client.clientConfig(), process.metricsPort);
         ConfigAudit.logAtStart(config, ProcessKeys.STREAMS_APP);
+        // Started before its brokers (a restart, a container set coming up), it waits for them as a worker does: its
+        // start-up reads the cluster with 10-30 s timeouts and exited on the first (h/adv26).
+        ClusterWait.untilAnswering(config, "streams app");
         try (ProcessEndpoint endpoint = new ProcessEndpoint(process.metricsPort);
              BatonStreamsApp app = new BatonStreamsApp(config, endpoint.registry())) {
             endpoint.readiness(app::isRunning).serve(app.queries());

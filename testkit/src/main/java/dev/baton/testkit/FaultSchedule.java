@@ -58,6 +58,8 @@ public final class FaultSchedule implements AutoCloseable {
     private final PrintStream out;
     private final long startNanos = System.nanoTime();
     private final List<String> log = new ArrayList<>();
+    /** Faults that could not be carried out or undone: a process that did not come back fails the soak, whatever else held. */
+    private final List<String> failures = new ArrayList<>();
     private final List<WorkerTakeovers.Kill> workerKills = new ArrayList<>();
     private final Thread thread;
     private volatile boolean running = true;
@@ -155,6 +157,11 @@ public final class FaultSchedule implements AutoCloseable {
         return List.copyOf(log);
     }
 
+    /** The faults so far that could not be carried out or undone (a restarted process that did not come back), one line each. */
+    public synchronized List<String> failures() {
+        return List.copyOf(failures);
+    }
+
     private void run() {
         boolean streamsKilled = false;
         boolean brokerWentAway = false;
@@ -219,7 +226,7 @@ public final class FaultSchedule implements AutoCloseable {
                 victim.restart();
                 record(String.format("restarted streams app %s on its state dir; RUNNING %.1f s after the kill", victim.name(), (System.nanoTime() - t) / 1e9));
             } catch (RuntimeException e) {
-                record("restarting streams app " + victim.name() + " failed: " + e.getMessage());
+                failed("restarting streams app " + victim.name() + " failed: " + e.getMessage());
             }
         }, "baton-soak-streams-restart");
         restarter.setDaemon(true);
@@ -286,6 +293,11 @@ public final class FaultSchedule implements AutoCloseable {
         record("cutting every connection to the broker (it keeps running)");
         link.cut(plan.brokerDowntime());
         record("connections to the broker let through again after " + plan.brokerDowntime().toMillis() + " ms cut off");
+    }
+
+    private synchronized void failed(String fault) {
+        record(fault);
+        failures.add(fault);
     }
 
     private synchronized void record(String fault) {
