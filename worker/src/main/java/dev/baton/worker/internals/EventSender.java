@@ -6,7 +6,11 @@ import java.time.Duration;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 
 import dev.baton.events.Payload;
 import dev.baton.events.WorkerEvent;
@@ -25,6 +29,7 @@ import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.clients.producer.RecordMetadata;
+import org.apache.kafka.common.errors.RetriableException;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -47,6 +52,9 @@ public final class EventSender implements AutoCloseable {
     private final ReportLimits limits;
     private volatile boolean abandoned;
     private volatile boolean closed;
+    /** Between two sends of a result the broker did not take (see {@link #sendUntilDone}). */
+    static final Duration RESEND_EVERY = Duration.ofSeconds(1);
+    private ScheduledExecutorService resends;
 
     /** @param limits the streams app's limits on a report (its {@code max.payload.bytes}) */
     public EventSender(Map<String, Object> kafkaConfig, EventSerde<WorkerEvent> serde, String workerId, Clock clock, ReportLimits limits) {
@@ -191,14 +199,13 @@ public final class EventSender implements AutoCloseable {
         ProducerRecord<byte[], byte[]> record = record(e.ref(), kind, output, reason, failure, details);
         DeferredLease lease = e.deferredLease();
         if (lease == null) {
-            producer.send(record, (meta, ex) -> warnIfLost(e, kind, ex));
+            sendUntilDone(e, kind, record, ex -> { });
             return;
         }
         synchronized (lease) {
             boolean leases = lease.settle(); // this report reaches the streams app first: it is the lease
             try {
-                producer.send(record, (meta, ex) -> {
-                    warnIfLost(e, kind, ex);
+                sendUntilDone(e, kind, record, ex -> {
                     if (leases) {
                         lease.acknowledged(ex);
                     }
@@ -240,6 +247,60 @@ public final class EventSender implements AutoCloseable {
         }
     }
 
+    /**
+     * Sends {@code record}; a run's result (a completion, a failure, a park) whose send failed for a reason that passes
+     * is sent again every {@link #RESEND_EVERY} until it is acknowledged or this sender is closed. A broker away for
+     * longer than the producer's limits ({@code max.block.ms} for metadata, {@code delivery.timeout.ms}) failed the send,
+     * and the finished result was dropped: the run was given up at its heartbeat deadline and run again (h/adv26). A
+     * copy that reaches the streams app twice is refused by its token. Heartbeats are not sent again: the next one
+     * replaces a lost one. {@code done} is told the final error, or null.
+     */
+    private void sendUntilDone(Execution e, WorkerEventKind kind, ProducerRecord<byte[], byte[]> record, Consumer<Exception> done) {
+        producer.send(record, (meta, ex) -> {
+            if (ex instanceof RetriableException && kind != WorkerEventKind.HEARTBEAT && !abandoned && !closed) {
+                log.warn("worker {}: {} for {} not sent yet ({}); sending it again every {} ms until the broker takes it", workerId, kind,
+                        e.site(), ex.toString(), RESEND_EVERY.toMillis());
+                resends().schedule(() -> resend(e, kind, record, done), RESEND_EVERY.toMillis(), TimeUnit.MILLISECONDS);
+                return;
+            }
+            warnIfLost(e, kind, ex);
+            done.accept(ex);
+        });
+    }
+
+    private void resend(Execution e, WorkerEventKind kind, ProducerRecord<byte[], byte[]> record, Consumer<Exception> done) {
+        if (abandoned || closed) {
+            Exception gone = new IllegalStateException("worker " + workerId + " was closed before the broker took it");
+            warnIfLost(e, kind, gone);
+            done.accept(gone);
+            return;
+        }
+        try {
+            sendUntilDone(e, kind, new ProducerRecord<>(record.topic(), record.partition(), record.key(), record.value()), done);
+        } catch (RuntimeException ex) { // a producer closed meanwhile: no callback comes
+            warnIfLost(e, kind, ex);
+            done.accept(ex);
+        }
+    }
+
+    /** The thread that sends results again, made when the first one needs it: most workers never lose a send. */
+    private synchronized ScheduledExecutorService resends() {
+        if (resends == null) {
+            resends = Executors.newSingleThreadScheduledExecutor(r -> {
+                Thread t = new Thread(r, "baton-worker-resend-" + workerId);
+                t.setDaemon(true);
+                return t;
+            });
+        }
+        return resends;
+    }
+
+    private synchronized void stopResends() {
+        if (resends != null) {
+            resends.shutdownNow();
+        }
+    }
+
     private void warnIfLost(Execution e, WorkerEventKind kind, Exception ex) {
         if (ex != null && !abandoned) {
             log.warn("worker {}: {} for {} not sent: {}", workerId, kind, e.site(), ex.toString());
@@ -268,12 +329,14 @@ public final class EventSender implements AutoCloseable {
     /** As a crash would: from now on nothing is sent, and whatever is still buffered is dropped. */
     public void abandon() {
         abandoned = true;
+        stopResends();
         producer.close(Duration.ZERO);
     }
 
     @Override
     public void close() {
         closed = true;
+        stopResends();
         producer.close(Duration.ofSeconds(10));
     }
 }

@@ -116,7 +116,8 @@ class PlainLeasesTest {
         TaskLogConsumer consumer = start(List.of(task("a", "t-a")), 1, Duration.ofSeconds(1));
         await().atMost(PATIENCE).until(() -> kindsSent().size() == 1);
 
-        producer.errorNext(new org.apache.kafka.common.errors.TimeoutException("lost"));
+        // Not a failure that passes (those are sent again: the next case), so the completion is lost.
+        producer.errorNext(new org.apache.kafka.common.errors.RecordTooLargeException("lost"));
 
         // Its offset is not committed past the lost completion: the task is read again and runs again.
         await().atMost(PATIENCE).until(() -> started.get() == 2);
@@ -125,6 +126,27 @@ class PlainLeasesTest {
         await().atMost(PATIENCE).until(() -> kindsSent().size() == 2);
         producer.completeNext();
         await().atMost(PATIENCE).until(() -> committed(consumer) != null && committed(consumer).offset() == 1);
+    }
+
+    /**
+     * h/adv26: a completion whose send timed out (the broker away longer than the producer waits) was dropped, and its
+     * task run again. It is sent again instead; the lease it carries is proven, and the offset committed, when the broker
+     * takes it, and the task does not run again.
+     */
+    @Test
+    void shouldSendAgainACompletionThatLeasedItsBatchWhenItsSendTimedOut() {
+        finish.release(1);
+        TaskLogConsumer consumer = start(List.of(task("a", "t-a")), 1, Duration.ofSeconds(1));
+        await().atMost(PATIENCE).until(() -> kindsSent().size() == 1);
+
+        producer.errorNext(new org.apache.kafka.common.errors.TimeoutException("Topic baton.worker-events not present in metadata"));
+
+        await().atMost(PATIENCE).until(() -> kindsSent().size() == 2);
+        assertThat(committed(consumer)).isNull();
+        producer.completeNext();
+        await().atMost(PATIENCE).until(() -> committed(consumer) != null && committed(consumer).offset() == 1);
+        assertThat(started).as("runs of the task").hasValue(1);
+        assertThat(kindsSent()).containsExactly(WorkerEventKind.COMPLETED, WorkerEventKind.COMPLETED);
     }
 
     @Test
