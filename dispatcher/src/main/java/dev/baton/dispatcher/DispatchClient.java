@@ -40,6 +40,7 @@ import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.errors.RetriableException;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 
@@ -207,8 +208,11 @@ public final class DispatchClient implements AutoCloseable {
     /**
      * Dispatches one attempt and returns its outcome's future. The future fails with
      * {@link DispatchClientClosedException} if the client closes first, with
-     * {@link ResultListenerStoppedException} if its results listener stops first, and with a
-     * {@link TimeoutException} after {@code dispatch.timeout.ms} when that is set.
+     * {@link ResultListenerStoppedException} if its results listener stops first, with a
+     * {@link TimeoutException} after {@code dispatch.timeout.ms} when that is set, with a
+     * {@link DispatchException} when the request was not written (while no broker answers, the send waits up to the
+     * producer's {@code max.block.ms} on the calling thread first), and with a {@link DispatchUnacknowledgedException}
+     * when the broker did not acknowledge it in time: it may still run; dispatch it again to join it.
      *
      * @throws ResultListenerStoppedException if the results listener has stopped; nothing is sent
      * @throws IllegalStateException if the client is closed
@@ -234,12 +238,7 @@ public final class DispatchClient implements AutoCloseable {
         try {
             // The producer's callback fails the pending future itself: a future per send only to pass its failure on was
             // two more objects and a completion per dispatch (docs/decisions.md, issue 29).
-            producer.send(record(request.site(), cmd), (meta, e) -> {
-                if (e != null) {
-                    pending.fail(cmd.getRequestId(), new DispatchException("could not send " + request.site() + ": " + e.getMessage(),
-                            cmd.getRequestId(), e));
-                }
-            });
+            send(request.site(), cmd, failure -> pending.fail(cmd.getRequestId(), failure), null);
         } catch (RuntimeException e) {
             pending.fail(cmd.getRequestId(), e); // the caller gets the exception, not the future: nothing else would resolve it
             throw e;
@@ -287,7 +286,8 @@ public final class DispatchClient implements AutoCloseable {
     }
 
     /**
-     * Fire-and-forget: completes when the broker has the request; the outcome goes to the unmatched handler.
+     * Fire-and-forget: completes when the broker has the request; the outcome goes to the unmatched handler. Fails with a
+     * {@link DispatchException} when nothing was written, with a {@link DispatchUnacknowledgedException} when it may have been.
      *
      * @throws ResultListenerStoppedException if the results listener has stopped; nothing is sent
      * @throws IllegalStateException if the client is closed
@@ -316,6 +316,25 @@ public final class DispatchClient implements AutoCloseable {
         return pending.size();
     }
 
+    /**
+     * Why a dispatch's send failed, said so the caller knows whether it may still run. A record the broker may have
+     * written (its acknowledgement did not come within {@code delivery.timeout.ms}) is not "could not send": it may run,
+     * and its outcome would reach the unmatched handler (h/adv26 saw such outcomes counted as answers to requests never
+     * sent).
+     */
+    private DispatchException sendFailure(String site, String requestId, Exception e, boolean mayBeWritten) {
+        if (mayBeWritten && e instanceof RetriableException) {
+            return new DispatchUnacknowledgedException(site + " (request " + requestId + "): the broker did not acknowledge it within "
+                    + "delivery.timeout.ms (" + e.getMessage() + "); it may have been written and may run, its outcome then reaching the "
+                    + "UnmatchedResultHandler. Dispatch the same request again (same site, attempt and run id): it joins that run if there "
+                    + "is one and gets its one outcome", requestId, e);
+        }
+        String next = e instanceof org.apache.kafka.common.errors.TimeoutException
+                ? "; no broker of " + config.kafkaConfig().get(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG) + " answered: dispatch it again once the cluster is reachable" : "";
+        return new DispatchException("could not send " + site + " (request " + requestId + "): " + e.getMessage() + "; nothing was "
+                + "written" + next, requestId, e);
+    }
+
     private DispatchCommand command(ActivityRequest request) {
         if (request.input().length > maxPayloadBytes) {
             throw new IllegalArgumentException("input must be <= max.payload.bytes " + maxPayloadBytes + ", was " + request.input().length);
@@ -331,15 +350,26 @@ public final class DispatchClient implements AutoCloseable {
 
     private CompletableFuture<Void> send(SiteKey site, DispatchCommand cmd) {
         CompletableFuture<Void> acked = new CompletableFuture<>();
-        producer.send(record(site, cmd),
-                (meta, e) -> {
-                    if (e != null) {
-                        acked.completeExceptionally(e);
-                    } else {
-                        acked.complete(null);
-                    }
-                });
+        send(site, cmd, acked::completeExceptionally, acked);
         return acked;
+    }
+
+    /**
+     * Sends {@code cmd}; {@code failed} is told why a send failed as {@link #sendFailure} says it, {@code acked} (if any)
+     * completes when the broker has it. A callback inside {@code send()} on this thread means the record never entered the
+     * producer (no metadata within {@code max.block.ms}, say): nothing was written. A later one means it may have been.
+     */
+    private void send(SiteKey site, DispatchCommand cmd, java.util.function.Consumer<DispatchException> failed, CompletableFuture<Void> acked) {
+        Thread caller = Thread.currentThread();
+        boolean[] inSend = {true};
+        producer.send(record(site, cmd), (meta, e) -> {
+            if (e != null) {
+                failed.accept(sendFailure(site.toString(), cmd.getRequestId(), e, !(inSend[0] && Thread.currentThread() == caller)));
+            } else if (acked != null) {
+                acked.complete(null);
+            }
+        });
+        inSend[0] = false;
     }
 
     private ProducerRecord<byte[], byte[]> record(SiteKey site, DispatchCommand cmd) {

@@ -29,6 +29,7 @@ import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.errors.RecordTooLargeException;
+import org.apache.kafka.common.errors.TimeoutException;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -204,10 +205,41 @@ class DispatchClientCommandTest {
         harness.producer.errorNext(rejection);
 
         Throwable failure = failureOf(future);
-        assertThat(failure).isInstanceOf(DispatchException.class)
-                .hasMessage("could not send payments/order-42/3: record too large")
+        String requestId = harness.onlyCommand().getRequestId();
+        assertThat(failure).isExactlyInstanceOf(DispatchException.class)
+                .hasMessage("could not send payments/order-42/3 (request " + requestId + "): record too large; nothing was written")
                 .hasCause(rejection);
+        assertThat(((DispatchException) failure).requestId()).isEqualTo(requestId);
+        assertThat(harness.client.pendingCount()).isZero();
+    }
+
+    /**
+     * h/adv26: a command whose acknowledgement did not come within delivery.timeout.ms (connections cut) may have been
+     * written; it ran, and its outcome reached the unmatched handler after the caller was told "could not send".
+     */
+    @Test
+    void shouldSayAnUnacknowledgedCommandMayRunAndHowToLearnItsOutcome() {
+        CompletableFuture<ActivityOutcome> future = startWithManualAcks().client.dispatch(request().build());
+        TimeoutException expired = new TimeoutException("Expiring 1 record(s) for baton.dispatch-0:120001 ms has passed since batch creation");
+
+        harness.producer.errorNext(expired);
+
+        Throwable failure = failureOf(future);
+        assertThat(failure).isInstanceOf(DispatchUnacknowledgedException.class).hasCause(expired)
+                .hasMessageContaining("may have been written and may run").hasMessageContaining("Dispatch the same request again");
         assertThat(((DispatchException) failure).requestId()).isEqualTo(harness.onlyCommand().getRequestId());
+    }
+
+    /** h/adv26: with no broker reachable, the producer fails the send inside send(), after max.block.ms: nothing was written. */
+    @Test
+    void shouldSayACommandThatNeverLeftTheClientWasNotWrittenAndNameTheBrokers() {
+        startWithManualAcks();
+        harness.producer.failInsideSend = new TimeoutException("Topic baton.dispatch not present in metadata after 60000 ms.");
+
+        Throwable failure = failureOf(harness.client.dispatch(request().build()));
+
+        assertThat(failure).isExactlyInstanceOf(DispatchException.class).hasMessageContaining("nothing was written")
+                .hasMessageContaining("no broker of").hasMessageContaining("dispatch it again once the cluster is reachable");
         assertThat(harness.client.pendingCount()).isZero();
     }
 
@@ -253,7 +285,8 @@ class DispatchClientCommandTest {
 
         harness.producer.errorNext(rejection);
 
-        assertThat(sent).failsWithin(WAIT).withThrowableOfType(ExecutionException.class).withCause(rejection);
+        assertThat(sent).failsWithin(WAIT).withThrowableOfType(ExecutionException.class).havingCause()
+                .isExactlyInstanceOf(DispatchException.class).withMessageContaining("nothing was written").withCause(rejection);
     }
 
     // Cancel

@@ -41,7 +41,7 @@ final class DispatchClientHarness implements AutoCloseable {
     static final Instant NOW = Instant.parse("2030-05-01T12:00:00Z");
     static final Duration WAIT = Duration.ofSeconds(5);
 
-    final MockProducer<byte[], byte[]> producer;
+    final FailingProducer producer;
     final ResultsMockConsumer consumer = new ResultsMockConsumer(PARTITIONS);
     final List<ActivityOutcome> unmatched = new CopyOnWriteArrayList<>();
     final SimpleMeterRegistry meters = new SimpleMeterRegistry();
@@ -57,7 +57,7 @@ final class DispatchClientHarness implements AutoCloseable {
         registry = SchemaRegistry.forUrl(url, Map.of());
         commands = EventSerde.of(DispatchCommand.class, registry);
         outcomes = EventSerde.of(Outcome.class, registry);
-        producer = new MockProducer<>(autoAck, null, new ByteArraySerializer(), new ByteArraySerializer());
+        producer = new FailingProducer(autoAck);
         client = new DispatchClient(new DispatchClientConfig(configs(url, settings)), unmatched::add, Clock.fixed(NOW, ZoneOffset.UTC),
                 meters, config -> {
                     producerConfig = config;
@@ -131,5 +131,29 @@ final class DispatchClientHarness implements AutoCloseable {
     public void close() {
         client.close();
         registry.close();
+    }
+
+    /**
+     * A {@link MockProducer} that can also fail a send as {@code KafkaProducer} does when it has no metadata for the topic
+     * within {@code max.block.ms}: the callback is called inside {@code send()}, and the record never enters the producer.
+     */
+    static final class FailingProducer extends MockProducer<byte[], byte[]> {
+        /** When set, the next sends fail inside {@code send()} with it. */
+        volatile RuntimeException failInsideSend;
+
+        FailingProducer(boolean autoAck) {
+            super(autoAck, null, new ByteArraySerializer(), new ByteArraySerializer());
+        }
+
+        @Override
+        public synchronized java.util.concurrent.Future<org.apache.kafka.clients.producer.RecordMetadata> send(
+                ProducerRecord<byte[], byte[]> record, org.apache.kafka.clients.producer.Callback callback) {
+            RuntimeException failure = failInsideSend;
+            if (failure == null) {
+                return super.send(record, callback);
+            }
+            callback.onCompletion(null, failure);
+            return java.util.concurrent.CompletableFuture.failedFuture(failure);
+        }
     }
 }

@@ -4,6 +4,7 @@ import java.util.ArrayList;
 import java.util.List;
 
 import dev.baton.dispatcher.ActivityOutcome;
+import dev.baton.dispatcher.DispatchException;
 
 /**
  * One request the soak sent and every outcome the client got for it (more than one is a failure of
@@ -50,6 +51,13 @@ public final class SentRequest {
         if (error == null) {
             error = e;
             answeredNanos = System.nanoTime();
+        }
+        // A dispatch the broker did not acknowledge may still run: its outcome, if one comes, answers this request, not a
+        // stray (h/adv26 saw such outcomes counted as "for requests never sent").
+        for (Throwable t = e; t != null && requestId == null; t = t.getCause()) {
+            if (t instanceof DispatchException d) {
+                requestId = d.requestId();
+            }
         }
     }
 

@@ -51,6 +51,20 @@ class SoakLedgerTest {
         assertThat(v.violations()).singleElement().asString().contains("request r1 of activity 1 got 2 outcomes");
     }
 
+    /** h/adv26: the outcome of a dispatch the broker did not acknowledge answers that request; it is no stray. */
+    @Test
+    void shouldCountTheOutcomeOfAnUnacknowledgedDispatchAgainstItsRequest() {
+        SentRequest r = ledger.expect(1, Expectation.completedWith("echo", "x"));
+        ledger.track(r, CompletableFuture.failedFuture(new dev.baton.dispatcher.DispatchUnacknowledgedException("not acknowledged", "r7",
+                new org.apache.kafka.common.errors.TimeoutException("Expiring 1 record(s)"))));
+
+        ledger.unmatchedHandler().handle(completed("r7", "x"));
+
+        SoakLedger.Verdict v = ledger.verify();
+        assertThat(v.violations()).isEmpty();
+        assertThat(v.exactlyOnce()).isEqualTo(1);
+    }
+
     @Test
     void shouldCountTheSameAnswerGivenAgainOnce() {
         dispatched(Expectation.completedWith("echo", "x"), completed("r1", "x"));
