@@ -4,7 +4,7 @@ import java.util.ArrayList;
 import java.util.List;
 
 import dev.baton.dispatcher.ActivityOutcome;
-import dev.baton.dispatcher.DispatchException;
+import dev.baton.dispatcher.DispatchUnacknowledgedException;
 
 /**
  * One request the soak sent and every outcome the client got for it (more than one is a failure of
@@ -53,9 +53,10 @@ public final class SentRequest {
             answeredNanos = System.nanoTime();
         }
         // A dispatch the broker did not acknowledge may still run: its outcome, if one comes, answers this request, not a
-        // stray (h/adv26 saw such outcomes counted as "for requests never sent").
+        // stray (h/adv26 saw such outcomes counted as "for requests never sent"). One that was not written keeps no id:
+        // history must not be expected to see it.
         for (Throwable t = e; t != null && requestId == null; t = t.getCause()) {
-            if (t instanceof DispatchException d) {
+            if (t instanceof DispatchUnacknowledgedException d) {
                 requestId = d.requestId();
             }
         }

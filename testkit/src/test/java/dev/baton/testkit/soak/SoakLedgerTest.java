@@ -65,6 +65,16 @@ class SoakLedgerTest {
         assertThat(v.exactlyOnce()).isEqualTo(1);
     }
 
+    /** A dispatch that was not written has no request id history should see (the audit checks every known id). */
+    @Test
+    void shouldNotKnowTheIdOfADispatchThatWasNotWritten() {
+        SentRequest r = ledger.expect(1, Expectation.completedWith("echo", "x"));
+        ledger.track(r, CompletableFuture.failedFuture(new dev.baton.dispatcher.DispatchException("could not send ...; nothing was written",
+                "r8")));
+
+        assertThat(ledger.requestIds()).doesNotContain("r8");
+    }
+
     @Test
     void shouldCountTheSameAnswerGivenAgainOnce() {
         dispatched(Expectation.completedWith("echo", "x"), completed("r1", "x"));
