@@ -28,6 +28,8 @@ import org.apache.kafka.streams.state.HostInfo;
  */
 public final class StreamsAppConfig extends AbstractConfig {
 
+    /** The streams producer's max.block.ms under exactly-once: how long an outage a commit rides out (see streamsProperties). */
+    static final long EXACTLY_ONCE_MAX_BLOCK_MS = 600_000L;
     /** The largest changelog record (a site's row) the app's changelogs and producer take: room for two payloads and their details. */
     public static final int CHANGELOG_RECORD_MAX_BYTES = 4 * 1024 * 1024;
 
@@ -303,6 +305,14 @@ public final class StreamsAppConfig extends AbstractConfig {
         // let pipelined batches arrive first; the broker refused them as out of sequence and the
         // task was marked corrupted and re-initialized. One request in flight removes the race.
         p.putIfAbsent(StreamsConfig.producerPrefix(ProducerConfig.MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION), 1);
+        // Exactly-once: a commit that times out (the broker away past max.block.ms, 60 s by default) takes Kafka Streams
+        // 4.4 down a path that wipes the tasks' stores and then marks them restored up to offsets they never held, so the
+        // committed site rows are never restored and their callers never answered (h/adv26; docs/decisions.md, "Kafka
+        // Streams loses restored state after a commit times out"). A commit that blocks instead ends fenced when the broker
+        // is back, and that path restores in full. Ten minutes: past it the bug is reachable again.
+        if (!atLeastOnce()) {
+            p.putIfAbsent(StreamsConfig.producerPrefix(ProducerConfig.MAX_BLOCK_MS_CONFIG), EXACTLY_ONCE_MAX_BLOCK_MS);
+        }
         p.putIfAbsent(StreamsConfig.mainConsumerPrefix(ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG), 10);
         // A crashed instance's tasks move when its group session expires: Kafka's 45 s would leave every
         // site on them waiting that long. 6 s is the broker's smallest allowed session by default; the

@@ -31,6 +31,7 @@ import dev.baton.topics.BatonTopics;
 import org.apache.kafka.common.header.Header;
 import org.apache.kafka.common.header.Headers;
 import org.apache.kafka.common.utils.Bytes;
+import org.apache.kafka.streams.errors.TaskCorruptedException;
 import org.apache.kafka.streams.errors.TaskMigratedException;
 import org.apache.kafka.streams.processor.PunctuationType;
 import org.apache.kafka.streams.processor.api.Processor;
@@ -142,8 +143,8 @@ public final class SiteProcessor implements Processor<byte[], byte[], byte[], by
             sites.beginStep(stepInput(topic, BatonTopics.DISPATCH.equals(topic) ? record.timestamp() : -1L));
             decide(topic, record);
             commitStep();
-        } catch (TaskMigratedException e) {
-            throw e;
+        } catch (TaskMigratedException | TaskCorruptedException e) {
+            throw e; // Kafka Streams' own: the task is closed and this record read again, so it is no processing failure (h/adv26)
         } catch (UndecodableRecordException e) {
             abortStep();
             deadLetter(record, e.getMessage());
@@ -471,8 +472,8 @@ public final class SiteProcessor implements Processor<byte[], byte[], byte[], by
         try {
             deadlineRules.fire(d);
             commitStep();
-        } catch (TaskMigratedException e) {
-            throw e;
+        } catch (TaskMigratedException | TaskCorruptedException e) {
+            throw e; // Kafka Streams' own: the task is closed and its deadlines rebuilt from the rows, so this one fires again
         } catch (UndecodableRecordException e) {
             abortStep();
             log.error("site {}: stored state cannot be decoded; deadline {} dropped: {}", d.site(), d.kind(), e.getMessage());

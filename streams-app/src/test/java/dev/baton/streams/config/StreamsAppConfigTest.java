@@ -58,6 +58,24 @@ class StreamsAppConfigTest {
                 "token.key", "MDEyMzQ1Njc4OTAxMjM0NTY3ODkwMTIzNDU2Nzg5MDE=")).transactionFenceAfterMs()).isZero();
     }
 
+    /**
+     * h/adv26: under exactly-once a commit that timed out after Kafka's 60 s took Kafka Streams 4.4 down a path that lost
+     * the committed site rows (their callers never answered); one that blocks through the outage does not.
+     */
+    @Test
+    void shouldLetAnExactlyOnceCommitWaitOutALongOutageAndLeaveAtLeastOnceAtKafkasDefault() {
+        StreamsConfig exactlyOnce = new StreamsConfig(new StreamsAppConfig(Map.of()).streamsProperties());
+        StreamsConfig atLeastOnce = new StreamsConfig(new StreamsAppConfig(Map.of("processing.guarantee", "at_least_once",
+                "token.key", "MDEyMzQ1Njc4OTAxMjM0NTY3ODkwMTIzNDU2Nzg5MDE=")).streamsProperties());
+
+        assertThat(exactlyOnce.getProducerConfigs("p")).containsEntry("max.block.ms", 600_000L);
+        assertThat(Long.parseLong(exactlyOnce.getProducerConfigs("p").get("transaction.timeout.ms").toString()))
+                .as("the broker aborts a transaction left open by a blocked commit long before the commit gives up").isLessThan(600_000L);
+        assertThat(atLeastOnce.getProducerConfigs("p")).doesNotContainKey("max.block.ms");
+        assertThat(new StreamsConfig(new StreamsAppConfig(Map.of("producer.max.block.ms", "90000")).streamsProperties())
+                .getProducerConfigs("p")).as("a user's setting wins").containsEntry("max.block.ms", "90000");
+    }
+
     @Test
     void shouldLetTheUserSetTheSessionAndTransactionTimeouts() {
         StreamsConfig streams = new StreamsConfig(new StreamsAppConfig(Map.of("main.consumer.session.timeout.ms", "20000",
