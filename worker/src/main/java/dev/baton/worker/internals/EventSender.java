@@ -54,6 +54,7 @@ public final class EventSender implements AutoCloseable {
     private volatile boolean closed;
     /** Between two sends of a result the broker did not take (see {@link #sendUntilDone}). */
     static final Duration RESEND_EVERY = Duration.ofSeconds(1);
+    private final Duration resendEvery;
     private ScheduledExecutorService resends;
 
     /** @param limits the streams app's limits on a report (its {@code max.payload.bytes}) */
@@ -76,6 +77,13 @@ public final class EventSender implements AutoCloseable {
     }
 
     EventSender(Producer<byte[], byte[]> producer, EventSerde<WorkerEvent> serde, String workerId, Clock clock, ReportLimits limits) {
+        this(producer, serde, workerId, clock, limits, RESEND_EVERY);
+    }
+
+    /** As above, sending a result the broker did not take again every {@code resendEvery}: tests wait less. */
+    EventSender(Producer<byte[], byte[]> producer, EventSerde<WorkerEvent> serde, String workerId, Clock clock, ReportLimits limits,
+                Duration resendEvery) {
+        this.resendEvery = resendEvery;
         this.limits = limits;
         this.producer = producer;
         this.serde = serde;
@@ -249,7 +257,7 @@ public final class EventSender implements AutoCloseable {
 
     /**
      * Sends {@code record}; a run's result (a completion, a failure, a park) whose send failed for a reason that passes
-     * is sent again every {@link #RESEND_EVERY} until it is acknowledged or this sender is closed. A broker away for
+     * is sent again every {@link #RESEND_EVERY} (a test's {@code resendEvery}) until it is acknowledged or this sender is closed. A broker away for
      * longer than the producer's limits ({@code max.block.ms} for metadata, {@code delivery.timeout.ms}) failed the send,
      * and the finished result was dropped: the run was given up at its heartbeat deadline and run again (h/adv26). A
      * copy that reaches the streams app twice is refused by its token. Heartbeats are not sent again: the next one
@@ -259,8 +267,8 @@ public final class EventSender implements AutoCloseable {
         producer.send(record, (meta, ex) -> {
             if (ex instanceof RetriableException && kind != WorkerEventKind.HEARTBEAT && !abandoned && !closed) {
                 log.warn("worker {}: {} for {} not sent yet ({}); sending it again every {} ms until the broker takes it", workerId, kind,
-                        e.site(), ex.toString(), RESEND_EVERY.toMillis());
-                resends().schedule(() -> resend(e, kind, record, done), RESEND_EVERY.toMillis(), TimeUnit.MILLISECONDS);
+                        e.site(), ex.toString(), resendEvery.toMillis());
+                resends().schedule(() -> resend(e, kind, record, done), resendEvery.toMillis(), TimeUnit.MILLISECONDS);
                 return;
             }
             warnIfLost(e, kind, ex);

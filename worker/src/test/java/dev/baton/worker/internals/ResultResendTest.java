@@ -14,6 +14,7 @@ import dev.baton.events.WorkerEvent;
 import dev.baton.events.WorkerEventKind;
 import dev.baton.schemas.EventSerde;
 import dev.baton.schemas.payload.EncodedPayload;
+import dev.baton.schemas.payload.ReportLimits;
 import dev.baton.schemas.registry.SchemaRegistry;
 import dev.baton.topics.BatonTopics;
 import org.apache.kafka.clients.producer.MockProducer;
@@ -30,12 +31,15 @@ import org.junit.jupiter.api.Test;
  */
 class ResultResendTest {
 
+    /** Sends again sooner than a worker's 1 s, so the quiet spells below are short. */
+    private static final Duration RESEND_EVERY = Duration.ofMillis(100);
     /** Longer than two resend intervals: long enough to see a send that should not come. */
-    private static final Duration QUIET = EventSender.RESEND_EVERY.multipliedBy(3);
+    private static final Duration QUIET = RESEND_EVERY.multipliedBy(5);
 
     private final EventSerde<WorkerEvent> serde = EventSerde.of(WorkerEvent.class, SchemaRegistry.forUrl("mem://resend", Map.of()));
     private final MockProducer<byte[], byte[]> producer = new MockProducer<>(false, null, new ByteArraySerializer(), new ByteArraySerializer());
-    private final EventSender events = new EventSender(producer, serde, "w", Clock.fixed(Instant.EPOCH, ZoneOffset.UTC));
+    private final EventSender events = new EventSender(producer, serde, "w", Clock.fixed(Instant.EPOCH, ZoneOffset.UTC),
+            ReportLimits.defaults(), RESEND_EVERY);
     private final Execution run = new Execution(OverLimitReportsTest.task(), "w", 0);
 
     @AfterEach
