@@ -194,6 +194,15 @@ public final class StreamsAppConfig extends AbstractConfig {
      * once per poll loop, so a poll that waited out a long interval would hold them back.
      */
     private static final long INTERVAL_POLL_MS = 10;
+    /**
+     * The longest a stream thread's poll waits for input under drained commits. The wait is cut to what a drained
+     * commit's gap has left while one waits for it (DrainSignallingConsumer), and records end it at once, so a longer
+     * wait delays only the wall-clock punctuator (timer.resolution.ms, 250 by default) and spares an idle thread 200
+     * loops a second (5 ms before: 0.10 of a core idle).
+     */
+    static final long DRAINED_POLL_MS = 50;
+    /** The stream thread's fetch.max.wait.ms: see where it is set. */
+    static final int IDLE_FETCH_WAIT_MS = 100;
 
     /** The key of the former latency, throughput and adaptive profiles, refused by name so a stale config says what to do. */
     static final String REMOVED_PROFILE_CONFIG = "profile";
@@ -313,7 +322,12 @@ public final class StreamsAppConfig extends AbstractConfig {
         if (!atLeastOnce()) {
             p.putIfAbsent(StreamsConfig.producerPrefix(ProducerConfig.MAX_BLOCK_MS_CONFIG), EXACTLY_ONCE_MAX_BLOCK_MS);
         }
-        p.putIfAbsent(StreamsConfig.mainConsumerPrefix(ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG), 10);
+        // The stream thread's fetch waits at most 100 ms on a quiet input (Kafka's 500 would let a fetch held for the
+        // quiet partitions delay, by that much, the next one for a partition whose buffered records were just taken: one
+        // fetch is in flight per broker). Not less: at 10 ms an idle instance and its broker spent 0.38 of a core on 100
+        // empty fetches a second (docs/decisions.md, "What an idle streams app costs"). Records that arrive end a waiting
+        // fetch at once, so the wait costs no latency.
+        p.putIfAbsent(StreamsConfig.mainConsumerPrefix(ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG), IDLE_FETCH_WAIT_MS);
         // A crashed instance's tasks move when its group session expires: Kafka's 45 s would leave every
         // site on them waiting that long. 6 s is the broker's smallest allowed session by default; the
         // heartbeats run on their own thread, so a long step does not end it (a stop-the-world pause or a starved
@@ -352,7 +366,7 @@ public final class StreamsAppConfig extends AbstractConfig {
         // which runs once per loop, so a poll() that waits for input must not outlast the gap by much (the
         // main consumer also cuts its wait to what the gap has left: DrainSignallingConsumer).
         p.putIfAbsent(StreamsConfig.POLL_MS_CONFIG, switch (commitPacing()) {
-            case DRAINED -> 5L;
+            case DRAINED -> DRAINED_POLL_MS;
             case INTERVAL -> Math.min(commitIntervalMs(), INTERVAL_POLL_MS);
         });
         Properties props = new Properties();

@@ -22,7 +22,8 @@ class StreamsAppConfigTest {
         // Kafka Streams' timer is the pace under a backlog; the drain asks for the commits before it.
         assertThat(p).containsEntry(StreamsConfig.COMMIT_INTERVAL_MS_CONFIG, 100L)
                 .containsEntry(StreamsConfig.NUM_STREAM_THREADS_CONFIG, 1)
-                .containsEntry(StreamsConfig.POLL_MS_CONFIG, 5L)
+                .containsEntry(StreamsConfig.POLL_MS_CONFIG, 50L)
+                .containsEntry(StreamsConfig.mainConsumerPrefix("fetch.max.wait.ms"), 100)
                 .containsEntry(StreamsConfig.producerPrefix("linger.ms"), 1_000L)
                 .doesNotContainKey("commit.pacing");
     }
