@@ -8,9 +8,11 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Properties;
 import java.util.Set;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 
 import dev.baton.metrics.KafkaClientTags;
 import dev.baton.schemas.registry.SchemaRegistry;
@@ -44,6 +46,7 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.binder.kafka.KafkaStreamsMetrics;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.TopicDescription;
+import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
 import org.apache.kafka.common.internals.Topic;
 import org.apache.kafka.streams.CloseOptions;
 import org.apache.kafka.streams.CloseOptions.GroupMembershipOperation;
@@ -153,7 +156,7 @@ public final class BatonStreamsApp implements AutoCloseable {
     }
 
     public BatonStreamsApp start() {
-        requireCoPartitioned(partitionsAdmin);
+        requireInputTopics(partitionsAdmin);
         InstanceAgreement.require(config.clientConfig(), config.applicationId(), config.processingGuarantee(), config.tokenKey(),
                 config.tokenKeyRotate());
         ChangelogLimits.raise(partitionsAdmin, config.applicationId(), List.of(TopologyNames.SITES_STORE));
@@ -177,28 +180,50 @@ public final class BatonStreamsApp implements AutoCloseable {
         return this;
     }
 
+    /** The topics the topology reads: without one Kafka Streams' global thread dies and the app ends in ERROR, saying nothing of why. */
+    static final List<String> INPUT_TOPICS = List.of(BatonTopics.DISPATCH, BatonTopics.WORKER_EVENTS, BatonTopics.WORKERS);
+    /** How long a missing input topic is asked for again: one created a moment ago may be unknown to the broker still. */
+    private static final Duration MISSING_TOPIC_PATIENCE = Duration.ofSeconds(10);
+
     /**
-     * DESIGN section 3: {@code baton.dispatch} and {@code baton.worker-events} are co-partitioned, so one task owns every
-     * event of a site. Kafka Streams checks co-partitioning only for joins: with two partition counts it would start, make
-     * as many tasks as the larger topic has partitions, and every worker report whose key hashes to another partition of
-     * its topic would be dead-lettered as on the wrong partition, its site waiting forever. Refused here, by name. A cluster
-     * that cannot be asked (ACLs, a timeout) is warned about and not checked.
+     * The topics it reads exist, and DESIGN section 3's {@code baton.dispatch} and {@code baton.worker-events} are
+     * co-partitioned, so one task owns every event of a site. Kafka Streams checks co-partitioning only for joins: with
+     * two partition counts it would start, make as many tasks as the larger topic has partitions, and every worker report
+     * whose key hashes to another partition of its topic would be dead-lettered as on the wrong partition, its site
+     * waiting forever. Both are refused here, by name. A cluster that cannot be asked (ACLs, a timeout) is warned about and
+     * not checked.
      *
-     * @throws IllegalStateException when both topics exist with different partition counts
+     * @throws IllegalStateException when an input topic is missing, or both topics exist with different partition counts
      */
-    static void requireCoPartitioned(Admin admin) {
-        Map<String, TopicDescription> topics;
-        try {
-            topics = admin.describeTopics(List.of(BatonTopics.DISPATCH, BatonTopics.WORKER_EVENTS)).allTopicNames()
-                    .get(10, TimeUnit.SECONDS);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException("interrupted while checking that " + BatonTopics.DISPATCH + " and "
-                    + BatonTopics.WORKER_EVENTS + " are co-partitioned", e);
-        } catch (Exception e) {
-            log.warn("cannot check that {} and {} are co-partitioned ({}); starting unchecked", BatonTopics.DISPATCH,
-                    BatonTopics.WORKER_EVENTS, e.toString());
-            return;
+    static void requireInputTopics(Admin admin) {
+        Map<String, TopicDescription> topics = null;
+        long deadline = System.nanoTime() + MISSING_TOPIC_PATIENCE.toNanos();
+        while (topics == null) {
+            try {
+                topics = admin.describeTopics(INPUT_TOPICS).allTopicNames().get(10, TimeUnit.SECONDS);
+            } catch (ExecutionException e) {
+                if (!(e.getCause() instanceof UnknownTopicOrPartitionException)) {
+                    warnUnchecked(e);
+                    return;
+                }
+                if (System.nanoTime() > deadline) {
+                    throw new IllegalStateException("Baton's topics are missing: " + missing(admin) + " not found. Create them first"
+                            + " with `baton topics create` against the same cluster; the streams app will not start without them",
+                            e.getCause());
+                }
+                try {
+                    Thread.sleep(500);
+                } catch (InterruptedException interrupted) {
+                    Thread.currentThread().interrupt();
+                    throw new IllegalStateException("interrupted while waiting for " + INPUT_TOPICS, interrupted);
+                }
+            } catch (TimeoutException e) {
+                warnUnchecked(e);
+                return;
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException("interrupted while checking " + INPUT_TOPICS, e);
+            }
         }
         int dispatch = topics.get(BatonTopics.DISPATCH).partitions().size();
         int events = topics.get(BatonTopics.WORKER_EVENTS).partitions().size();
@@ -208,6 +233,24 @@ public final class BatonStreamsApp implements AutoCloseable {
                     + " event of a site. Recreate one of them with the other's count (`baton topics create --partitions N` reports"
                     + " the mismatch); the streams app will not start on them");
         }
+    }
+
+    /** Which of the input topics the cluster lacks, or all of them when it will not say. */
+    private static List<String> missing(Admin admin) {
+        try {
+            Set<String> present = admin.listTopics().names().get(10, TimeUnit.SECONDS);
+            return INPUT_TOPICS.stream().filter(t -> !present.contains(t)).toList();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return INPUT_TOPICS;
+        } catch (ExecutionException | TimeoutException e) {
+            return INPUT_TOPICS;
+        }
+    }
+
+    private static void warnUnchecked(Exception e) {
+        log.warn("cannot check that {} exist and that {} and {} are co-partitioned ({}); starting unchecked", INPUT_TOPICS,
+                BatonTopics.DISPATCH, BatonTopics.WORKER_EVENTS, e.toString());
     }
 
     /**
