@@ -197,8 +197,8 @@ public final class StreamsAppConfig extends AbstractConfig {
     /**
      * The longest a stream thread's poll waits for input under drained commits. The wait is cut to what a drained
      * commit's gap has left while one waits for it (DrainSignallingConsumer), and records end it at once, so a longer
-     * wait delays only the wall-clock punctuator (timer.resolution.ms, 250 by default) and spares an idle thread 200
-     * loops a second (5 ms before: 0.10 of a core idle).
+     * wait delays only the wall-clock punctuator (timer.resolution.ms, 250 by default) and spares an idle thread most of
+     * its loops (docs/decisions.md, "What an idle streams app costs").
      */
     static final long DRAINED_POLL_MS = 50;
     /** The stream thread's fetch.max.wait.ms: see where it is set. */

@@ -257,10 +257,10 @@ public final class EventSender implements AutoCloseable {
 
     /**
      * Sends {@code record}; a run's result (a completion, a failure, a park) whose send failed for a reason that passes
-     * is sent again every {@link #RESEND_EVERY} (a test's {@code resendEvery}) until it is acknowledged or this sender is closed. A broker away for
-     * longer than the producer's limits ({@code max.block.ms} for metadata, {@code delivery.timeout.ms}) failed the send,
-     * and the finished result was dropped: the run was given up at its heartbeat deadline and run again (h/adv26). A
-     * copy that reaches the streams app twice is refused by its token. Heartbeats are not sent again: the next one
+     * is sent again every {@link #RESEND_EVERY} (a test's {@code resendEvery}) until it is acknowledged or this sender is
+     * closed. A broker away for longer than the producer's limits ({@code max.block.ms} for metadata,
+     * {@code delivery.timeout.ms}) failed the send, and the finished result was dropped: the run was given up at its
+     * heartbeat deadline and run again (h/adv26). A copy that reaches the streams app twice is refused by its token. Heartbeats are not sent again: the next one
      * replaces a lost one. {@code done} is told the final error, or null.
      */
     private void sendUntilDone(Execution e, WorkerEventKind kind, ProducerRecord<byte[], byte[]> record, Consumer<Exception> done) {
