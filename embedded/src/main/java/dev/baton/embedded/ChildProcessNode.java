@@ -8,7 +8,6 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayDeque;
-import java.util.ArrayList;
 import java.util.Deque;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
@@ -39,15 +38,15 @@ final class ChildProcessNode implements NodeRuntime {
 
     /** Starts the node from its {@code server.properties} and returns once it serves as a broker. */
     static ChildProcessNode start(String name, Path serverProperties, Duration patience) {
-        List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-Xmx512m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-cp", System.getProperty("java.class.path"),
-                KafkaNodeMain.class.getName(), serverProperties.toString()));
         try {
-            ChildProcessNode node = new ChildProcessNode(name, new ProcessBuilder(command).redirectErrorStream(true).start());
+            ChildJvm jvm = ChildJvm.start("kafka-node", List.of("-Xmx512m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1"),
+                    KafkaNodeMain.class.getName(), List.of(serverProperties.toString()));
+            ChildProcessNode node = new ChildProcessNode(name, jvm.process());
             if (!node.ready.await(patience.toMillis(), TimeUnit.MILLISECONDS)) {
                 node.crash();
                 throw new IllegalStateException(name + " did not start within " + patience + "; its last output:\n" + node.tail());
             }
+            jvm.ready();
             return node;
         } catch (IOException e) {
             throw new UncheckedIOException("cannot start the JVM of " + name, e);

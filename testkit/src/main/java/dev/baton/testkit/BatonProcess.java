@@ -17,6 +17,8 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 
+import dev.baton.embedded.ChildJvm;
+
 /**
  * A {@code baton} command in its own JVM, on this JVM's class path, so a crash is a real
  * {@code kill -9} and a stop a real SIGTERM. Used by the soak and the failure integration tests.
@@ -63,16 +65,15 @@ public final class BatonProcess implements AutoCloseable {
 
     private static BatonProcess startMain(String name, String mainClass, String readyLine, Duration timeout, List<String> args,
                                           String maxHeap) {
-        List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-Xmx" + maxHeap, "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-cp", System.getProperty("java.class.path"),
-                mainClass));
-        command.addAll(args);
         try {
-            BatonProcess p = new BatonProcess(name, new ProcessBuilder(command).redirectErrorStream(true).start(), readyLine);
+            ChildJvm jvm = ChildJvm.start(kind(mainClass, args), List.of("-Xmx" + maxHeap, "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1"),
+                    mainClass, args);
+            BatonProcess p = new BatonProcess(name, jvm.process(), readyLine);
             if (!p.ready.await(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
                 p.kill9();
                 throw new IllegalStateException(name + " did not print '" + readyLine + "' within " + timeout + ": " + p.tail(20));
             }
+            jvm.ready();
             return p;
         } catch (IOException e) {
             throw new UncheckedIOException("cannot start " + name, e);
@@ -80,6 +81,11 @@ public final class BatonProcess implements AutoCloseable {
             Thread.currentThread().interrupt();
             throw new IllegalStateException("interrupted while starting " + name, e);
         }
+    }
+
+    /** What shares a class-data archive: a {@code baton} command's processes by subcommand, any other program by class. */
+    private static String kind(String mainClass, List<String> args) {
+        return MAIN_CLASS.equals(mainClass) && !args.isEmpty() ? args.get(0) : mainClass;
     }
 
     /**
