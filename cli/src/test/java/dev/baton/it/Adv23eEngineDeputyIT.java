@@ -103,6 +103,7 @@ class Adv23eEngineDeputyIT {
         acl.apply("--role", "engine", "--principal", "User:engine");
         acl.apply("--role", "worker", "--principal", "User:engine", "--queue", EngineNode.QUEUE);
         Map<String, Object> admin = new HashMap<>(kafka.adminConfig());
+        admin.put("max.in.flight.requests.per.connection", 1); // KAFKA-15591, as in DistributedGroupByIT
         try (KafkaProducer<byte[], byte[]> p = new KafkaProducer<>(admin, new ByteArraySerializer(), new ByteArraySerializer())) {
             List<Future<?>> sends = new ArrayList<>();
             for (long i = 0; i < RECORDS; i++) {

@@ -115,6 +115,7 @@ public final class ChildJvm {
     private void writeArchive(Path archive) {
         Path partial = archive.resolveSibling(archive.getFileName() + "." + ProcessHandle.current().pid() + "-" + process.pid());
         boolean written = false;
+        long start = System.nanoTime();
         try {
             Files.createDirectories(archive.getParent());
             Process jcmd = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "jcmd").toString(),
@@ -124,6 +125,8 @@ public final class ChildJvm {
                 // Moved whole: another test JVM of the build may be writing the same kind's archive, or mapping it.
                 Files.move(partial, archive, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
                 written = true;
+                LOG.info("class-data archive {} written from pid {} in {} ms", archive.getFileName(), process.pid(),
+                        (System.nanoTime() - start) / 1_000_000);
             } else {
                 jcmd.destroyForcibly();
             }
