@@ -1,5 +1,6 @@
 package dev.baton.embedded;
 
+import java.io.File;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
@@ -15,6 +16,8 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -44,11 +47,13 @@ public final class ChildJvm {
     /** Per archive: attempts so far, and whether one is under way (one trainer of a kind at a time). */
     private static final Map<String, Training> TRAININGS = new ConcurrentHashMap<>();
 
+    private final String kind;
     private final Process process;
     private final Path trainingArchive;
     private final AtomicBoolean dumping = new AtomicBoolean();
 
-    private ChildJvm(Process process, Path trainingArchive) {
+    private ChildJvm(String kind, Process process, Path trainingArchive) {
+        this.kind = kind;
         this.process = process;
         this.trainingArchive = trainingArchive;
         if (trainingArchive != null) {
@@ -92,7 +97,7 @@ public final class ChildJvm {
         }
         command.addAll(List.of("-cp", classPath, mainClass));
         command.addAll(args);
-        return new ChildJvm(new ProcessBuilder(command).redirectErrorStream(true).start(), training);
+        return new ChildJvm(kind, new ProcessBuilder(command).redirectErrorStream(true).start(), training);
     }
 
     public Process process() {
@@ -125,6 +130,7 @@ public final class ChildJvm {
                 // Moved whole: another test JVM of the build may be writing the same kind's archive, or mapping it.
                 Files.move(partial, archive, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
                 written = true;
+                pruneOthers(kind, archive);
                 LOG.info("class-data archive {} written from pid {} in {} ms", archive.getFileName(), process.pid(),
                         (System.nanoTime() - start) / 1_000_000);
             } else {
@@ -169,18 +175,50 @@ public final class ChildJvm {
         }
     }
 
-    /** The archive for {@code kind} on this class path and JDK, or null when archives are off. */
+    /**
+     * The archive for {@code kind} on this class path and JDK, or null when archives are off. Its name covers each jar's
+     * size and time: an archive the JVM would refuse (a jar rebuilt by a later build in the same directory) is never
+     * picked again, and the next child of the kind writes a new one.
+     */
     static Path archive(String kind, String classPath) {
         Path dir = archiveDir();
         if (dir == null) {
             return null;
         }
-        String identity = String.join("\n", kind, System.getProperty("java.home"), System.getProperty("java.vm.version"), classPath);
+        String identity = String.join("\n", kind, System.getProperty("java.home"), System.getProperty("java.vm.version"),
+                jarStamps(classPath));
         try {
             byte[] digest = MessageDigest.getInstance("SHA-256").digest(identity.getBytes(StandardCharsets.UTF_8));
             return dir.resolve(kind + "-" + HexFormat.of().formatHex(digest, 0, 8) + ".jsa");
         } catch (NoSuchAlgorithmException e) {
             throw new IllegalStateException("SHA-256 is missing from this JDK", e);
+        }
+    }
+
+    /** Each class-path entry with its size and time (what the JVM checks an archive's jars by). */
+    private static String jarStamps(String classPath) {
+        StringBuilder stamps = new StringBuilder();
+        for (String entry : classPath.split(File.pathSeparator)) {
+            Path path = Path.of(entry);
+            try {
+                stamps.append(entry).append('|').append(Files.size(path)).append('|').append(Files.getLastModifiedTime(path).toMillis());
+            } catch (IOException e) {
+                stamps.append(entry).append("|missing");
+            }
+            stamps.append('\n');
+        }
+        return stamps.toString();
+    }
+
+    /** Removes the archives of {@code kind} other than {@code kept}: written by earlier builds, refused by now. */
+    private static void pruneOthers(String kind, Path kept) {
+        Pattern ofKind = Pattern.compile(Pattern.quote(kind) + "-[0-9a-f]{16}\\.jsa");
+        try (Stream<Path> files = Files.list(kept.getParent())) {
+            for (Path file : files.filter(f -> !f.equals(kept) && ofKind.matcher(f.getFileName().toString()).matches()).toList()) {
+                Files.deleteIfExists(file); // a child that mapped it keeps its pages
+            }
+        } catch (IOException e) {
+            LOG.debug("earlier archives of {} left in {}: {}", kind, kept.getParent(), e.toString());
         }
     }
 

@@ -10,6 +10,7 @@ import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.FileTime;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -58,16 +59,31 @@ class ChildJvmIT {
     void theFirstChildOfAKindWritesTheArchiveTheNextOnesMap() throws Exception {
         String kind = "child-jvm-it";
         Path archive = ChildJvm.archive(kind, ChildJvm.classPath());
+        Path earlier = dir.resolve(kind + "-0123456789abcdef.jsa"); // an earlier build's, refused by now
+        Path otherKind = dir.resolve(kind + "-x-0123456789abcdef.jsa");
+        Files.write(earlier, new byte[] {1});
+        Files.write(otherKind, new byte[] {1});
 
         List<String> first = run(kind, List.of(), jvm -> await().atMost(Duration.ofSeconds(60)).until(() -> Files.isRegularFile(archive)));
         assertThat(first).anyMatch(l -> l.startsWith("ready with"));
         assertThat(Files.size(archive)).isPositive();
+        assertThat(earlier).as("an earlier archive of the kind").doesNotExist();
+        Files.delete(otherKind);
         assertThat(dir).isDirectoryNotContaining(p -> !p.equals(archive) && !p.getFileName().toString().equals("class-path")); // no partial file
 
         List<String> second = run(kind, List.of("-Xlog:class+load=info"), jvm -> { });
         assertThat(second).anyMatch(l -> l.startsWith("ready with"));
         assertThat(second).as("the jar's class comes from the archive")
                 .anyMatch(l -> l.contains(" " + Time.class.getName() + " source: shared objects file (top)"));
+    }
+
+    @Test
+    void aRebuiltJarNamesAnotherArchive() throws Exception {
+        Path jar = Files.write(dir.resolve("lib.jar"), new byte[] {1, 2, 3});
+        Path before = ChildJvm.archive("rebuilt", jar.toString());
+        Files.setLastModifiedTime(jar, FileTime.fromMillis(Files.getLastModifiedTime(jar).toMillis() - 60_000));
+        assertThat(ChildJvm.archive("rebuilt", jar.toString())).isNotEqualTo(before);
+        assertThat(ChildJvm.archive("other", jar.toString())).isNotEqualTo(ChildJvm.archive("rebuilt", jar.toString()));
     }
 
     @Test
