@@ -72,16 +72,15 @@ public final class ChildJvm {
      * @param kind what the child is ({@code kafka-node}, {@code streams-app}...): children of one kind share an archive
      */
     public static ChildJvm start(String kind, List<String> jvmOptions, String mainClass, List<String> args) throws IOException {
-        String classPath = System.getProperty("java.class.path");
-        Path archive = null;
-        Path dir = archiveDir();
-        if (dir != null) {
-            try {
-                classPath = ClassPathJars.of(classPath, dir.resolve("class-path"));
-                archive = archive(kind, classPath);
-            } catch (UncheckedIOException | UnsupportedOperationException e) { // a file system without hard links, say
-                LOG.debug("{} starts without a class-data archive: {}", kind, e.toString());
-            }
+        String classPath;
+        Path archive;
+        try {
+            classPath = classPath();
+            archive = archive(kind, classPath);
+        } catch (UncheckedIOException | UnsupportedOperationException e) { // a file system without hard links, say
+            LOG.debug("{} starts without a class-data archive: {}", kind, e.toString());
+            classPath = System.getProperty("java.class.path");
+            archive = null;
         }
         List<String> command = new ArrayList<>();
         command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
