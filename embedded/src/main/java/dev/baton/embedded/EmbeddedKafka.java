@@ -5,6 +5,7 @@ import java.io.IOException;
 import java.io.PrintStream;
 import java.io.UncheckedIOException;
 import java.io.Writer;
+import java.net.BindException;
 import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -55,9 +56,12 @@ public final class EmbeddedKafka implements AutoCloseable {
     private final Path dataDir;
     private final boolean ownsDataDir;
     private final String clusterId;
-    private final int brokerPort;
-    private final int advertisedPort;
-    private final int controllerPort;
+    /** Whether the ports were chosen here (free a moment before the broker binds them), not by the builder. */
+    private final boolean portsChosenHere;
+    private int brokerPort;
+    private int advertisedPort;
+    private int controllerPort;
+    private boolean startedOnce;
     private final Map<String, String> overrides;
     private final Security security;
     private KafkaRaftServer server;
@@ -71,10 +75,8 @@ public final class EmbeddedKafka implements AutoCloseable {
             throw new UncheckedIOException("cannot create the broker's data directory", e);
         }
         this.clusterId = builder.clusterId;
-        int[] ports = freePorts(2); // distinct: chosen one after another, the two could be the same port
-        this.brokerPort = builder.brokerPort > 0 ? builder.brokerPort : ports[0];
-        this.advertisedPort = builder.advertisedPort > 0 ? builder.advertisedPort : brokerPort;
-        this.controllerPort = ports[1] != brokerPort ? ports[1] : ports[0];
+        this.portsChosenHere = builder.brokerPort <= 0 && builder.advertisedPort <= 0;
+        choosePorts(builder.brokerPort, builder.advertisedPort);
         this.overrides = Map.copyOf(builder.overrides);
         this.security = builder.security;
     }
@@ -88,13 +90,61 @@ public final class EmbeddedKafka implements AutoCloseable {
         if (server != null) {
             throw new IllegalStateException("broker already running on " + bootstrapServers());
         }
-        Properties props = brokerProperties();
-        format(props);
-        KafkaRaftServer started = new KafkaRaftServer(KafkaConfig.fromProps(props, false), Time.SYSTEM);
-        started.startup();
-        server = started;
-        log.info("Embedded Kafka broker started on {} (data {})", bootstrapServers(), dataDir);
-        return this;
+        for (int attempt = 1; ; attempt++) {
+            Properties props = brokerProperties();
+            format(props);
+            KafkaRaftServer started = new KafkaRaftServer(KafkaConfig.fromProps(props, false), Time.SYSTEM);
+            try {
+                started.startup();
+                server = started;
+                startedOnce = true;
+                log.info("Embedded Kafka broker started on {} (data {})", bootstrapServers(), dataDir);
+                return this;
+            } catch (RuntimeException e) {
+                if (!portTakenMeanwhile(e) || attempt == 3) {
+                    throw e;
+                }
+                // Another socket took a port between freePorts and the bind. A first start on ports of our own
+                // choosing can move: nobody has been told them yet, and the fresh data dir is formatted again.
+                log.warn("a port of the embedded broker was taken before it bound it ({}); starting on other ports", rootMessage(e));
+                started.shutdown();
+                started.awaitShutdown();
+                deleteRecursively(dataDir);
+                try {
+                    Files.createDirectories(dataDir);
+                } catch (IOException io) {
+                    throw new UncheckedIOException("cannot create the broker's data directory", io);
+                }
+                choosePorts(0, 0);
+            }
+        }
+    }
+
+    private boolean portTakenMeanwhile(RuntimeException e) {
+        if (startedOnce || !portsChosenHere || !ownsDataDir) {
+            return false;
+        }
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            if (t instanceof BindException) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private static String rootMessage(Throwable e) {
+        Throwable root = e;
+        while (root.getCause() != null) {
+            root = root.getCause();
+        }
+        return root.toString();
+    }
+
+    private void choosePorts(int fixedBroker, int fixedAdvertised) {
+        int[] ports = freePorts(2); // distinct: chosen one after another, the two could be the same port
+        this.brokerPort = fixedBroker > 0 ? fixedBroker : ports[0];
+        this.advertisedPort = fixedAdvertised > 0 ? fixedAdvertised : brokerPort;
+        this.controllerPort = ports[1] != brokerPort ? ports[1] : ports[0];
     }
 
     /** Stops the broker and keeps its data, so {@link #start()} can bring the same cluster back. */

@@ -2,6 +2,8 @@ package dev.baton.embedded;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.net.InetAddress;
+import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -44,6 +46,21 @@ class EmbeddedKafkaIT {
             assertThat(consumeAll(kafka.bootstrapServers(), "it.restart", 4)).containsExactly("one", "two", "three", "four");
         }
         assertThat(dir.resolve("kafka")).as("a given data dir is the caller's and survives close").exists();
+    }
+
+    @Test
+    void shouldStartOnOtherPortsWhenItsChosenPortIsTakenBeforeItBindsIt() throws Exception {
+        EmbeddedKafka kafka = EmbeddedKafka.builder().build();
+        int chosen = Integer.parseInt(kafka.bootstrapServers().substring(kafka.bootstrapServers().lastIndexOf(':') + 1));
+        try (ServerSocket thief = new ServerSocket(chosen, 50, InetAddress.getByName("127.0.0.1"))) {
+            kafka.start();
+        }
+        try (kafka) {
+            assertThat(kafka.bootstrapServers()).doesNotEndWith(":" + chosen);
+            createTopic(kafka.bootstrapServers(), "it.moved");
+            produce(kafka.bootstrapServers(), "it.moved", List.of("one"));
+            assertThat(consumeAll(kafka.bootstrapServers(), "it.moved", 1)).containsExactly("one");
+        }
     }
 
     @Test
