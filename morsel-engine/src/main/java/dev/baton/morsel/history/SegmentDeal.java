@@ -153,7 +153,7 @@ final class SegmentDeal implements Sink {
                 dealtPage[entry] = pageNumber;
                 dealtRow[entry] = row;
             }
-            long[] values = into.values(row);
+            long[] values = into.lastValues();
             int at = into.valuesAt(row);
             for (int s = 0; s < slots; s++) {
                 values[at + s] = v[s][i];
