@@ -338,8 +338,31 @@ final class BatchWalk {
     /** Where the varint read last ended. */
     private int next;
 
-    /** A zig-zag varint at {@code p} (Kafka's record fields), inside the current batch; sets {@link #next}. */
+    /**
+     * A zig-zag varint at {@code p} (Kafka's record fields), inside the current batch; sets {@link #next}. Most of a
+     * record's sizes and deltas take one or two bytes: those are read without the loop and its checks per byte.
+     */
     private long varint(int p) {
+        byte[] a = array;
+        int i = base + p;
+        if (i + 1 < base + batchAt) {
+            int b0 = a[i];
+            if (b0 >= 0) {
+                next = p + 1;
+                return (b0 >>> 1) ^ -(b0 & 1);
+            }
+            int b1 = a[i + 1];
+            if (b1 >= 0) {
+                int raw = (b0 & 0x7f) | b1 << 7;
+                next = p + 2;
+                return (raw >>> 1) ^ -(raw & 1);
+            }
+        }
+        return anyVarint(p);
+    }
+
+    /** {@link #varint} of any length, and at the batch's end. */
+    private long anyVarint(int p) {
         byte[] a = array;
         int i = base + p;
         int stop = base + batchAt;
@@ -363,7 +386,27 @@ final class BatchWalk {
         return (raw >>> 1) ^ -(raw & 1);
     }
 
+    /** A zig-zag varlong at {@code p}, as {@link #varint}. */
     private long varlong(int p) {
+        byte[] a = array;
+        int i = base + p;
+        if (i + 1 < base + batchAt) {
+            long b0 = a[i];
+            if (b0 >= 0) {
+                next = p + 1;
+                return (b0 >>> 1) ^ -(b0 & 1);
+            }
+            long b1 = a[i + 1];
+            if (b1 >= 0) {
+                long raw = (b0 & 0x7f) | b1 << 7;
+                next = p + 2;
+                return (raw >>> 1) ^ -(raw & 1);
+            }
+        }
+        return anyVarlong(p);
+    }
+
+    private long anyVarlong(int p) {
         byte[] a = array;
         int i = base + p;
         int stop = base + batchAt;

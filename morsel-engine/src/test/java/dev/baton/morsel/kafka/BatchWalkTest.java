@@ -130,6 +130,26 @@ class BatchWalkTest {
         assertThat(walked(records, 0)).containsExactly("0:k0=v0", "1:null=v1", "2:k2=null").isEqualTo(kafkasOwn(records, 0));
     }
 
+    /**
+     * Sizes and deltas at each length a varint or varlong takes (one and two bytes are read apart from the rest): every
+     * record read as Kafka reads it.
+     */
+    @Test
+    void shouldReadSizesAndDeltasOfEveryVarintLength() {
+        int[] sizes = {0, 1, 31, 32, 63, 64, 65, 4095, 4096, 8191, 8192, 20_000};
+        long[] timestampDeltas = {0, 31, 32, 63, 64, 8191, 8192, 1L << 20, 1L << 27, 1L << 34, 1L << 41, 1L << 55};
+        List<SimpleRecord> records = new ArrayList<>();
+        for (int i = 0; i < sizes.length; i++) {
+            Header[] headers = {new RecordHeader("h".repeat(sizes[(i + 3) % sizes.length]), bytes("x".repeat(sizes[(i + 5) % sizes.length])))};
+            records.add(new SimpleRecord(1_000L + timestampDeltas[i], bytes("k".repeat(sizes[(i + 7) % sizes.length])),
+                    bytes("v".repeat(sizes[i])), headers));
+        }
+        MemoryRecords batch = MemoryRecords.withRecords(RecordBatch.MAGIC_VALUE_V2, 0, Compression.NONE, TimestampType.CREATE_TIME,
+                records.toArray(SimpleRecord[]::new));
+
+        assertThat(walked(batch, 0)).hasSize(sizes.length).isEqualTo(kafkasOwn(batch, 0));
+    }
+
     /** Kafka's reader refuses a record whose length says more than its fields take ("Invalid record size"): so does the walk. */
     @Test
     void shouldRefuseARecordLongerThanItsFields() {
