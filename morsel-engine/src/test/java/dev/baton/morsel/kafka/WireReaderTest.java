@@ -31,6 +31,35 @@ class WireReaderTest {
         }
     }
 
+    /** Every length of varint, read with bytes after it and right at the value's end. */
+    @Test
+    void shouldReadEveryLengthOfIntAndLongFarFromTheEndAndAtIt() throws IOException {
+        for (int bits = 0; bits < 64; bits++) {
+            for (long l : new long[] {1L << bits, (1L << bits) - 1, -(1L << bits), ~(1L << bits)}) {
+                int i = (int) l;
+                for (boolean padded : new boolean[] {true, false}) {
+                    WireReader in = reader(e -> {
+                        e.writeLong(l);
+                        e.writeInt(i);
+                        if (padded) {
+                            e.writeFixed(new byte[10]);
+                        }
+                    });
+                    assertThat(in.readLong()).as("long %d, padded %s", l, padded).isEqualTo(l);
+                    assertThat(in.readInt()).as("int %d, padded %s", i, padded).isEqualTo(i);
+                    assertThat(in.isEnd()).isEqualTo(!padded);
+                }
+            }
+        }
+        WireReader in = new WireReader();
+        in.reset(new byte[] {-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, 1, 0, 0, 0, 0}, 0, 15);
+        assertThatThrownBy(in::readLong).isInstanceOf(IOException.class).isNotInstanceOf(EOFException.class)
+                .hasMessageContaining("invalid long");
+        in.reset(new byte[] {-1, -1, -1, -1, -1, 1, 0, 0, 0, 0}, 0, 10);
+        assertThatThrownBy(in::readInt).isInstanceOf(IOException.class).isNotInstanceOf(EOFException.class)
+                .hasMessageContaining("invalid int");
+    }
+
     @Test
     void shouldReadAndSkipStringsAndFixedValues() throws IOException {
         WireReader in = reader(e -> {
