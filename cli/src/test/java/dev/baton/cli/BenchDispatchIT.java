@@ -25,7 +25,7 @@ class BenchDispatchIT {
         CliRun run = CliRun.of("bench", "dispatch", "--rates", "50", "--seconds", "1", "--burst", "100", "--warm-up", "100", "--warm-up-seconds", "0", "--partitions", "3");
         assertThat(run.exit()).as(run.output()).isZero();
         assertThat(run.output()).contains("raw three-hop  warm-up: 100 activities", "exactly-once   warm-up: 100 activities",
-                "at-least-once  warm-up: 100 activities", "at    50/s", "records per activity");
+                "at-least-once  warm-up: 100 activities", "at-least-once  warm-up burst: ", "at    50/s", "records per activity");
         // One table: a column per pipeline, each Baton figure with its ratio to the raw echo's.
         assertThat(run.output()).containsPattern("side by side +raw three-hop +exactly-once +at-least-once")
                 .containsPattern("max sustained /s +[0-9]+ +[0-9]+ \\(0\\.[0-9]{2}\\) +[0-9]+ \\([0-9.]+\\)")
