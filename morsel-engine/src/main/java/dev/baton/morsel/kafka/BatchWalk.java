@@ -182,28 +182,30 @@ final class BatchWalk {
         int p = recordAt;
         long length = varint(p);
         p = next;
-        int recordEnd = p + (int) length;
-        if (length < 0 || recordEnd > batchAt) {
+        if (length < 0 || length > batchAt - p) { // not p + length > batchAt: a length near 2^31 wraps it (h/adv29)
             throw corrupt("a record's length " + length + " runs past its batch");
         }
+        int recordEnd = p + (int) length;
         p++; // attributes
-        varlong(p); // timestamp delta
+        skipVarlong(p); // timestamp delta
         p = next;
         long offsetDelta = varint(p);
         p = next;
-        long keySize = varint(p);
+        // Kafka's reader takes any negative key, value or header value size for null, -1 being what its writers write
+        // (h/adv29): so does the walk, rather than refuse a record every consumer reads.
+        long keySize = Math.max(-1, varint(p));
         p = next;
         int keyAt = p;
-        if (keySize < -1 || keySize > recordEnd - p) { // checked before it is skipped: a size near 2^31 would wrap p
+        if (keySize > recordEnd - p) { // checked before it is skipped: a size near 2^31 would wrap p
             throw corrupt("a record's key (" + keySize + " bytes) runs past the record");
         }
         if (keySize > 0) {
             p += (int) keySize;
         }
-        long valueSize = varint(p);
+        long valueSize = Math.max(-1, varint(p));
         p = next;
         int valueAt = p;
-        if (valueSize < -1 || valueSize > recordEnd - p) {
+        if (valueSize > recordEnd - p) {
             throw corrupt("a record's value (" + valueSize + " bytes) runs past the record");
         }
         if (valueSize > 0) {
@@ -241,7 +243,7 @@ final class BatchWalk {
             p += (int) keySize;
             long valueSize = varint(p);
             p = next;
-            if (valueSize < -1 || valueSize > recordEnd - p) {
+            if (valueSize > recordEnd - p) { // below -1 is null too, as for the record's own key and value
                 throw corrupt("a header's value (" + valueSize + " bytes) runs past the record");
             }
             if (valueSize > 0) {
@@ -345,7 +347,7 @@ final class BatchWalk {
     private long varint(int p) {
         byte[] a = array;
         int i = base + p;
-        if (i + 1 < base + batchAt) {
+        if (i < base + batchAt - 1) { // both bytes inside the batch; no i + 1 to wrap
             int b0 = a[i];
             if (b0 >= 0) {
                 next = p + 1;
@@ -386,48 +388,26 @@ final class BatchWalk {
         return (raw >>> 1) ^ -(raw & 1);
     }
 
-    /** A zig-zag varlong at {@code p}, as {@link #varint}. */
-    private long varlong(int p) {
-        byte[] a = array;
-        int i = base + p;
-        if (i + 1 < base + batchAt) {
-            long b0 = a[i];
-            if (b0 >= 0) {
-                next = p + 1;
-                return (b0 >>> 1) ^ -(b0 & 1);
-            }
-            long b1 = a[i + 1];
-            if (b1 >= 0) {
-                long raw = (b0 & 0x7f) | b1 << 7;
-                next = p + 2;
-                return (raw >>> 1) ^ -(raw & 1);
-            }
-        }
-        return anyVarlong(p);
-    }
-
-    private long anyVarlong(int p) {
+    /**
+     * Passes a varlong at {@code p} whose value no one reads (a record's timestamp delta), inside the current batch, as
+     * Kafka's reader would read it (at most ten bytes); sets {@link #next}.
+     */
+    private void skipVarlong(int p) {
         byte[] a = array;
         int i = base + p;
         int stop = base + batchAt;
-        long raw = 0;
-        int shift = 0;
-        while (true) {
+        for (int read = 0; ; read++) {
+            if (read == 10) {
+                throw corrupt("a varlong longer than 10 bytes");
+            }
             if (i >= stop) {
                 throw corrupt("a varlong runs past its batch");
             }
-            byte b = a[i++];
-            raw |= (long) (b & 0x7f) << shift;
-            if (b >= 0) {
+            if (a[i++] >= 0) {
                 break;
-            }
-            shift += 7;
-            if (shift > 63) {
-                throw corrupt("a varlong longer than 10 bytes");
             }
         }
         next = i - base;
-        return (raw >>> 1) ^ -(raw & 1);
     }
 
     private CorruptRecordException corrupt(String what) {
