@@ -47,7 +47,8 @@ class Adv29BatchWalkTest {
      * A record length of Integer.MAX_VALUE makes {@code recordEnd = p + length} wrap negative, so the length check passes;
      * a key size of MAX - 74 then passes the key check ({@code recordEnd - p} wraps back to a large positive) and moves p
      * to exactly Integer.MAX_VALUE. The value size's varint is then read at p = MAX: the fast path's {@code i + 1 <
-     * base + batchAt} wraps to MIN_VALUE &lt; batchAt, so it reads {@code array[MAX]}: ArrayIndexOutOfBoundsException.
+     * base + batchAt} wraps to MIN_VALUE &lt; batchAt, so it read {@code array[MAX]}: ArrayIndexOutOfBoundsException
+     * (fixed: the length is checked without the sum).
      * The byte loop that was there before ({@code anyVarint}: {@code i >= stop}) threw CorruptRecordException here. Kafka
      * refuses the record ("Invalid record size").
      */
@@ -55,30 +56,25 @@ class Adv29BatchWalkTest {
     void recordLengthIntMaxWithAKeyThatBringsTheCursorToIntMaxIsRefusedAsCorrupt() {
         // batch at 0: records start at 61; the length varint takes 5 bytes: p0 = 66; attributes, timestamp delta and
         // offset delta one byte each, the key size 5 bytes: p = 74 after it
-        Rec r = new Rec();
-        byte[][] parts = r.parts();
-        parts[3] = zz(Integer.MAX_VALUE - 74); // key size
-        byte[] record = cat(zz(Integer.MAX_VALUE), parts[0], parts[1], parts[2], parts[3]); // the record stops there
-        ByteBuffer batch = batch(0, 1, record);
-        MemoryRecords records = MemoryRecords.readableRecords(batch);
-
-        assertThat(kafka(records, 0)).isEqualTo(CORRUPT);
-        assertThat(walk(records, 0)).isEqualTo(CORRUPT);
+        assertRefusedWithLengthIntMaxAndKeySize(Integer.MAX_VALUE - 74);
     }
 
     /**
      * The same wrap with the key size one more (MAX - 73): p wraps to MIN_VALUE, and the value size's varint is read at
      * a negative index. Neither the fast path nor the old loop ({@code i >= stop} is false for a negative i) bounds it
-     * from below: ArrayIndexOutOfBoundsException where Kafka refuses the record.
+     * from below: ArrayIndexOutOfBoundsException where Kafka refuses the record (fixed with the length check).
      */
     @Test
     void recordLengthIntMaxWithAKeyThatWrapsTheCursorNegativeIsRefusedAsCorrupt() {
-        Rec r = new Rec();
-        byte[][] parts = r.parts();
-        parts[3] = zz(Integer.MAX_VALUE - 73);
-        byte[] record = cat(zz(Integer.MAX_VALUE), parts[0], parts[1], parts[2], parts[3]);
-        ByteBuffer batch = batch(0, 1, record);
-        MemoryRecords records = MemoryRecords.readableRecords(batch);
+        assertRefusedWithLengthIntMaxAndKeySize(Integer.MAX_VALUE - 73);
+    }
+
+    /** A batch of one record of length Integer.MAX_VALUE that stops after this key size: both readers refuse it. */
+    private static void assertRefusedWithLengthIntMaxAndKeySize(int keySize) {
+        byte[][] parts = new Rec().parts();
+        parts[3] = zz(keySize);
+        byte[] record = cat(zz(Integer.MAX_VALUE), parts[0], parts[1], parts[2], parts[3]); // the record stops there
+        MemoryRecords records = MemoryRecords.readableRecords(batch(0, 1, record));
 
         assertThat(kafka(records, 0)).isEqualTo(CORRUPT);
         assertThat(walk(records, 0)).isEqualTo(CORRUPT);
@@ -86,8 +82,8 @@ class Adv29BatchWalkTest {
 
     /**
      * Kafka reads any negative key size as a null key ({@code Utils.readBytes}: size &lt; 0 is null), so a key size of -2
-     * (one byte, 0x03, in place of -1's 0x01) is a record Kafka hands out with a null key. The walk refuses it as
-     * corrupt. (Not from the varint change: the {@code keySize < -1} check was there before.)
+     * (one byte, 0x03, in place of -1's 0x01) is a record Kafka hands out with a null key. The walk refused it as
+     * corrupt (a {@code keySize < -1} check older than the varint change); it now reads null as Kafka does.
      */
     @Test
     void keySizeMinusTwoIsANullKeyToKafka() {
