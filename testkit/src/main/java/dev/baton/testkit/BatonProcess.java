@@ -96,8 +96,13 @@ public final class BatonProcess implements AutoCloseable {
      */
     @SafeVarargs
     public static <T extends AutoCloseable> List<T> startAll(Supplier<? extends T>... starts) {
+        return startAll(List.of(starts));
+    }
+
+    /** As {@link #startAll(Supplier[])}, the starts in a list. */
+    public static <T extends AutoCloseable> List<T> startAll(List<? extends Supplier<? extends T>> starts) {
         List<CompletableFuture<T>> started = new ArrayList<>();
-        ExecutorService threads = Executors.newFixedThreadPool(Math.max(1, starts.length));
+        ExecutorService threads = Executors.newFixedThreadPool(Math.max(1, starts.size()));
         try {
             for (Supplier<? extends T> start : starts) {
                 started.add(CompletableFuture.supplyAsync(start::get, threads));

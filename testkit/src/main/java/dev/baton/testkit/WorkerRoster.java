@@ -4,6 +4,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Supplier;
 
 /**
  * The soak's worker processes: those alive, oldest first, and the spec of every worker ever started
@@ -45,6 +46,29 @@ public final class WorkerRoster implements AutoCloseable {
             alive.add(p);
         }
         return p;
+    }
+
+    /**
+     * Starts a worker process for each spec at once ({@link BatonProcess#startAll}) and waits until they all serve;
+     * their ids, and their age for {@link #killOldest()}, follow the order of {@code specs}.
+     */
+    public List<BatonProcess> startAll(List<WorkerSpec> specs) {
+        List<String> ids = new ArrayList<>();
+        synchronized (this) {
+            specs.forEach(spec -> ids.add(idPrefix + (++serial)));
+        }
+        List<Supplier<BatonProcess>> starts = new ArrayList<>();
+        for (int i = 0; i < specs.size(); i++) {
+            String id = ids.get(i);
+            WorkerSpec spec = specs.get(i);
+            this.specs.put(id, spec);
+            starts.add(() -> BatonProcess.worker(bootstrap, id, spec, drainTimeoutMs, extraConfig));
+        }
+        List<BatonProcess> started = BatonProcess.startAll(starts);
+        synchronized (this) {
+            alive.addAll(started);
+        }
+        return started;
     }
 
     /** {@code kill -9} of the oldest worker; returns it (dead) so its name can be logged. */
