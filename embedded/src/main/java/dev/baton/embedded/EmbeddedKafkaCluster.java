@@ -118,9 +118,7 @@ public final class EmbeddedKafkaCluster implements AutoCloseable {
      * surviving nodes elect new leaders for its partitions within {@code broker.session.timeout.ms}.
      */
     public synchronized void kill(int id) {
-        running(id).crash();
-        slot(id).runtime = null;
-        log.info("Embedded Kafka node {} (127.0.0.1:{}) killed", id, slot(id).brokerPort);
+        crashNode(id);
     }
 
     /**
@@ -145,6 +143,12 @@ public final class EmbeddedKafkaCluster implements AutoCloseable {
         log.info("Embedded Kafka node {} paused for {}", id, outage);
         node.pause(outage);
         log.info("Embedded Kafka node {} resumed", id);
+    }
+
+    private void crashNode(int id) {
+        running(id).crash();
+        slot(id).runtime = null;
+        log.info("Embedded Kafka node {} (127.0.0.1:{}) killed", id, slot(id).brokerPort);
     }
 
     private void stopNode(int id) {
@@ -250,12 +254,17 @@ public final class EmbeddedKafkaCluster implements AutoCloseable {
         return dataDir;
     }
 
-    /** Stops every running node at once; deletes the data directory when this instance created it. */
+    /**
+     * Stops every running node at once; deletes the data directory when this instance created it. A data directory that
+     * is to be deleted keeps nothing worth a controlled shutdown, so its nodes are killed: stopped together, the last
+     * ones to go have no controller quorum left to grant theirs, and a child process waited a minute for it before it
+     * was killed anyway (one CI run lost 60 s so).
+     */
     @Override
     public synchronized void close() {
         List<Integer> running = nodes.values().stream().filter(n -> n.runtime != null).map(n -> n.id).toList();
         try {
-            inParallel(running, this::stopNode, "stop");
+            inParallel(running, ownsDataDir ? this::crashNode : this::stopNode, ownsDataDir ? "kill" : "stop");
         } finally {
             if (ownsDataDir) {
                 deleteRecursively(dataDir);
