@@ -13,12 +13,17 @@ import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
 /**
  * A node in a child JVM of its own ({@link KafkaNodeMain}), on this JVM's class path: {@link #crash()}
  * is a real {@code kill -9} (the node's logs are recovered at its next start), {@link #stop()} a
  * SIGTERM (a controlled shutdown), and {@link #pause} a SIGSTOP and SIGCONT.
  */
 final class ChildProcessNode implements NodeRuntime {
+
+    private static final Logger log = LoggerFactory.getLogger(ChildProcessNode.class);
 
     /** How many of the child's last output lines are kept for the error of a failed start. */
     private static final int TAIL_LINES = 40;
@@ -95,6 +100,7 @@ final class ChildProcessNode implements NodeRuntime {
     private void awaitExit() {
         try {
             if (!process.waitFor(60, TimeUnit.SECONDS)) {
+                log.warn("{} (pid {}) did not exit within 60 s of being signalled; killing it", name, process.pid());
                 process.destroyForcibly();
                 process.waitFor(10, TimeUnit.SECONDS);
             }

@@ -18,6 +18,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 
 import dev.baton.embedded.ChildJvm;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * A {@code baton} command in its own JVM, on this JVM's class path, so a crash is a real
@@ -26,6 +28,10 @@ import dev.baton.embedded.ChildJvm;
  * without depending on it, so the command can depend on the testkit.
  */
 public final class BatonProcess implements AutoCloseable {
+
+    private static final Logger log = LoggerFactory.getLogger(BatonProcess.class);
+    /** An exit slower than this is logged. */
+    private static final long SLOW_EXIT_NANOS = TimeUnit.SECONDS.toNanos(10);
 
     /** The {@code baton} command's entry point, in {@code baton-cli}. */
     public static final String MAIN_CLASS = "dev.baton.cli.BatonCommand";
@@ -230,10 +236,15 @@ public final class BatonProcess implements AutoCloseable {
     }
 
     private void waitFor() {
+        long start = System.nanoTime();
         try {
             if (!process.waitFor(60, TimeUnit.SECONDS)) {
+                log.warn("{} (pid {}) did not exit within 60 s of being signalled; killing it", name, process.pid());
                 process.destroyForcibly();
                 process.waitFor(10, TimeUnit.SECONDS);
+            } else if (System.nanoTime() - start > SLOW_EXIT_NANOS) {
+                // a slow exit is time every test that stops this process pays, on a build that has 20 minutes
+                log.warn("{} (pid {}) took {} ms to exit", name, process.pid(), (System.nanoTime() - start) / 1_000_000);
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
