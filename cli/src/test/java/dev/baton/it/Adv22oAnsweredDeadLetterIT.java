@@ -3,7 +3,6 @@ package dev.baton.it;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import java.nio.file.Files;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
@@ -17,6 +16,7 @@ import dev.baton.dispatcher.ActivityRequest;
 import dev.baton.dispatcher.DispatchClient;
 import dev.baton.embedded.EmbeddedKafkaExtension;
 import dev.baton.streams.BatonStreamsApp;
+import dev.baton.testkit.TempDirs;
 import dev.baton.topics.BatonTopics;
 import dev.baton.topics.ClientConfigs;
 import dev.baton.topics.TopicCreator;
@@ -68,7 +68,7 @@ class Adv22oAnsweredDeadLetterIT {
 
     private static BatonStreamsApp app(String bootstrap, int maxPayloadBytes) throws Exception {
         Map<String, Object> config = new HashMap<>(ClientConfigs.bootstrap(bootstrap));
-        config.put("state.dir", Files.createTempDirectory("adv22o-answered-").toString());
+        config.put("state.dir", TempDirs.create("adv22o-answered-").toString());
         config.put("max.payload.bytes", maxPayloadBytes);
         BatonStreamsApp app = new BatonStreamsApp(config, new SimpleMeterRegistry()).start();
         app.awaitRunning(Duration.ofSeconds(60));

@@ -3,7 +3,6 @@ package dev.baton.it;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.List;
@@ -12,6 +11,7 @@ import java.util.Map;
 import dev.baton.cli.CliRun;
 import dev.baton.embedded.EmbeddedKafkaExtension;
 import dev.baton.streams.BatonStreamsApp;
+import dev.baton.testkit.TempDirs;
 import dev.baton.topics.BatonTopics;
 import dev.baton.topics.ClientConfigs;
 import dev.baton.topics.TopicCreator;
@@ -47,7 +47,7 @@ class Adv22oCoPartitionIT {
         CliRun topics = CliRun.of("topics", "create", "--bootstrap-servers", bootstrap, "--partitions", "4", "--queue", "q");
         assertThat(topics.exit()).as(topics.output()).isEqualTo(2);
 
-        Path state = Files.createTempDirectory("adv22o-copart-");
+        Path state = TempDirs.create("adv22o-copart-");
         Map<String, Object> config = new HashMap<>(ClientConfigs.bootstrap(bootstrap));
         config.put("state.dir", state.toString());
         assertThatThrownBy(() -> {

@@ -4,7 +4,6 @@ import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.HashMap;
@@ -20,6 +19,7 @@ import dev.baton.dispatcher.ActivityRequest;
 import dev.baton.dispatcher.DispatchClient;
 import dev.baton.embedded.EmbeddedKafkaExtension;
 import dev.baton.streams.BatonStreamsApp;
+import dev.baton.testkit.TempDirs;
 import dev.baton.topics.BatonTopics;
 import dev.baton.topics.ClientConfigs;
 import dev.baton.topics.TopicCreator;
@@ -52,7 +52,7 @@ class Adv22sHeartbeatWindowRestartIT {
         try (Admin admin = Admin.create(ClientConfigs.admin(bootstrap))) {
             new TopicCreator(admin).create(BatonTopics.all(TopicLayout.defaults().withPartitions(2), List.of("q")));
         }
-        Path stateDir = Files.createTempDirectory("adv22s-hb-");
+        Path stateDir = TempDirs.create("adv22s-hb-");
         AtomicInteger runs = new AtomicInteger();
         CountDownLatch release = new CountDownLatch(1);
         CompletableFuture<Void> started = new CompletableFuture<>();

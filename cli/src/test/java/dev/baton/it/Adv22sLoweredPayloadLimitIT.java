@@ -4,7 +4,6 @@ import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.HashMap;
@@ -19,6 +18,7 @@ import dev.baton.dispatcher.ActivityRequest;
 import dev.baton.dispatcher.DispatchClient;
 import dev.baton.embedded.EmbeddedKafkaExtension;
 import dev.baton.testkit.BatonProcess;
+import dev.baton.testkit.TempDirs;
 import dev.baton.topics.BatonTopics;
 import dev.baton.topics.ClientConfigs;
 import dev.baton.topics.TopicCreator;
@@ -63,7 +63,7 @@ class Adv22sLoweredPayloadLimitIT {
         Map<String, Object> clientConfig = new HashMap<>(ClientConfigs.bootstrap(bootstrap));
         clientConfig.put("baton.client.id", "adv22s-lowered");
         CompletableFuture<AsyncCompletion> running = new CompletableFuture<>();
-        BatonProcess first = BatonProcess.streamsApp(bootstrap, "adv22s-first", Files.createTempDirectory("adv22s-a-"), alo);
+        BatonProcess first = BatonProcess.streamsApp(bootstrap, "adv22s-first", TempDirs.create("adv22s-a-"), alo);
         try (Worker worker = Worker.start(WorkerOptions.builder().kafkaConfig(ClientConfigs.bootstrap(bootstrap)).workerId("adv22s-w")
                      .queues("q").handler("charge", (ctx, input) -> {
                          running.complete(ctx.completeLater());
@@ -76,7 +76,7 @@ class Adv22sLoweredPayloadLimitIT {
             AsyncCompletion run = running.get(90, TimeUnit.SECONDS);
             first.kill9();
 
-            Path wiped = Files.createTempDirectory("adv22s-b-");
+            Path wiped = TempDirs.create("adv22s-b-");
             try (BatonProcess second = BatonProcess.streamsApp(bootstrap, "adv22s-second", wiped,
                     List.of(alo.get(0), alo.get(1), alo.get(2), alo.get(3), "max.payload.bytes=1000"))) {
                 await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(200))

@@ -4,7 +4,6 @@ import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import java.nio.file.Files;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
@@ -24,6 +23,7 @@ import dev.baton.schemas.EventSerde;
 import dev.baton.schemas.SiteKey;
 import dev.baton.schemas.registry.SchemaRegistry;
 import dev.baton.testkit.BatonProcess;
+import dev.baton.testkit.TempDirs;
 import dev.baton.topics.BatonTopics;
 import dev.baton.topics.ClientConfigs;
 import dev.baton.topics.TopicCreator;
@@ -70,7 +70,7 @@ class Adv22sRaisedPayloadLimitIT {
         List<String> first = new java.util.ArrayList<>(alo);
         first.add("max.payload.bytes=1000");
         first.add("commit.interval.ms=600000"); // no input offset is committed before the kill
-        BatonProcess small = BatonProcess.streamsApp(bootstrap, "adv22s-small", Files.createTempDirectory("adv22s-s-"), first);
+        BatonProcess small = BatonProcess.streamsApp(bootstrap, "adv22s-small", TempDirs.create("adv22s-s-"), first);
         try (Worker worker = Worker.start(WorkerOptions.builder().kafkaConfig(ClientConfigs.bootstrap(bootstrap)).workerId("adv22s-r")
                      .queues("q").handler("charge", (ctx, input) -> {
                          runs.incrementAndGet();
@@ -82,7 +82,7 @@ class Adv22sRaisedPayloadLimitIT {
             assertThat(refused.reason()).startsWith("terminal: invalid dispatch:");
             small.kill9();
 
-            try (BatonProcess raised = BatonProcess.streamsApp(bootstrap, "adv22s-raised", Files.createTempDirectory("adv22s-r-"), alo)) {
+            try (BatonProcess raised = BatonProcess.streamsApp(bootstrap, "adv22s-raised", TempDirs.create("adv22s-r-"), alo)) {
                 // The dispatch read again leaves history: a republished refusal when it is right, a dispatch when it runs.
                 await().atMost(Duration.ofSeconds(90)).pollInterval(Duration.ofMillis(200)).until(() -> history(bootstrap).stream()
                         .anyMatch(e -> e.getKind() == HistoryKind.OUTCOME_REPUBLISHED || e.getKind() == HistoryKind.DISPATCHED));

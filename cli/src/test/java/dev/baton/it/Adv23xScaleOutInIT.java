@@ -4,7 +4,6 @@ import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import java.nio.file.Files;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -23,6 +22,7 @@ import dev.baton.dispatcher.DispatchClient;
 import dev.baton.embedded.EmbeddedKafka;
 import dev.baton.testkit.BatonProcess;
 import dev.baton.testkit.InvariantChecker;
+import dev.baton.testkit.TempDirs;
 import dev.baton.topics.BatonTopics;
 import dev.baton.topics.ClientConfigs;
 import dev.baton.topics.TopicCreator;
@@ -91,7 +91,7 @@ class Adv23xScaleOutInIT {
                          return (in + "@" + ctx.attempt()).getBytes(UTF_8);
                      }).build());
              DispatchClient client = DispatchClient.create(clientConfig, unmatched::add)) {
-            apps.add(BatonProcess.streamsApp(bootstrap, appId + "-a", Files.createTempDirectory(appId + "-a-"), configs.get(0)));
+            apps.add(BatonProcess.streamsApp(bootstrap, appId + "-a", TempDirs.create(appId + "-a-"), configs.get(0)));
             List<CompletableFuture<ActivityOutcome>> outcomes = new ArrayList<>();
             for (int i = 0; i < ACTIVITIES; i++) {
                 outcomes.add(client.dispatch(ActivityRequest.builder().site("scale", name + "-wf-" + i, "1").queue(queue).activityType("work")
@@ -135,7 +135,7 @@ class Adv23xScaleOutInIT {
 
     private static BatonProcess streamsApp(String bootstrap, String name, List<String> config) {
         try {
-            return BatonProcess.streamsApp(bootstrap, name, Files.createTempDirectory(name + "-"), config);
+            return BatonProcess.streamsApp(bootstrap, name, TempDirs.create(name + "-"), config);
         } catch (java.io.IOException e) {
             throw new java.io.UncheckedIOException(e);
         }

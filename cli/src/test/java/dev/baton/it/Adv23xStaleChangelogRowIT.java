@@ -4,7 +4,6 @@ import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import java.nio.file.Files;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -23,6 +22,7 @@ import dev.baton.embedded.EmbeddedKafkaExtension;
 import dev.baton.schemas.SiteKey;
 import dev.baton.testkit.BatonProcess;
 import dev.baton.testkit.InvariantChecker;
+import dev.baton.testkit.TempDirs;
 import dev.baton.topics.BatonTopics;
 import dev.baton.topics.ClientConfigs;
 import dev.baton.topics.TopicCreator;
@@ -68,7 +68,7 @@ class Adv23xStaleChangelogRowIT {
         Map<String, Object> clientConfig = new HashMap<>(ClientConfigs.bootstrap(bootstrap));
         clientConfig.put("baton.client.id", "adv23x-stale-row");
         SiteKey site = new SiteKey("stale", "wf-1", "1");
-        BatonProcess a = BatonProcess.streamsApp(bootstrap, "adv23x-stale-a", Files.createTempDirectory("adv23x-sa-"), config);
+        BatonProcess a = BatonProcess.streamsApp(bootstrap, "adv23x-stale-a", TempDirs.create("adv23x-sa-"), config);
         BatonProcess c = null;
         try (Worker worker = Worker.start(WorkerOptions.builder().kafkaConfig(ClientConfigs.bootstrap(bootstrap)).workerId("adv23x-sw")
                      .queues("q").handler("echo", (ctx, input) -> input).build());
@@ -90,7 +90,7 @@ class Adv23xStaleChangelogRowIT {
             }
             a.kill9();
 
-            c = BatonProcess.streamsApp(bootstrap, "adv23x-stale-c", Files.createTempDirectory("adv23x-sc-"), config);
+            c = BatonProcess.streamsApp(bootstrap, "adv23x-stale-c", TempDirs.create("adv23x-sc-"), config);
             CompletableFuture<ActivityOutcome> takeover = client.dispatch(request(site, 2));
             ActivityOutcome second = takeover.get(90, TimeUnit.SECONDS);
             assertThat(second.completed()).as("attempt 2: %s", second).isTrue();

@@ -4,7 +4,6 @@ import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import java.nio.file.Files;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -23,6 +22,7 @@ import dev.baton.dispatcher.DispatchClient;
 import dev.baton.embedded.EmbeddedKafkaCluster;
 import dev.baton.testkit.BatonProcess;
 import dev.baton.testkit.InvariantChecker;
+import dev.baton.testkit.TempDirs;
 import dev.baton.topics.BatonTopics;
 import dev.baton.topics.ClientConfigs;
 import dev.baton.topics.TopicCreator;
@@ -89,7 +89,7 @@ class Adv23xTokenKeyMismatchIT {
             List<String> configA = new ArrayList<>(alo);
             configA.add("token.key=" + keyA);
             configA.add("commit.interval.ms=600000"); // nothing committed before the kill
-            BatonProcess a = BatonProcess.streamsApp(bootstrap, "adv23x-key-a", Files.createTempDirectory("adv23x-a-"), configA);
+            BatonProcess a = BatonProcess.streamsApp(bootstrap, "adv23x-key-a", TempDirs.create("adv23x-a-"), configA);
             Map<String, Object> clientConfig = new HashMap<>(ClientConfigs.bootstrap(bootstrap));
             clientConfig.put("baton.client.id", "adv23x-keys");
             try (Worker worker = Worker.start(WorkerOptions.builder().kafkaConfig(ClientConfigs.bootstrap(bootstrap)).workerId("adv23x-w")
@@ -109,7 +109,7 @@ class Adv23xTokenKeyMismatchIT {
 
                 List<String> configB = new ArrayList<>(alo);
                 configB.add("token.key=" + keyB);
-                try (BatonProcess b = BatonProcess.streamsApp(bootstrap, "adv23x-key-b", Files.createTempDirectory("adv23x-b-"), configB)) {
+                try (BatonProcess b = BatonProcess.streamsApp(bootstrap, "adv23x-key-b", TempDirs.create("adv23x-b-"), configB)) {
                     await().atMost(Duration.ofSeconds(90)).pollInterval(Duration.ofMillis(250))
                             .until(() -> caughtUp(bootstrap, BatonTopics.DISPATCH) && caughtUp(bootstrap, BatonTopics.WORKER_EVENTS));
                     // Whatever B published again has been run and reported, and B read the reports.

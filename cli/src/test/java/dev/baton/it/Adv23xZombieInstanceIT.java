@@ -4,7 +4,6 @@ import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import java.nio.file.Files;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -22,6 +21,7 @@ import dev.baton.dispatcher.DispatchClient;
 import dev.baton.embedded.EmbeddedKafka;
 import dev.baton.testkit.BatonProcess;
 import dev.baton.testkit.InvariantChecker;
+import dev.baton.testkit.TempDirs;
 import dev.baton.topics.BatonTopics;
 import dev.baton.topics.ClientConfigs;
 import dev.baton.topics.TopicCreator;
@@ -73,14 +73,14 @@ class Adv23xZombieInstanceIT {
         List<ActivityOutcome> unmatched = new CopyOnWriteArrayList<>();
         Map<String, Object> clientConfig = new HashMap<>(ClientConfigs.bootstrap(bootstrap));
         clientConfig.put("baton.client.id", "adv23x-zombie");
-        BatonProcess a = BatonProcess.streamsApp(bootstrap, "adv23x-zombie-a", Files.createTempDirectory("adv23x-za-"), config);
+        BatonProcess a = BatonProcess.streamsApp(bootstrap, "adv23x-zombie-a", TempDirs.create("adv23x-za-"), config);
         BatonProcess b = null;
         BatonProcess c = null;
         try (Worker worker = Worker.start(WorkerOptions.builder().kafkaConfig(ClientConfigs.bootstrap(bootstrap)).workerId("adv23x-zw")
                      .queues("q").maxConcurrent(64).handler("echo", (ctx, input) -> input).build());
              DispatchClient client = DispatchClient.create(clientConfig, unmatched::add)) {
             assertThat(client.dispatch(request(-1, 1)).get(60, TimeUnit.SECONDS).completed()).as("warm-up").isTrue();
-            b = BatonProcess.streamsApp(bootstrap, "adv23x-zombie-b", Files.createTempDirectory("adv23x-zb-"), config);
+            b = BatonProcess.streamsApp(bootstrap, "adv23x-zombie-b", TempDirs.create("adv23x-zb-"), config);
 
             List<CompletableFuture<ActivityOutcome>> burst = new ArrayList<>();
             for (int i = 0; i < BURST; i++) {
@@ -107,7 +107,7 @@ class Adv23xZombieInstanceIT {
 
             a.kill9();
             b.kill9();
-            c = BatonProcess.streamsApp(bootstrap, "adv23x-zombie-c", Files.createTempDirectory("adv23x-zc-"), config);
+            c = BatonProcess.streamsApp(bootstrap, "adv23x-zombie-c", TempDirs.create("adv23x-zc-"), config);
             List<CompletableFuture<ActivityOutcome>> takeovers = new ArrayList<>();
             for (int i = 0; i < BURST; i++) {
                 takeovers.add(client.dispatch(request(i, 2)));

@@ -3,7 +3,6 @@ package dev.baton.it;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import java.nio.file.Files;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
@@ -16,6 +15,7 @@ import java.util.concurrent.TimeUnit;
 
 import dev.baton.embedded.EmbeddedKafkaExtension;
 import dev.baton.streams.BatonStreamsApp;
+import dev.baton.testkit.TempDirs;
 import dev.baton.topics.BatonTopics;
 import dev.baton.topics.ClientConfigs;
 import dev.baton.topics.TopicCreator;
@@ -117,7 +117,7 @@ class Adv24aAgreementRaceIT {
         config.putAll(extra);
         config.put("token.key.rotate", Boolean.toString(rotate));
         config.put("application.id", appId);
-        config.put("state.dir", Files.createTempDirectory("adv24a-").toString());
+        config.put("state.dir", TempDirs.create("adv24a-").toString());
         config.put("processing.guarantee", guarantee);
         if (key != null) {
             config.put("token.key", key);

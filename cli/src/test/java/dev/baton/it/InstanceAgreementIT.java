@@ -3,7 +3,6 @@ package dev.baton.it;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
-import java.nio.file.Files;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
@@ -12,6 +11,7 @@ import java.util.Map;
 import dev.baton.embedded.EmbeddedKafkaExtension;
 import dev.baton.streams.BatonStreamsApp;
 import dev.baton.streams.config.InstanceAgreement;
+import dev.baton.testkit.TempDirs;
 import dev.baton.topics.BatonTopics;
 import dev.baton.topics.ClientConfigs;
 import dev.baton.topics.TopicCreator;
@@ -94,7 +94,7 @@ class InstanceAgreementIT {
     private static BatonStreamsApp app(String appId, String guarantee, String key, boolean rotate) throws Exception {
         Map<String, Object> config = new HashMap<>(ClientConfigs.bootstrap(KAFKA.bootstrapServers()));
         config.put("application.id", appId);
-        config.put("state.dir", Files.createTempDirectory("instances-").toString());
+        config.put("state.dir", TempDirs.create("instances-").toString());
         config.put("processing.guarantee", guarantee);
         if (key != null) {
             config.put("token.key", key);

@@ -3,7 +3,6 @@ package dev.baton.it;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.net.ServerSocket;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -20,6 +19,7 @@ import dev.baton.dispatcher.ActivityRequest;
 import dev.baton.dispatcher.DispatchClient;
 import dev.baton.streams.BatonStreamsApp;
 import dev.baton.testkit.LocalCluster;
+import dev.baton.testkit.TempDirs;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.apache.kafka.streams.KafkaStreams;
 import org.awaitility.Awaitility;
@@ -38,7 +38,7 @@ class MultiInstanceQueriesIT {
     void shouldAnswerStatusAndSiteLookupsForBothInstancesFromEither() throws Exception {
         int portA = freePort();
         int portB = freePort();
-        Path stateB = Files.createTempDirectory("baton-state-b-");
+        Path stateB = TempDirs.create("baton-state-b-");
         try (LocalCluster cluster = LocalCluster.start(3, List.of("idle"), Map.of("status.port", portA))) {
             Map<String, Object> configB = new HashMap<>(cluster.clientConfig());
             configB.put("state.dir", stateB.toString());

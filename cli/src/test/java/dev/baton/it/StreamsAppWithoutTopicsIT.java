@@ -3,13 +3,13 @@ package dev.baton.it;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import java.nio.file.Files;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
 
 import dev.baton.embedded.EmbeddedKafkaExtension;
 import dev.baton.streams.BatonStreamsApp;
+import dev.baton.testkit.TempDirs;
 import dev.baton.topics.BatonTopics;
 import dev.baton.topics.ClientConfigs;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
@@ -30,7 +30,7 @@ class StreamsAppWithoutTopicsIT {
     @Test
     void shouldRefuseToStartNamingTheMissingTopicsAndHowToCreateThem() throws Exception {
         Map<String, Object> config = new HashMap<>(ClientConfigs.bootstrap(KAFKA.bootstrapServers()));
-        config.put("state.dir", Files.createTempDirectory("no-topics-").toString());
+        config.put("state.dir", TempDirs.create("no-topics-").toString());
         long began = System.nanoTime();
 
         assertThatThrownBy(() -> {
