@@ -10,7 +10,6 @@ import dev.baton.morsel.MorselMetrics;
 import dev.baton.morsel.kafka.OffsetRange;
 import dev.baton.morsel.kafka.TopicFold;
 import dev.baton.morsel.operator.AggregateResult;
-import dev.baton.morsel.operator.HashAggregate;
 import dev.baton.morsel.kafka.ScanConsumers;
 import dev.baton.morsel.kafka.TopicPageSource;
 import dev.baton.morsel.kafka.TopicSplits;
@@ -43,14 +42,7 @@ final class ReadOnlyScans {
                 for (int i = -warmups; i < runs; i++) {
                     long process0 = os.getProcessCpuTime();
                     long start = System.nanoTime();
-                    TopicFold.Result<AggregateResult> r = fold.query(fold.partitions(BatonTopics.HISTORY), List.of("partition"), (v, row) -> {
-                        row[0] = v.partition();
-                        return true;
-                    }, scan -> {
-                        HashAggregate count = HashAggregate.groupBy(scan.col("partition"), 64).count();
-                        scan.into(count);
-                        return count::result;
-                    }, () -> false);
+                    TopicFold.Result<AggregateResult> r = ScanProbe.countByPartition(fold);
                     long nanos = System.nanoTime() - start;
                     System.out.printf("%s reader=%s threads=%d records=%d wall=%.2fs records/s=%,.0f process-cpu/record=%.0fns%n", i < 0 ? "warmup" : "run   ",
                             System.getProperty(ScanConsumers.READER_PROPERTY, "fetch"), t, r.records(), nanos / 1e9, r.records() / (nanos / 1e9),

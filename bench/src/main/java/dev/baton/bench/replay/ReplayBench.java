@@ -27,7 +27,8 @@ import picocli.CommandLine.Spec;
 /**
  * {@code baton bench replay}: on one synthetic {@code baton.history} of N records on the embedded
  * broker (written once, kept in {@code --data-dir} and reused), times the raw consumer that polls and
- * drops (the limit), replay's scan and {@code history stats}, each cold (the first run in a fresh
+ * drops (the limit), the scan's own reader counting records (the floor under every history query: no decode),
+ * replay's scan and {@code history stats}, each cold (the first run in a fresh
  * JVM, from its {@code main}; the median of {@code --cold-runs} such JVMs, kinds alternating) and warm (median of runs after warm-ups in this JVM; the raw consumer's consumers reused, each
  * history query on a fresh log and dictionary made before its clock, as a user's command has), at each
  * thread count; prints records/s per core, MB/s of keys and values, and the ratio to the raw
@@ -213,7 +214,8 @@ public final class ReplayBench implements Callable<Integer> {
                 out.printf("%-14s %7d cold/warm time: %.2fx%n", "", t, cold.get(kind).get(t).nanos() / (double) warm.get(kind).get(t).nanos());
             }
         }
-        out.println("(stats: records/s over history records; it also reads baton.results)");
+        out.println("(scan reader: the history queries' reader, morsels and fold counting records by partition, nothing decoded;"
+                + " stats: records/s over history records, it also reads baton.results)");
     }
 
     /**

@@ -5,6 +5,12 @@ enum ScanKind {
     /** Polls and drops: one tuned consumer per thread, partitions dealt largest first. */
     RAW("raw consumer"),
     /**
+     * The scan's own reader under a query that only counts records by partition ({@code ScanProbe.countByPartition}):
+     * fetches, record walk, morsels and the fold, no decode. What the history queries below pay before their own work,
+     * so their distance from it is the query's cost and their distance from the raw consumer's is both.
+     */
+    READER("scan reader"),
+    /**
      * {@code HistoryLog.siteCount}: {@code baton replay}'s sites query over history, its rows left keyed by
      * ids as replay reads them (replay runs it beside the answers query over results).
      */

@@ -1,10 +1,15 @@
 package dev.baton.bench.replay;
 
+import java.util.List;
 import java.util.Map;
 
+import dev.baton.morsel.MorselMetrics;
 import dev.baton.morsel.history.HistoryLog;
 import dev.baton.morsel.history.HistoryStats;
 import dev.baton.morsel.history.Replay;
+import dev.baton.morsel.kafka.TopicFold;
+import dev.baton.morsel.operator.AggregateResult;
+import dev.baton.morsel.operator.HashAggregate;
 import dev.baton.topics.BatonTopics;
 import dev.baton.topics.ClientConfigs;
 
@@ -38,13 +43,16 @@ final class ScanProbe implements AutoCloseable {
     private final int threads;
     /** The log the next run queries: made by the constructor for the first run, by {@link #run} before its clock for the others. */
     private HistoryLog next;
+    /** As {@link #next}, the fold the next {@link ScanKind#READER} run counts with. */
+    private TopicFold nextFold;
 
     ScanProbe(ScanKind kind, Map<String, Object> clientConfig, int threads) {
         this.kind = kind;
         this.clientConfig = clientConfig;
         this.threads = threads;
         this.raw = kind == ScanKind.RAW ? new RawScan(clientConfig, threads) : null;
-        this.next = kind == ScanKind.RAW ? null : newLog();
+        this.next = kind == ScanKind.REPLAY || kind == ScanKind.STATS ? newLog() : null;
+        this.nextFold = kind == ScanKind.READER ? newFold() : null;
     }
 
     /** A run whose figures nobody reads: a warm-up round's, which cannot throw a checked exception. */
@@ -61,11 +69,42 @@ final class ScanProbe implements AutoCloseable {
         return new HistoryLog(clientConfig, "kafka://", threads);
     }
 
+    private TopicFold newFold() {
+        return new TopicFold(clientConfig, threads, MorselMetrics.noop());
+    }
+
+    /**
+     * {@code baton.history} counted by partition on {@code fold}: the scan's reader, morsels and fold with no decode and
+     * no state to speak of, what every history query pays before its own work.
+     */
+    static TopicFold.Result<AggregateResult> countByPartition(TopicFold fold) {
+        return fold.query(fold.partitions(BatonTopics.HISTORY), List.of("partition"), (record, row) -> {
+            row[0] = record.partition();
+            return true;
+        }, scan -> {
+            HashAggregate count = HashAggregate.groupBy(scan.col("partition"), 64).count();
+            scan.into(count);
+            return count::result;
+        }, () -> false);
+    }
+
     Run run() throws InterruptedException {
         if (kind == ScanKind.RAW) {
             long start = System.nanoTime();
             long[] r = raw.run(BatonTopics.HISTORY);
             return new Run(r[0], r[1], System.nanoTime() - start);
+        }
+        if (kind == ScanKind.READER) {
+            if (nextFold == null) {
+                System.gc(); // as below
+                nextFold = newFold();
+            }
+            try (TopicFold fold = nextFold) {
+                nextFold = null;
+                long start = System.nanoTime();
+                TopicFold.Result<AggregateResult> r = countByPartition(fold);
+                return new Run(r.records(), r.bytes(), System.nanoTime() - start);
+            }
         }
         if (next == null) {
             System.gc(); // the last run's tables, collected now rather than inside this run's clock
@@ -95,6 +134,9 @@ final class ScanProbe implements AutoCloseable {
         }
         if (next != null) {
             next.close();
+        }
+        if (nextFold != null) {
+            nextFold.close();
         }
     }
 
