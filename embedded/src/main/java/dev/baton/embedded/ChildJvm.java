@@ -10,7 +10,6 @@ import java.nio.file.StandardCopyOption;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
@@ -105,20 +104,11 @@ public final class ChildJvm {
         try {
             process = new ProcessBuilder(command).redirectErrorStream(true).start();
         } catch (IOException e) {
-            deleteQuietly(tmp);
+            Dirs.deleteRecursively(tmp);
             throw e;
         }
-        process.onExit().thenRun(() -> deleteQuietly(tmp));
+        process.onExit().thenRun(() -> Dirs.deleteRecursively(tmp));
         return new ChildJvm(kind, process, training);
-    }
-
-    /** Deletes {@code dir} and what is under it; what cannot be deleted stays in the system's temporary directory. */
-    private static void deleteQuietly(Path dir) {
-        try (Stream<Path> paths = Files.walk(dir)) {
-            paths.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
-        } catch (IOException | UncheckedIOException e) {
-            LOG.debug("could not delete a child's temporary directory {}: {}", dir, e.toString());
-        }
     }
 
     public Process process() {

@@ -11,7 +11,6 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -19,7 +18,6 @@ import java.util.Properties;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import java.util.stream.Stream;
 
 import kafka.server.KafkaConfig;
 import kafka.server.KafkaRaftServer;
@@ -109,7 +107,7 @@ public final class EmbeddedKafka implements AutoCloseable {
                 log.warn("a port of the embedded broker was taken before it bound it ({}); starting on other ports", rootMessage(e));
                 started.shutdown();
                 started.awaitShutdown();
-                deleteRecursively(dataDir);
+                Dirs.deleteRecursively(dataDir);
                 try {
                     Files.createDirectories(dataDir);
                 } catch (IOException io) {
@@ -227,7 +225,7 @@ public final class EmbeddedKafka implements AutoCloseable {
     public synchronized void close() {
         stop();
         if (ownsDataDir) {
-            deleteRecursively(dataDir);
+            Dirs.deleteRecursively(dataDir);
         }
     }
 
@@ -299,17 +297,6 @@ public final class EmbeddedKafka implements AutoCloseable {
             return socket.getLocalPort();
         } catch (IOException e) {
             throw new UncheckedIOException("no free local port", e);
-        }
-    }
-
-    private static void deleteRecursively(Path dir) {
-        if (!Files.exists(dir)) {
-            return;
-        }
-        try (Stream<Path> paths = Files.walk(dir)) {
-            paths.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
-        } catch (IOException e) {
-            log.warn("could not delete {}: {}", dir, e.toString());
         }
     }
 

@@ -10,7 +10,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -25,7 +24,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.IntConsumer;
 import java.util.stream.Collectors;
-import java.util.stream.Stream;
 
 import kafka.tools.StorageTool;
 import org.apache.kafka.clients.admin.Admin;
@@ -267,7 +265,7 @@ public final class EmbeddedKafkaCluster implements AutoCloseable {
             inParallel(running, ownsDataDir ? this::crashNode : this::stopNode, ownsDataDir ? "kill" : "stop");
         } finally {
             if (ownsDataDir) {
-                deleteRecursively(dataDir);
+                Dirs.deleteRecursively(dataDir);
             }
         }
     }
@@ -366,17 +364,6 @@ public final class EmbeddedKafkaCluster implements AutoCloseable {
             throw new IllegalStateException("a node failed to " + what + ": " + e.getCause(), e.getCause());
         } catch (TimeoutException e) {
             throw new IllegalStateException("the nodes did not " + what + " within " + PATIENCE_SECONDS + " s", e);
-        }
-    }
-
-    private static void deleteRecursively(Path dir) {
-        if (!Files.exists(dir)) {
-            return;
-        }
-        try (Stream<Path> paths = Files.walk(dir)) {
-            paths.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
-        } catch (IOException e) {
-            log.warn("could not delete {}: {}", dir, e.toString());
         }
     }
 
