@@ -215,6 +215,7 @@ public final class ReplayBench implements Callable<Integer> {
             }
         }
         out.println("(scan reader: the history queries' reader, morsels and fold counting records by partition, nothing decoded;"
+                + " scan decode: the replay scan's reader and decode, every row then filtered out, nothing aggregated;"
                 + " stats: records/s over history records, it also reads baton.results)");
     }
 

@@ -11,6 +11,12 @@ enum ScanKind {
      */
     READER("scan reader"),
     /**
+     * Replay's sites query scoped to a namespace no record is in ({@link ScanProbe#NO_NAMESPACE}): the reader, the projected
+     * decode with its strings, and the scope's filter, which then drops every row. What the sites query pays before it
+     * aggregates anything, so its distance from the raw consumer is what no aggregation strategy can win back.
+     */
+    DECODE("scan decode"),
+    /**
      * {@code HistoryLog.siteCount}: {@code baton replay}'s sites query over history, its rows left keyed by
      * ids as replay reads them (replay runs it beside the answers query over results).
      */

@@ -34,6 +34,9 @@ final class ScanProbe implements AutoCloseable {
         }
     }
 
+    /** The {@link ScanKind#DECODE} scope's namespace: no Baton namespace can be empty, so no record is in it. */
+    static final String NO_NAMESPACE = "";
+
     /** What a child JVM prints: its one run, for the parent to parse. */
     static final String LINE = "probe-run";
 
@@ -51,7 +54,7 @@ final class ScanProbe implements AutoCloseable {
         this.clientConfig = clientConfig;
         this.threads = threads;
         this.raw = kind == ScanKind.RAW ? new RawScan(clientConfig, threads) : null;
-        this.next = kind == ScanKind.REPLAY || kind == ScanKind.STATS ? newLog() : null;
+        this.next = kind == ScanKind.REPLAY || kind == ScanKind.DECODE || kind == ScanKind.STATS ? newLog() : null;
         this.nextFold = kind == ScanKind.READER ? newFold() : null;
     }
 
@@ -120,6 +123,11 @@ final class ScanProbe implements AutoCloseable {
         long start = System.nanoTime();
         switch (kind) {
             case REPLAY -> log.siteCount(HistoryLog.Scope.ALL);
+            case DECODE -> {
+                if (log.siteCount(new HistoryLog.Scope(Long.MIN_VALUE, NO_NAMESPACE)) != 0) {
+                    throw new IllegalStateException("a history record in the empty namespace: the decode row would have aggregated it");
+                }
+            }
             case STATS -> HistoryStats.compute(log, HistoryLog.Scope.ALL, HistoryStats.GroupBy.OUTCOME);
             default -> throw new IllegalStateException(kind.name());
         }
