@@ -2,6 +2,7 @@ package dev.baton.bench.replay;
 
 import java.io.IOException;
 import java.io.PrintStream;
+import java.lang.management.ManagementFactory;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -142,7 +143,8 @@ public final class ReplayBench implements Callable<Integer> {
         Map<ScanKind, Map<Integer, ScanProbe.Run>> warm = new EnumMap<>(ScanKind.class);
         out.printf("cold      runs in fresh JVMs with %s%s, median of %d%n", childHeap == null ? "" : "-Xmx" + childHeap + " ",
                 commandJavaOpts != null ? commandJavaOpts : SCAN_JAVA_OPTS + " (C1 alone where the threads take every core, as ./baton)", coldRuns);
-        out.printf("warm      runs in this JVM; each history query on a fresh log (consumers, dictionary, tables) made before its clock%n");
+        out.printf("warm      runs in this JVM (%s); each history query on a fresh log (consumers, dictionary, tables) made before its clock,"
+                + " and a collection before every run's clock%n", String.join(" ", ManagementFactory.getRuntimeMXBean().getInputArguments()));
         for (int t : threads) {
             // One fresh JVM is one sample of a host whose speed drifts run to run: kinds alternate, the median is reported.
             Map<ScanKind, List<ScanProbe.Run>> runsByKind = new EnumMap<>(ScanKind.class);
