@@ -11,9 +11,10 @@ enum ScanKind {
      */
     READER("scan reader"),
     /**
-     * Replay's sites query scoped to a namespace no record is in ({@link ScanProbe#NO_NAMESPACE}): the reader, the projected
-     * decode with its strings, and the scope's filter, which then drops every row. What the sites query pays before it
-     * aggregates anything, so its distance from the raw consumer is what no aggregation strategy can win back.
+     * Replay's sites query scoped to a time no record is in ({@link ScanProbe#NO_RECORD}): the reader, the projected
+     * decode with its strings as replay's query makes them, and the scope's filter, which then drops every row. What the
+     * sites query pays before it aggregates anything, so its distance from the raw consumer is what no aggregation
+     * strategy can win back.
      */
     DECODE("scan decode"),
     /**

@@ -34,8 +34,12 @@ final class ScanProbe implements AutoCloseable {
         }
     }
 
-    /** The {@link ScanKind#DECODE} scope's namespace: no Baton namespace can be empty, so no record is in it. */
-    static final String NO_NAMESPACE = "";
+    /**
+     * The {@link ScanKind#DECODE} scope: events from the end of time on, so the time filter drops every row. A time scope
+     * rather than a namespace no record has, because a namespace scope also interns each record's namespace, which
+     * replay's unscoped query does not: with this one the decoder does exactly what replay's does.
+     */
+    static final HistoryLog.Scope NO_RECORD = new HistoryLog.Scope(Long.MAX_VALUE, null);
 
     /** What a child JVM prints: its one run, for the parent to parse. */
     static final String LINE = "probe-run";
@@ -127,8 +131,8 @@ final class ScanProbe implements AutoCloseable {
         switch (kind) {
             case REPLAY -> log.siteCount(HistoryLog.Scope.ALL);
             case DECODE -> {
-                if (log.siteCount(new HistoryLog.Scope(Long.MIN_VALUE, NO_NAMESPACE)) != 0) {
-                    throw new IllegalStateException("a history record in the empty namespace: the decode row would have aggregated it");
+                if (log.siteCount(NO_RECORD) != 0) {
+                    throw new IllegalStateException("a history record at the end of time: the decode row would have aggregated it");
                 }
             }
             case STATS -> HistoryStats.compute(log, HistoryLog.Scope.ALL, HistoryStats.GroupBy.OUTCOME);
