@@ -73,19 +73,21 @@ final class CpuByRole {
      * The role a thread works for, from its name: Baton's own threads ({@code baton-queue-...},
      * {@code baton-results-...}), the streams app's ({@code baton-streams-...}) and Kafka client
      * threads named after their client id ({@code kafka-producer-network-thread | baton-worker...}); the dispatch
-     * client's callback pool ({@code baton-callbacks-...}) is the client's.
+     * client's callback pool ({@code baton-callbacks-...}) is the client's. The Kafka shape's threads ({@code bench-shape-...},
+     * {@link ShapeEcho}) go to the role they stand in for.
      * The rest is the broker's, plus any unnamed client thread.
      */
     static Role roleOf(String thread) {
-        if (thread.contains("baton-streams")) {
+        if (thread.contains("baton-streams") || thread.contains("bench-shape-streams")) {
             return Role.STREAMS_APP;
         }
         if (thread.contains("baton-worker") || thread.startsWith("baton-queue-") || thread.startsWith("baton-activity-")
                 || thread.startsWith("baton-control-") || thread.startsWith("baton-housekeeping-") || thread.startsWith("baton-lease-deferral")
-                || thread.startsWith("baton-stops ")) {
+                || thread.startsWith("baton-stops ") || thread.contains("bench-shape-worker")) {
             return Role.WORKER;
         }
-        if (thread.contains("baton-dispatch-") || thread.startsWith("baton-results-") || thread.startsWith("baton-callbacks-") || thread.equals("main")) {
+        if (thread.contains("baton-dispatch-") || thread.startsWith("baton-results-") || thread.startsWith("baton-callbacks-") || thread.equals("main")
+                || thread.contains("bench-shape-dispatch") || thread.contains("bench-shape-results")) {
             return Role.CLIENT;
         }
         return Role.BROKER;

@@ -22,6 +22,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
+import java.util.function.Predicate;
 import java.util.stream.Collectors;
 
 import dev.baton.streams.config.StreamsAppConfig;
@@ -45,8 +46,9 @@ import picocli.CommandLine.Spec;
 /**
  * {@code baton bench dispatch}: in one process on the embedded broker, (a) a raw-Kafka three-hop echo
  * (dispatch → tasks → completions with plain consumer/producer stages, the same partitions and
- * record size: the floor of any Kafka-based dispatcher here) and (b) Baton end to end with no-op
- * activities, once per delivery guarantee (exactly-once and at-least-once by default). For each it
+ * record size: the floor of any Kafka-based dispatcher here), (b) Kafka alone in the shape of Baton's at-least-once path
+ * ({@link ShapeEcho}: the floor Kafka's own work sets for Baton's records, before any rule) and (c) Baton end to end with
+ * no-op activities, once per delivery guarantee (exactly-once and at-least-once by default). For each it
  * measures max sustained throughput and latency at fixed rates from the intended send time (no
  * coordinated omission), then prints them side by side with the ratios to the raw echo, the records
  * Baton writes per activity, its CPU per activity, and the CPU other processes used during the run.
@@ -106,10 +108,17 @@ public final class DispatchBench implements Callable<Integer> {
                     + "(at-least-once runs with a generated token.key and a worker leasing plainly) (default ${DEFAULT-VALUE})")
     List<Guarantee> guarantees;
 
+    @Option(names = "--kafka-shape", defaultValue = "true", negatable = true, fallbackValue = "true",
+            description = "Also measure Kafka alone in the shape of Baton's at-least-once path (a Kafka Streams app with the streams app's"
+                    + " settings, 8 records and two row writes per activity, no rules): the floor Kafka sets before Baton decides anything"
+                    + " (default ${DEFAULT-VALUE})")
+    boolean kafkaShape;
+
     @Spec
     CommandSpec spec;
 
     private static final String RAW = "raw three-hop";
+    private static final String SHAPE = "kafka shape";
     /** The token key of an at-least-once run without one in --streams-config: random, for this run only. */
     private static final String TOKEN_KEY = Base64.getEncoder().encodeToString(new SecureRandom().generateSeed(32));
     private final PrintStream out = System.out;
@@ -177,6 +186,9 @@ public final class DispatchBench implements Callable<Integer> {
                     try (RawEcho echo = new RawEcho(cluster.bootstrapServers(), partitions, payloadBytes)) {
                         all.add(measure(RAW, echo, new ArrayList<>(), null, "3 (by construction)"));
                     }
+                    if (kafkaShape) {
+                        all.add(measureShape(cluster.bootstrapServers(), runDir.resolve("shape-state")));
+                    }
                 }
                 rocksDbFrom = rocksDbNanos();
                 baton = measureBaton(guarantees.get(g).label, configs.get(g), cluster);
@@ -193,6 +205,23 @@ public final class DispatchBench implements Callable<Integer> {
         out.printf("machine     reference work before the run: %s; after: %s (compare runs only at similar figures)%n",
                 machineBefore.describe(), MachineReference.measure().describe());
         return 0;
+    }
+
+    /** Kafka alone in Baton's at-least-once shape ({@link ShapeEcho}), with the records it wrote counted as Baton's are. */
+    private Measured measureShape(String bootstrap, Path stateDir) throws Exception {
+        Map<String, Object> settings = streamsSettings(Guarantee.at_least_once);
+        StreamsAppConfig config = new StreamsAppConfig(settings);
+        out.printf("%-14s Kafka Streams with the at-least-once streams app's settings (commit.interval.ms=%d, num.stream.threads=%d; commits on"
+                + " the interval), a plain worker, no rules%n", SHAPE, config.commitIntervalMs(), config.streamThreads());
+        Map<String, Long> before = recordsByTopic(bootstrap, ShapeEcho::owns);
+        try (ShapeEcho echo = new ShapeEcho(bootstrap, partitions, payloadBytes, settings, stateDir)) {
+            Measured m = measure(SHAPE, echo, new ArrayList<>(), null, null);
+            String breakdown = recordsPerActivity(before, recordsByTopic(bootstrap, ShapeEcho::owns), m.sent());
+            out.printf("records     %s wrote %s%n", SHAPE, breakdown.replace("Baton's topics", "its topics"));
+            printCpu(SHAPE);
+            return new Measured(m.name(), m.sent(), m.maxPerSecond(), m.atRates(), m.microsPerActivity(),
+                    breakdown.substring(0, breakdown.indexOf(' ')));
+        }
     }
 
     private Measured measureBaton(String name, StreamsAppConfig streams, LocalCluster cluster) throws Exception {
@@ -245,6 +274,11 @@ public final class DispatchBench implements Callable<Integer> {
         row(all, "cpu per activity (us)", m -> String.format("%d", m.microsPerActivity()),
                 m -> String.format(" (%.1fx)", (double) m.microsPerActivity() / Math.max(1, raw.microsPerActivity())));
         row(all, "records per activity", Measured::records, m -> "");
+        all.stream().filter(m -> m.name().equals(SHAPE)).findFirst().ifPresent(shape -> all.stream()
+                .filter(m -> m.name().equals(Guarantee.at_least_once.label)).findFirst().ifPresent(alo -> out.printf(
+                        "%s against the %s (Kafka's own work in the same shape): max sustained %.2f of it, cpu per activity %.2fx%n",
+                        alo.name(), SHAPE, (double) alo.maxPerSecond() / Math.max(1, shape.maxPerSecond()),
+                        (double) alo.microsPerActivity() / Math.max(1, shape.microsPerActivity()))));
     }
 
     private void row(List<Measured> all, String label, Function<Measured, String> figure,
@@ -466,15 +500,20 @@ public final class DispatchBench implements Callable<Integer> {
     }
 
     /**
-     * Log-end offsets summed per topic (Baton's and the broker's internal topics; not the raw echo's).
+     * Log-end offsets summed per topic (Baton's and the broker's internal topics; not the raw echo's or the Kafka shape's).
      * Offsets count transaction markers too: each commit writes one to every partition it touched.
      */
     static Map<String, Long> recordsByTopic(String bootstrap) throws Exception {
+        return recordsByTopic(bootstrap, topic -> !topic.startsWith("bench.raw") && !ShapeEcho.owns(topic));
+    }
+
+    /** Log-end offsets summed per topic, of the broker's internal topics and those {@code counted} takes. */
+    static Map<String, Long> recordsByTopic(String bootstrap, Predicate<String> counted) throws Exception {
         try (Admin admin = Admin.create(ClientConfigs.admin(bootstrap))) {
             Set<String> topics = admin.listTopics(new ListTopicsOptions().listInternal(true)).names().get();
             Map<TopicPartition, OffsetSpec> latest = new HashMap<>();
             for (var d : admin.describeTopics(topics).allTopicNames().get().values()) {
-                if (d.name().startsWith("bench.raw")) {
+                if (!d.name().startsWith("__") && !counted.test(d.name())) {
                     continue;
                 }
                 d.partitions().forEach(p -> latest.put(new TopicPartition(d.name(), p.partition()), OffsetSpec.latest()));

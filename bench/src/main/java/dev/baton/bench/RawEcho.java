@@ -7,11 +7,9 @@ import dev.baton.topics.TopicSpec;
 import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.BitSet;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -31,9 +29,7 @@ final class RawEcho implements Echo {
     private static final List<String> TOPICS = List.of("bench.raw.dispatch", "bench.raw.tasks", "bench.raw.completions");
     private final String bootstrap;
     private final KafkaProducer<byte[], byte[]> producer;
-    private final Map<Long, CompletableFuture<Void>> pending = new ConcurrentHashMap<>();
-    /** The burst under way, counted instead of tracked per activity; null between bursts. */
-    private volatile BurstCount burst;
+    private final EchoAnswers answers = new EchoAnswers();
     private final AtomicBoolean running = new AtomicBoolean(true);
     private final List<Thread> threads = new ArrayList<>();
     private final byte[] payload;
@@ -73,7 +69,7 @@ final class RawEcho implements Echo {
                         if (to != null) {
                             producer.send(new ProducerRecord<>(to, r.key(), r.value()));
                         } else {
-                            answered(ByteBuffer.wrap(r.value()).getLong());
+                            answers.answered(ByteBuffer.wrap(r.value()).getLong());
                         }
                     }
                 }
@@ -86,72 +82,24 @@ final class RawEcho implements Echo {
 
     @Override
     public CompletableFuture<Void> send(long id) {
-        CompletableFuture<Void> f = new CompletableFuture<>();
-        pending.put(id, f);
+        CompletableFuture<Void> answer = answers.expect(id);
         produce(id);
-        return f;
+        return answer;
     }
 
-    /**
-     * A burst keeps a count, not a future and a map entry per activity: a million of those alive at
-     * once cost the raw echo 7-14% of its burst in G1 pauses, a harness cost Baton's side (70-100k
-     * activities per burst) hardly paid.
-     */
     @Override
     public CompletableFuture<Void> sendAll(long firstId, long count) {
-        BurstCount b = new BurstCount(firstId, count);
-        burst = b;
+        CompletableFuture<Void> answered = answers.expectBurst(firstId, count);
         for (long i = 0; i < count; i++) {
             produce(firstId + i);
         }
-        return b.done.whenComplete((v, e) -> burst = null);
+        return answered;
     }
 
     private void produce(long id) {
         byte[] value = payload.clone();
         ByteBuffer.wrap(value).putLong(id);
         producer.send(new ProducerRecord<>("bench.raw.dispatch", ("bench/w" + id + "/1").getBytes(), value));
-    }
-
-    private void answered(long id) {
-        BurstCount b = burst;
-        if (b != null && b.covers(id)) {
-            b.answer(id);
-            return;
-        }
-        CompletableFuture<Void> f = pending.remove(id);
-        if (f != null) {
-            f.complete(null);
-        }
-    }
-
-    /** Touched only by the last stage's thread, which reads every answer; a bit per id, so a duplicate counts once. */
-    final class BurstCount {
-        final long firstId;
-        final int count;
-        final BitSet seen;
-        final CompletableFuture<Void> done = new CompletableFuture<>();
-        int answered;
-
-        BurstCount(long firstId, long count) {
-            this.firstId = firstId;
-            this.count = Math.toIntExact(count);
-            this.seen = new BitSet(this.count);
-        }
-
-        boolean covers(long id) {
-            return id >= firstId && id < firstId + count;
-        }
-
-        void answer(long id) {
-            int bit = (int) (id - firstId);
-            if (!seen.get(bit)) {
-                seen.set(bit);
-                if (++answered == count) {
-                    done.complete(null);
-                }
-            }
-        }
     }
 
     @Override
