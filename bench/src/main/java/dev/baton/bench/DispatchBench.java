@@ -214,10 +214,12 @@ public final class DispatchBench implements Callable<Integer> {
         out.printf("%-14s Kafka Streams with the at-least-once streams app's settings (commit.interval.ms=%d, num.stream.threads=%d; commits on"
                 + " the interval), a plain worker, no rules%n", SHAPE, config.commitIntervalMs(), config.streamThreads());
         Map<String, Long> before = recordsByTopic(bootstrap, ShapeEcho::owns);
+        Map<String, Long> bytesBefore = LogBytes.byTopic(bootstrap, ShapeEcho::owns);
         try (ShapeEcho echo = new ShapeEcho(bootstrap, partitions, payloadBytes, settings, stateDir)) {
             Measured m = measure(SHAPE, echo, new ArrayList<>(), null, null);
             String breakdown = recordsPerActivity(before, recordsByTopic(bootstrap, ShapeEcho::owns), m.sent());
             out.printf("records     %s wrote %s%n", SHAPE, breakdown.replace("Baton's topics", "its topics"));
+            out.printf("bytes       %s's logs grew by %s%n", SHAPE, LogBytes.perActivity(bytesBefore, LogBytes.byTopic(bootstrap, ShapeEcho::owns), m.sent()));
             printCpu(SHAPE);
             return new Measured(m.name(), m.sent(), m.maxPerSecond(), m.atRates(), m.microsPerActivity(),
                     breakdown.substring(0, breakdown.indexOf(' ')));
@@ -230,6 +232,7 @@ public final class DispatchBench implements Callable<Integer> {
                 .leaseMode(streams.atLeastOnce() ? LeaseMode.PLAIN : LeaseMode.TRANSACTIONAL); // the worker path each mode is meant for
         cluster.worker(worker);
         Map<String, Long> before = recordsByTopic(cluster.bootstrapServers());
+        Map<String, Long> bytesBefore = LogBytes.byTopic(cluster.bootstrapServers(), DispatchBench::batonTopic);
         List<Map<String, HopBreakdown.Sample>> samples = new ArrayList<>();
         out.printf("%-14s streams app: processing.guarantee=%s, commit.pacing=%s, commit.interval.ms=%d, num.stream.threads=%d%n", name,
                 streams.atLeastOnce() ? "at_least_once" : "exactly_once_v2",
@@ -248,6 +251,8 @@ public final class DispatchBench implements Callable<Integer> {
         String breakdown = recordsPerActivity(before, recordsByTopic(cluster.bootstrapServers()), m.sent());
         String records = breakdown.substring(0, breakdown.indexOf(' '));
         out.printf("records     %s wrote %s (offsets, so transaction markers count)%n", name, breakdown);
+        out.printf("bytes       %s's logs grew by %s%n", name,
+                LogBytes.perActivity(bytesBefore, LogBytes.byTopic(cluster.bootstrapServers(), DispatchBench::batonTopic), m.sent()));
         printCpu(name);
         return new Measured(m.name(), m.sent(), m.maxPerSecond(), m.atRates(), m.microsPerActivity(), records);
     }
@@ -504,7 +509,11 @@ public final class DispatchBench implements Callable<Integer> {
      * Offsets count transaction markers too: each commit writes one to every partition it touched.
      */
     static Map<String, Long> recordsByTopic(String bootstrap) throws Exception {
-        return recordsByTopic(bootstrap, topic -> !topic.startsWith("bench.raw") && !ShapeEcho.owns(topic));
+        return recordsByTopic(bootstrap, DispatchBench::batonTopic);
+    }
+
+    private static boolean batonTopic(String topic) {
+        return !topic.startsWith("bench.raw") && !ShapeEcho.owns(topic);
     }
 
     /** Log-end offsets summed per topic, of the broker's internal topics and those {@code counted} takes. */

@@ -9,6 +9,7 @@ import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -53,7 +54,8 @@ import org.apache.kafka.streams.state.Stores;
  *   <li>the Streams app reads the row back and puts it again (the changelog), and sends a history record and the outcome
  *       ({@code bench.shape.results}), which the client reads.</li>
  * </ol>
- * Records carry the payload (the history records 64 bytes) as bytes: no Avro, no token, no decision. Its threads are
+ * Records are byte arrays of the sizes Baton's carry (the payload and what Baton's Avro adds to it): no Avro, no token,
+ * no decision. Its threads are
  * named so {@link CpuByRole} gives each to the role Baton's own would have.
  */
 final class ShapeEcho implements Echo {
@@ -65,7 +67,19 @@ final class ShapeEcho implements Echo {
     private static final String RESULTS = "bench.shape.results";
     private static final String STORE = "sites";
     private static final List<String> TOPICS = List.of(DISPATCH, TASKS, EVENTS, HISTORY, RESULTS);
-    private static final byte[] HISTORY_RECORD = new byte[64];
+    /**
+     * What Baton's at-least-once records carry beyond the payload, in bytes, so the shape's broker and store handle records
+     * of Baton's size: Avro events with ids, times, tokens and names. Taken from the log bytes per record of
+     * {@code bench dispatch} at the default 100-byte payload (both pipelines print theirs on their {@code bytes} line):
+     * dispatch 287, task 307, worker event 232, outcome 252, history 210 and site row 372 bytes a record against 126
+     * for a bare 100-byte payload with its key and batch share.
+     */
+    private static final int DISPATCH_EXTRA = 161;
+    private static final int TASK_EXTRA = 181;
+    private static final int EVENT_EXTRA = 106;
+    private static final int RESULT_EXTRA = 126;
+    private static final int ROW_EXTRA = 246;
+    private static final byte[] HISTORY_RECORD = new byte[184];
     private static final long WORKER_COMMIT_EVERY_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
 
     private final String bootstrap;
@@ -90,7 +104,8 @@ final class ShapeEcho implements Echo {
         completions = new KafkaProducer<>(ClientConfigs.durableProducer(bootstrap, Map.of(ProducerConfig.LINGER_MS_CONFIG, 1,
                 ProducerConfig.CLIENT_ID_CONFIG, "bench-shape-worker-events")), new ByteArraySerializer(), new ByteArraySerializer());
         CountDownLatch ready = new CountDownLatch(2);
-        loop("bench-shape-worker", TASKS, ready, r -> completions.send(new ProducerRecord<>(EVENTS, r.key(), r.value())));
+        loop("bench-shape-worker", TASKS, ready,
+                r -> completions.send(new ProducerRecord<>(EVENTS, r.key(), Arrays.copyOf(r.value(), payloadBytes + EVENT_EXTRA))));
         loop("bench-shape-results", RESULTS, ready, r -> answers.answered(ByteBuffer.wrap(r.value()).getLong()));
         streams = new KafkaStreams(topology(), streamsProperties(bootstrap, streamsSettings, stateDir));
         CountDownLatch started = new CountDownLatch(1);
@@ -121,7 +136,7 @@ final class ShapeEcho implements Echo {
         Topology t = new Topology();
         t.addSource("dispatches", DISPATCH);
         t.addSource("events", EVENTS);
-        t.addProcessor("sites", Sites::new, "dispatches", "events");
+        t.addProcessor("sites", () -> new Sites(payload.length), "dispatches", "events");
         t.addStateStore(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(STORE), Serdes.ByteArray(), Serdes.ByteArray())
                 .withCachingDisabled(), "sites");
         t.addSink("tasks", TASKS, "sites");
@@ -132,8 +147,13 @@ final class ShapeEcho implements Echo {
 
     /** A dispatch puts its row and sends the task; a completion reads the row, puts it again and sends the outcome. */
     private static final class Sites implements Processor<byte[], byte[], byte[], byte[]> {
+        private final int payloadBytes;
         private ProcessorContext<byte[], byte[]> context;
         private KeyValueStore<byte[], byte[]> rows;
+
+        Sites(int payloadBytes) {
+            this.payloadBytes = payloadBytes;
+        }
 
         @Override
         public void init(ProcessorContext<byte[], byte[]> context) {
@@ -145,12 +165,12 @@ final class ShapeEcho implements Echo {
         public void process(Record<byte[], byte[]> record) {
             boolean dispatch = DISPATCH.equals(context.recordMetadata().orElseThrow().topic());
             if (dispatch) {
-                rows.put(record.key(), record.value());
-                context.forward(record, "tasks");
+                rows.put(record.key(), Arrays.copyOf(record.value(), payloadBytes + ROW_EXTRA));
+                context.forward(record.withValue(Arrays.copyOf(record.value(), payloadBytes + TASK_EXTRA)), "tasks");
             } else {
                 byte[] row = rows.get(record.key());
-                rows.put(record.key(), row == null ? record.value() : row);
-                context.forward(record, "results");
+                rows.put(record.key(), row == null ? Arrays.copyOf(record.value(), payloadBytes + ROW_EXTRA) : row.clone());
+                context.forward(record.withValue(Arrays.copyOf(record.value(), payloadBytes + RESULT_EXTRA)), "results");
             }
             context.forward(record.withValue(HISTORY_RECORD), "history");
         }
@@ -205,7 +225,7 @@ final class ShapeEcho implements Echo {
     }
 
     private void produce(long id) {
-        byte[] value = payload.clone();
+        byte[] value = Arrays.copyOf(payload, payload.length + DISPATCH_EXTRA);
         ByteBuffer.wrap(value).putLong(id);
         requests.send(new ProducerRecord<>(DISPATCH, ("bench/w" + id + "/1").getBytes(), value));
     }

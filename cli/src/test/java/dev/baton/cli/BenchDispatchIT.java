@@ -37,6 +37,9 @@ class BenchDispatchIT {
         // The shape writes what Baton's at-least-once path writes for a short activity: 8 records, two of them row writes.
         assertThat(run.output()).containsPattern("records     kafka shape wrote 8\\.0 per activity in its topics and changelogs: "
                 + "bench\\.shape\\.history 2\\.0, sites changelog 2\\.0, ");
+        // What each pipeline's logs grew by, so the shape's smaller records are in view when the two are compared.
+        assertThat(run.output()).containsPattern("bytes       kafka shape's logs grew by [1-9][0-9]+ per activity: bench-shape-streams-sites-changelog ")
+                .containsPattern("bytes       at-least-once's logs grew by [1-9][0-9]+ per activity: ");
         assertThat(run.output()).containsPattern("cpu         in the bursts, per activity \\(us\\): raw [0-9]+; kafka shape [0-9]+ = broker [0-9]+, "
                 + "streams app [1-9][0-9]*, worker [1-9][0-9]*, client [1-9][0-9]*, outside Java threads");
         // Where the run's data lived (memory or disk changes the latencies); the directory is gone afterwards.
