@@ -183,12 +183,10 @@ public final class DispatchBench implements Callable<Integer> {
             Measured baton;
             try (LocalCluster cluster = LocalCluster.start(partitions, List.of("bench"), settings, dir.resolve("kafka"))) {
                 if (g == 0) {
-                    try (RawEcho echo = new RawEcho(cluster.bootstrapServers(), partitions, payloadBytes)) {
-                        all.add(measure(RAW, echo, new ArrayList<>(), null, "3 (by construction)"));
-                    }
-                    if (kafkaShape) {
-                        all.add(measureShape(cluster.bootstrapServers(), runDir.resolve("shape-state")));
-                    }
+                    // The peers run while Baton's streams app is stopped: its idle polls and punctuations would count in
+                    // their CPU per activity (and its threads in the shape's streams-app role). It starts again after,
+                    // on the same broker, with nothing read yet.
+                    cluster.restartStreamsAppOnEmptyDisk(() -> measurePeers(cluster.bootstrapServers(), runDir, all));
                 }
                 rocksDbFrom = rocksDbNanos();
                 baton = measureBaton(guarantees.get(g).label, configs.get(g), cluster);
@@ -205,6 +203,20 @@ public final class DispatchBench implements Callable<Integer> {
         out.printf("machine     reference work before the run: %s; after: %s (compare runs only at similar figures)%n",
                 machineBefore.describe(), MachineReference.measure().describe());
         return 0;
+    }
+
+    /** The raw echo and, unless skipped, the kafka shape, added to {@code all} in that order. */
+    private void measurePeers(String bootstrap, Path runDir, List<Measured> all) {
+        try {
+            try (RawEcho echo = new RawEcho(bootstrap, partitions, payloadBytes)) {
+                all.add(measure(RAW, echo, new ArrayList<>(), null, "3 (by construction)"));
+            }
+            if (kafkaShape) {
+                all.add(measureShape(bootstrap, runDir.resolve("shape-state")));
+            }
+        } catch (Exception e) {
+            throw new IllegalStateException("measuring the raw echo or the kafka shape failed: " + e, e);
+        }
     }
 
     /** Kafka alone in Baton's at-least-once shape ({@link ShapeEcho}), with the records it wrote counted as Baton's are. */

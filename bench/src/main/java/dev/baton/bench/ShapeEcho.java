@@ -145,7 +145,7 @@ final class ShapeEcho implements Echo {
         return t;
     }
 
-    /** A dispatch puts its row and sends the task; a completion reads the row, puts it again and sends the outcome. */
+    /** A dispatch reads and puts its row and sends the task; a completion reads the row, puts it again and sends the outcome. */
     private static final class Sites implements Processor<byte[], byte[], byte[], byte[]> {
         private final int payloadBytes;
         private ProcessorContext<byte[], byte[]> context;
@@ -165,6 +165,7 @@ final class ShapeEcho implements Echo {
         public void process(Record<byte[], byte[]> record) {
             boolean dispatch = DISPATCH.equals(context.recordMetadata().orElseThrow().topic());
             if (dispatch) {
+                rows.get(record.key()); // as Baton reads a site's row before deciding a dispatch (an absent key, for a new one)
                 rows.put(record.key(), Arrays.copyOf(record.value(), payloadBytes + ROW_EXTRA));
                 context.forward(record.withValue(Arrays.copyOf(record.value(), payloadBytes + TASK_EXTRA)), "tasks");
             } else {
