@@ -9,7 +9,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -25,11 +24,10 @@ import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 
 /** Plain consumer/producer stages: dispatch → tasks → completions, keyed like Baton's sites. */
-final class RawEcho implements Echo {
+final class RawEcho extends ProducedEcho {
     private static final List<String> TOPICS = List.of("bench.raw.dispatch", "bench.raw.tasks", "bench.raw.completions");
     private final String bootstrap;
     private final KafkaProducer<byte[], byte[]> producer;
-    private final EchoAnswers answers = new EchoAnswers();
     private final AtomicBoolean running = new AtomicBoolean(true);
     private final List<Thread> threads = new ArrayList<>();
     private final byte[] payload;
@@ -81,22 +79,7 @@ final class RawEcho implements Echo {
     }
 
     @Override
-    public CompletableFuture<Void> send(long id) {
-        CompletableFuture<Void> answer = answers.expect(id);
-        produce(id);
-        return answer;
-    }
-
-    @Override
-    public CompletableFuture<Void> sendAll(long firstId, long count) {
-        CompletableFuture<Void> answered = answers.expectBurst(firstId, count);
-        for (long i = 0; i < count; i++) {
-            produce(firstId + i);
-        }
-        return answered;
-    }
-
-    private void produce(long id) {
+    protected void produce(long id) {
         byte[] value = payload.clone();
         ByteBuffer.wrap(value).putLong(id);
         producer.send(new ProducerRecord<>("bench.raw.dispatch", ("bench/w" + id + "/1").getBytes(), value));

@@ -14,7 +14,6 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -58,7 +57,7 @@ import org.apache.kafka.streams.state.Stores;
  * no decision. Its threads are
  * named so {@link CpuByRole} gives each to the role Baton's own would have.
  */
-final class ShapeEcho implements Echo {
+final class ShapeEcho extends ProducedEcho {
     private static final String APP_ID = "bench-shape-streams";
     private static final String DISPATCH = "bench.shape.dispatch";
     private static final String TASKS = "bench.shape.tasks";
@@ -85,7 +84,6 @@ final class ShapeEcho implements Echo {
     private final String bootstrap;
     private final KafkaProducer<byte[], byte[]> requests;
     private final KafkaStreams streams;
-    private final EchoAnswers answers = new EchoAnswers();
     private final KafkaProducer<byte[], byte[]> completions;
     private final AtomicBoolean running = new AtomicBoolean(true);
     private final List<Thread> threads = new ArrayList<>();
@@ -210,22 +208,7 @@ final class ShapeEcho implements Echo {
     }
 
     @Override
-    public CompletableFuture<Void> send(long id) {
-        CompletableFuture<Void> answer = answers.expect(id);
-        produce(id);
-        return answer;
-    }
-
-    @Override
-    public CompletableFuture<Void> sendAll(long firstId, long count) {
-        CompletableFuture<Void> answered = answers.expectBurst(firstId, count);
-        for (long i = 0; i < count; i++) {
-            produce(firstId + i);
-        }
-        return answered;
-    }
-
-    private void produce(long id) {
+    protected void produce(long id) {
         byte[] value = Arrays.copyOf(payload, payload.length + DISPATCH_EXTRA);
         ByteBuffer.wrap(value).putLong(id);
         requests.send(new ProducerRecord<>(DISPATCH, ("bench/w" + id + "/1").getBytes(), value));
