@@ -30,6 +30,7 @@ import dev.baton.testkit.LocalCluster;
 import dev.baton.testkit.TempDirs;
 import dev.baton.topics.ClientConfigs;
 import dev.baton.worker.LeaseMode;
+import dev.baton.worker.Worker;
 import dev.baton.worker.WorkerOptions;
 import org.HdrHistogram.Histogram;
 import org.HdrHistogram.SynchronizedHistogram;
@@ -114,6 +115,12 @@ public final class DispatchBench implements Callable<Integer> {
                     + " (default ${DEFAULT-VALUE})")
     boolean kafkaShape;
 
+    @Option(names = "--baton-first",
+            description = "Measure Baton before the raw echo and the kafka shape instead of after them: a pipeline measured later runs in"
+                    + " a JVM whose JIT profiles and heap the earlier ones shaped, so alternate the order to see what it costs"
+                    + " (default: Baton last)")
+    boolean batonFirst;
+
     @Spec
     CommandSpec spec;
 
@@ -180,20 +187,21 @@ public final class DispatchBench implements Callable<Integer> {
             settings.put("state.dir", dir.resolve("streams-state").toString());
             long rocksDbFrom;
             long rocksDbPhase;
+            long[] rocksDbClosed = {-1}; // when the peers run after Baton, as its streams app has closed, before theirs begin
             Measured baton;
             try (LocalCluster cluster = LocalCluster.start(partitions, List.of("bench"), settings, dir.resolve("kafka"))) {
-                if (g == 0) {
-                    // The peers run while Baton's streams app is stopped: its idle polls and punctuations would count in
-                    // their CPU per activity (and its threads in the shape's streams-app role). It starts again after,
-                    // on the same broker, with nothing read yet.
-                    cluster.restartStreamsAppOnEmptyDisk(() -> measurePeers(cluster.bootstrapServers(), runDir, all));
+                if (g == 0 && !batonFirst) {
+                    measurePeers(cluster, runDir, all, () -> { });
                 }
                 rocksDbFrom = rocksDbNanos();
                 baton = measureBaton(guarantees.get(g).label, configs.get(g), cluster);
                 all.add(baton);
                 rocksDbPhase = rocksDbNanos();
+                if (g == guarantees.size() - 1 && batonFirst) {
+                    measurePeers(cluster, runDir, all, () -> rocksDbClosed[0] = rocksDbNanos());
+                }
             }
-            printRocksDbWholePhase(baton, rocksDbFrom, rocksDbPhase, rocksDbNanos());
+            printRocksDbWholePhase(baton, rocksDbFrom, rocksDbPhase, rocksDbClosed[0] >= 0 ? rocksDbClosed[0] : rocksDbNanos());
         }
         printSideBySide(all);
         double wall = (System.nanoTime() - wallStart) / 1e9;
@@ -205,18 +213,28 @@ public final class DispatchBench implements Callable<Integer> {
         return 0;
     }
 
-    /** The raw echo and, unless skipped, the kafka shape, added to {@code all} in that order. */
-    private void measurePeers(String bootstrap, Path runDir, List<Measured> all) {
-        try {
-            try (RawEcho echo = new RawEcho(bootstrap, partitions, payloadBytes)) {
-                all.add(measure(RAW, echo, new ArrayList<>(), null, "3 (by construction)"));
+    /**
+     * The raw echo and, unless skipped, the kafka shape, put first in {@code all} in that order (the side-by-side table's
+     * ratios are to the raw echo). They run while Baton's streams app is stopped: its idle polls and punctuations would
+     * count in their CPU per activity (and its threads in the shape's streams-app role). It starts again after, on the
+     * same broker, with nothing read yet.
+     */
+    private void measurePeers(LocalCluster cluster, Path runDir, List<Measured> all, Runnable whenBatonStopped) throws Exception {
+        List<Measured> peers = new ArrayList<>();
+        cluster.restartStreamsAppOnEmptyDisk(() -> {
+            whenBatonStopped.run();
+            try {
+                try (RawEcho echo = new RawEcho(cluster.bootstrapServers(), partitions, payloadBytes)) {
+                    peers.add(measure(RAW, echo, new ArrayList<>(), null, "3 (by construction)"));
+                }
+                if (kafkaShape) {
+                    peers.add(measureShape(cluster.bootstrapServers(), runDir.resolve("shape-state")));
+                }
+            } catch (Exception e) {
+                throw new IllegalStateException("measuring the raw echo or the kafka shape failed: " + e, e);
             }
-            if (kafkaShape) {
-                all.add(measureShape(bootstrap, runDir.resolve("shape-state")));
-            }
-        } catch (Exception e) {
-            throw new IllegalStateException("measuring the raw echo or the kafka shape failed: " + e, e);
-        }
+        });
+        all.addAll(0, peers);
     }
 
     /** Kafka alone in Baton's at-least-once shape ({@link ShapeEcho}), with the records it wrote counted as Baton's are. */
@@ -242,7 +260,7 @@ public final class DispatchBench implements Callable<Integer> {
         WorkerOptions.Builder worker = WorkerOptions.builder().workerId("bench-worker").queues("bench").maxConcurrent(workerConcurrency)
                 .handler("noop", (ctx, input) -> input)
                 .leaseMode(streams.atLeastOnce() ? LeaseMode.PLAIN : LeaseMode.TRANSACTIONAL); // the worker path each mode is meant for
-        cluster.worker(worker);
+        Worker benchWorker = cluster.worker(worker);
         Map<String, Long> before = recordsByTopic(cluster.bootstrapServers());
         Map<String, Long> bytesBefore = LogBytes.byTopic(cluster.bootstrapServers(), DispatchBench::batonTopic);
         List<Map<String, HopBreakdown.Sample>> samples = new ArrayList<>();
@@ -252,6 +270,8 @@ public final class DispatchBench implements Callable<Integer> {
         Measured m;
         try (BatonEcho echo = new BatonEcho(cluster, payloadBytes)) {
             m = measure(name, echo, samples, new StreamThreadsUse(cluster.streamsApp().streams()), null);
+        } finally {
+            benchWorker.close(); // idle, its polls would count in the pipelines measured after it
         }
         Set<String> sampled = new HashSet<>();
         samples.forEach(s -> sampled.addAll(s.keySet()));
@@ -331,21 +351,26 @@ public final class DispatchBench implements Callable<Integer> {
      * is cores divided by this, so it says which part to make cheaper.
      */
     private void printCpu(String name) {
-        BurstCpu raw = burstCpu.get(RAW);
         BurstCpu baton = burstCpu.get(name);
-        out.printf("cpu         in the bursts, per activity (us): raw %d; %s %d = %s%n", raw.microsPerActivity(), name, baton.microsPerActivity(),
-                CpuByRole.perUnit(baton.from(), baton.to(), baton.activities()));
-        out.printf("alloc       in the bursts, per activity (KB): raw %s; %s %s%n",
-                CpuByRole.allocatedPerUnit(raw.from(), raw.to(), raw.activities()).split(" = ")[0], name,
+        out.printf("cpu         in the bursts, per activity (us): %s%s %d = %s%n", raw(r -> String.valueOf(r.microsPerActivity())), name,
+                baton.microsPerActivity(), CpuByRole.perUnit(baton.from(), baton.to(), baton.activities()));
+        out.printf("alloc       in the bursts, per activity (KB): %s%s %s%n",
+                raw(r -> CpuByRole.allocatedPerUnit(r.from(), r.to(), r.activities()).split(" = ")[0]), name,
                 CpuByRole.allocatedPerUnit(baton.from(), baton.to(), baton.activities()));
-        out.printf("requests    the broker served in the bursts, per activity: raw %s; %s %s%n",
-                raw.requestsTo().perUnitSince(raw.requestsFrom(), raw.activities()).split(" = ")[0], name,
+        out.printf("requests    the broker served in the bursts, per activity: %s%s %s%n",
+                raw(r -> r.requestsTo().perUnitSince(r.requestsFrom(), r.activities()).split(" = ")[0]), name,
                 baton.requestsTo().perUnitSince(baton.requestsFrom(), baton.activities()));
-        out.printf("gc          %s; in the bursts: raw %s; %s %s%n", GcTime.collector(), raw.gcTo().since(raw.gcFrom()), name,
+        out.printf("gc          %s; in the bursts: %s%s %s%n", GcTime.collector(), raw(r -> r.gcTo().since(r.gcFrom())), name,
                 baton.gcTo().since(baton.gcFrom()));
         // What the young collections copied: unlike their pauses and CPU, it does not grow with the machine's load.
-        out.printf("gc kept     survivors and promotions of young collections in the bursts: raw %s; %s %s%n",
-                raw.gcTo().keptSince(raw.gcFrom(), raw.activities()), name, baton.gcTo().keptSince(baton.gcFrom(), baton.activities()));
+        out.printf("gc kept     survivors and promotions of young collections in the bursts: %s%s %s%n",
+                raw(r -> r.gcTo().keptSince(r.gcFrom(), r.activities())), name, baton.gcTo().keptSince(baton.gcFrom(), baton.activities()));
+    }
+
+    /** "raw {figure}; " when the raw echo ran before this line (not so under {@code --baton-first}: then its own lines give it). */
+    private String raw(Function<BurstCpu, String> figure) {
+        BurstCpu raw = burstCpu.get(RAW);
+        return raw == null ? "" : "raw " + figure.apply(raw) + "; ";
     }
 
     private static long rocksDbNanos() {
