@@ -245,15 +245,22 @@ public final class DispatchBench implements Callable<Integer> {
                 + " the interval), a plain worker, no rules%n", SHAPE, config.commitIntervalMs(), config.streamThreads());
         Map<String, Long> before = recordsByTopic(bootstrap, ShapeEcho::owns);
         Map<String, Long> bytesBefore = LogBytes.byTopic(bootstrap, ShapeEcho::owns);
+        long rocksDbFrom = rocksDbNanos();
+        long rocksDbPhase;
+        Measured shape;
         try (ShapeEcho echo = new ShapeEcho(bootstrap, partitions, payloadBytes, settings, stateDir)) {
             Measured m = measure(SHAPE, echo, new ArrayList<>(), null, null);
+            rocksDbPhase = rocksDbNanos();
             String breakdown = recordsPerActivity(before, recordsByTopic(bootstrap, ShapeEcho::owns), m.sent());
             out.printf("records     %s wrote %s%n", SHAPE, breakdown.replace("Baton's topics", "its topics"));
             out.printf("bytes       %s's logs grew by %s%n", SHAPE, LogBytes.perActivity(bytesBefore, LogBytes.byTopic(bootstrap, ShapeEcho::owns), m.sent()));
             printCpu(SHAPE);
-            return new Measured(m.name(), m.sent(), m.maxPerSecond(), m.atRates(), m.microsPerActivity(),
+            shape = new Measured(m.name(), m.sent(), m.maxPerSecond(), m.atRates(), m.microsPerActivity(),
                     breakdown.substring(0, breakdown.indexOf(' ')));
         }
+        // As for Baton's: the bursts' share of RocksDB's flushes and compactions depends on when they fall, so the whole run's too.
+        printRocksDbWholePhase(shape, rocksDbFrom, rocksDbPhase, rocksDbNanos());
+        return shape;
     }
 
     private Measured measureBaton(String name, StreamsAppConfig streams, LocalCluster cluster) throws Exception {
@@ -378,15 +385,15 @@ public final class DispatchBench implements Callable<Integer> {
     }
 
     /**
-     * RocksDB's threads over a whole Baton run: the burst figures miss the flushes and compactions a burst leaves
+     * RocksDB's threads over a whole run of Baton or the kafka shape: the burst figures miss the flushes and compactions a burst leaves
      * behind, and a larger write buffer defers more of them (docs/decisions.md, issue 29). Counted from the start of
      * the run's warm-up until its streams app has closed, which flushes every store's memtables and waits for the
      * compactions running; RocksDB's background threads belong to its default environment and outlive the stores, so
      * their counters still hold it all. What the close leaves unscheduled is not counted.
      */
-    private void printRocksDbWholePhase(Measured baton, long from, long phaseEnd, long closed) {
+    private void printRocksDbWholePhase(Measured pipeline, long from, long phaseEnd, long closed) {
         out.printf("rocksdb     %s over the whole run until its stores closed, per activity sent (%d): %.1f us (%.0f ms; of it %.0f ms"
-                        + " after the run's last figure, in the close)%n", baton.name(), baton.sent(), (closed - from) / 1e3 / Math.max(1, baton.sent()),
+                        + " after the run's last figure, in the close)%n", pipeline.name(), pipeline.sent(), (closed - from) / 1e3 / Math.max(1, pipeline.sent()),
                 (closed - from) / 1e6, (closed - phaseEnd) / 1e6);
     }
 

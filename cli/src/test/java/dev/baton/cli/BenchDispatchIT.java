@@ -46,6 +46,9 @@ class BenchDispatchIT {
         // What each pipeline's logs grew by, so the shape's smaller records are in view when the two are compared.
         assertThat(run.output()).containsPattern("bytes       kafka shape's logs grew by [1-9][0-9]+ per activity: bench-shape-streams-sites-changelog ")
                 .containsPattern("bytes       at-least-once's logs grew by [1-9][0-9]+ per activity: ");
+        // RocksDB's background work over each whole run, the shape's as Baton's: a burst catches only the flushes that fall in it.
+        assertThat(run.output()).containsPattern("rocksdb     kafka shape over the whole run until its stores closed, per activity sent \\([0-9]+\\): ")
+                .containsPattern("rocksdb     at-least-once over the whole run until its stores closed, per activity sent \\([0-9]+\\): ");
         assertThat(run.output()).containsPattern("cpu         in the bursts, per activity \\(us\\): raw [0-9]+; kafka shape [0-9]+ = broker [0-9]+, "
                 + "streams app [1-9][0-9]*, worker [1-9][0-9]*, client [1-9][0-9]*, outside Java threads");
         // Where the run's data lived (memory or disk changes the latencies); the directory is gone afterwards.
