@@ -105,16 +105,33 @@ public final class SiteHarness implements AutoCloseable {
         return new SiteHarness(3, SchemaRegistry.forUrl("mem://" + UUID.randomUUID(), Map.of()), InputPartitions.fixed(count));
     }
 
+    /** At-least-once, as the streams app runs it: no record cache over the sites store, tokens derived from a key. */
+    public static SiteHarness atLeastOnce() {
+        return new SiteHarness(3, SchemaRegistry.forUrl("mem://" + UUID.randomUUID(), Map.of()), InputPartitions.fixed(1), true);
+    }
+
+    /** A token key of the length the streams app's generated ones have (32 bytes). */
+    private static byte[] tokenKey() {
+        byte[] key = new byte[32];
+        new java.security.SecureRandom().nextBytes(key);
+        return key;
+    }
+
     private SiteHarness(int transportLossBudget, SchemaRegistry registry, InputPartitions inputPartitions) {
+        this(transportLossBudget, registry, inputPartitions, false);
+    }
+
+    private SiteHarness(int transportLossBudget, SchemaRegistry registry, InputPartitions inputPartitions, boolean atLeastOnce) {
         serdes = EventSerdes.of(registry);
         SiteProcessorSupplier supplier = new SiteProcessorSupplier(new SiteProcessorSupplier.Settings(serdes, new SiteMetrics(meters),
                 topic -> declared(topic) && !deletedTopics.contains(topic), new QueueService(meters), 15_000L, new RetryPolicy(1_000L, 2.0, 10_000L, 3, List.of()),
                 30_000L, 60_000L, TIMER_RESOLUTION_MS, 1024, transportLossBudget,
-                QueueTimeouts.from(Map.of("queue.mail.schedule.to.start.ms", "1000")), inputPartitions, false, true, null));
+                QueueTimeouts.from(Map.of("queue.mail.schedule.to.start.ms", "1000")), inputPartitions, atLeastOnce, !atLeastOnce,
+                atLeastOnce ? tokenKey() : null));
         Properties props = new Properties();
         props.put(StreamsConfig.APPLICATION_ID_CONFIG, "baton-test");
         props.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, "unused:9092");
-        props.put(StreamsConfig.PROCESSING_GUARANTEE_CONFIG, StreamsConfig.EXACTLY_ONCE_V2);
+        props.put(StreamsConfig.PROCESSING_GUARANTEE_CONFIG, atLeastOnce ? StreamsConfig.AT_LEAST_ONCE : StreamsConfig.EXACTLY_ONCE_V2);
         props.put(StreamsConfig.PROCESSING_EXCEPTION_HANDLER_CLASS_CONFIG, DeadLetterProcessingHandler.class);
         props.put("schema.registry.url", "mem://" + UUID.randomUUID());
         try {

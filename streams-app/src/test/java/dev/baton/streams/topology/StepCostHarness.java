@@ -1,0 +1,258 @@
+package dev.baton.streams.topology;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.UUID;
+import java.util.stream.Stream;
+
+import dev.baton.events.ActivityTask;
+import dev.baton.events.DispatchCommand;
+import dev.baton.events.RetryPolicy;
+import dev.baton.events.WorkerEvent;
+import dev.baton.events.WorkerEventKind;
+import dev.baton.events.WorkerStatus;
+import dev.baton.schemas.SiteKey;
+import dev.baton.schemas.registry.SchemaRegistry;
+import dev.baton.streams.config.QueueTimeouts;
+import dev.baton.streams.names.TopologyNames;
+import dev.baton.streams.processor.EventSerdes;
+import dev.baton.streams.processor.InputPartitions;
+import dev.baton.streams.processor.QueueService;
+import dev.baton.streams.processor.SiteMetrics;
+import dev.baton.streams.processor.SiteProcessorSupplier;
+import dev.baton.topics.BatonTopics;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import org.apache.kafka.common.serialization.Serdes;
+import org.apache.kafka.common.utils.Bytes;
+import org.apache.kafka.streams.StreamsConfig;
+import org.apache.kafka.streams.processor.TaskId;
+import org.apache.kafka.streams.processor.api.MockProcessorContext;
+import org.apache.kafka.streams.processor.api.Processor;
+import org.apache.kafka.streams.processor.api.ProcessorContext;
+import org.apache.kafka.streams.processor.api.Record;
+import org.apache.kafka.streams.state.KeyValueStore;
+import org.apache.kafka.streams.state.Stores;
+
+/**
+ * What Baton's site processor costs per activity against a processor with no rules doing the same store and output
+ * work (the {@code kafka shape} of {@code bench dispatch}), each called directly under Kafka's
+ * {@link MockProcessorContext} with RocksDB stores, in alternating rounds in one JVM: no broker, no Kafka Streams loop,
+ * no other thread, so the host's noise moves both alike. Not a test (it asserts nothing and CI does not run it); an
+ * instrument for whoever cuts the stream thread's own work (issue 29, docs/decisions.md). Run, after
+ * {@code mvn -B -q -o install -DskipTests} and {@code mvn -B -q -o test-compile -pl streams-app}:
+ *
+ * <pre>
+ * java -cp streams-app/target/test-classes:streams-app/target/classes:schemas/target/classes:cli/target/baton.jar:\
+ * $HOME/.m2/repository/org/apache/kafka/kafka-streams-test-utils/4.4.0/kafka-streams-test-utils-4.4.0.jar \
+ * dev.baton.streams.topology.StepCostHarness
+ * </pre>
+ *
+ * Per activity both take a dispatch and a completion, read and write a row per input, and forward a task, two history
+ * records and an outcome; the bare processor's records have the sizes Baton's had. Stores are built without their
+ * changelogs (the mock context has no producer), so neither pays the changelog send, which Kafka does alike for both.
+ * Only {@code process} is timed: building the inputs and reading the outputs are the client's and the worker's work.
+ */
+public final class StepCostHarness {
+
+    private static final int ACTIVITIES_PER_ROUND = 20_000;
+    private static final int ROUNDS = 12;
+
+    private StepCostHarness() {
+    }
+
+    public static void main(String[] args) throws Exception {
+        Path stateDir = Files.createTempDirectory("baton-step-cost");
+        try {
+            Baton baton = new Baton(stateDir.resolve("baton"));
+            Bare bare = null;
+            for (int round = 0; round < ROUNDS; round++) {
+                double batonNs = baton.round(round);
+                if (bare == null) {
+                    bare = new Bare(stateDir.resolve("bare"), baton.sizes);
+                    System.out.println("# bytes per record as Baton wrote them: " + baton.sizes);
+                }
+                double bareNs = bare.round(round);
+                System.out.printf("round %2d: baton %6.2f us per activity, bare %6.2f us, baton - bare %6.2f us, baton / bare %.2f%n", round,
+                        batonNs / 1e3, bareNs / 1e3, (batonNs - bareNs) / 1e3, batonNs / bareNs);
+            }
+        } finally {
+            try (Stream<Path> paths = Files.walk(stateDir)) {
+                paths.sorted(Comparator.reverseOrder()).forEach(x -> x.toFile().delete());
+            }
+        }
+    }
+
+    /** Bytes per record of each kind, as Baton wrote them. */
+    record Sizes(int dispatch, int event, int row, int task, int history, int outcome) {
+    }
+
+    private static MockProcessorContext<byte[], byte[]> context(Path stateDir, String app) {
+        Properties p = new Properties();
+        p.put(StreamsConfig.APPLICATION_ID_CONFIG, app);
+        p.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, "unused:9092");
+        p.put(StreamsConfig.STATE_DIR_CONFIG, stateDir.toString());
+        MockProcessorContext<byte[], byte[]> context = new MockProcessorContext<>(p, new TaskId(0, 0), stateDir.toFile());
+        context.setCurrentSystemTimeMs(System.currentTimeMillis());
+        context.setCurrentStreamTimeMs(System.currentTimeMillis());
+        return context;
+    }
+
+    private static KeyValueStore<Bytes, byte[]> store(MockProcessorContext<byte[], byte[]> context, String name) {
+        KeyValueStore<Bytes, byte[]> store = Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(name), Serdes.Bytes(), Serdes.ByteArray())
+                .withLoggingDisabled().withCachingDisabled().build();
+        store.init(context.getStateStoreContext(), store);
+        context.addStateStore(store);
+        return store;
+    }
+
+    /** Baton's site processor at-least-once, with one live worker serving the queue. */
+    private static final class Baton {
+        private final MockProcessorContext<byte[], byte[]> context;
+        private final Processor<byte[], byte[], byte[], byte[]> processor;
+        private final EventSerdes serdes = EventSerdes.of(SchemaRegistry.forUrl("mem://" + UUID.randomUUID(), Map.of()));
+        private long dispatchOffset;
+        private long eventsOffset;
+        Sizes sizes;
+
+        Baton(Path stateDir) {
+            context = context(stateDir, "baton");
+            store(context, TopologyNames.SITES_STORE);
+            store(context, TopologyNames.DEADLINES_STORE);
+            KeyValueStore<Bytes, byte[]> workers = store(context, TopologyNames.WORKERS_STORE);
+            long now = System.currentTimeMillis();
+            workers.put(Bytes.wrap("w-1".getBytes()), serdes.workerStatus().encode(BatonTopics.WORKERS, WorkerStatus.newBuilder().setWorkerId("w-1")
+                    .setQueues(List.of(SiteHarness.QUEUE)).setNodeLabels(List.of()).setCapacity(1024).setInFlight(0).setDraining(false)
+                    .setStartedAtMillis(now).setLastSeenMillis(now + 3_600_000L).build()));
+            byte[] tokenKey = new byte[32];
+            new java.security.SecureRandom().nextBytes(tokenKey);
+            SiteProcessorSupplier supplier = new SiteProcessorSupplier(new SiteProcessorSupplier.Settings(serdes, new SiteMetrics(new SimpleMeterRegistry()),
+                    topic -> true, new QueueService(new SimpleMeterRegistry()), 15_000L, new RetryPolicy(1_000L, 2.0, 10_000L, 3, List.of()),
+                    30_000L, 3_600_000L, 100L, 1_048_576, 3, QueueTimeouts.from(Map.of()), InputPartitions.fixed(1), true, false, tokenKey));
+            processor = supplier.get();
+            processor.init(context);
+        }
+
+        /** Nanoseconds of {@code process} per activity. */
+        double round(int round) {
+            List<byte[]> keys = new ArrayList<>();
+            List<byte[]> dispatches = new ArrayList<>();
+            for (int i = 0; i < ACTIVITIES_PER_ROUND; i++) {
+                SiteKey site = new SiteKey("bench", "w" + round + "-" + i, "1");
+                DispatchCommand cmd = SiteHarness.request(site, 1, UUID.randomUUID().toString()).setInput(SiteHarness.payload("x".repeat(100)))
+                        .setReplyKey("bench-client").build();
+                keys.add(site.toBytes());
+                dispatches.add(serdes.dispatch().encode(BatonTopics.DISPATCH, cmd));
+            }
+            context.resetForwards();
+            long timed = 0;
+            for (int i = 0; i < ACTIVITIES_PER_ROUND; i++) {
+                context.setRecordMetadata(BatonTopics.DISPATCH, 0, dispatchOffset++);
+                long t0 = System.nanoTime();
+                processor.process(new Record<>(keys.get(i), dispatches.get(i), 0L));
+                timed += System.nanoTime() - t0;
+            }
+            List<byte[]> tasks = sent(TopologyNames.TASKS_SINK);
+            List<ActivityTask> decoded = tasks.stream().map(v -> serdes.task().decode(BatonTopics.tasks(SiteHarness.QUEUE), v)).toList();
+            int history = sent(TopologyNames.HISTORY_SINK).size();
+            List<byte[]> completions = new ArrayList<>();
+            for (ActivityTask task : decoded) {
+                completions.add(serdes.workerEvent().encode(BatonTopics.WORKER_EVENTS, WorkerEvent.newBuilder().setKind(WorkerEventKind.COMPLETED)
+                        .setSite(task.getSite()).setAttempt(task.getAttempt()).setGeneration(task.getGeneration()).setToken(task.getToken())
+                        .setWorkerId("w-1").setOutput(task.getInput()).setAtMillis(0L).build()));
+            }
+            context.resetForwards();
+            for (int i = 0; i < ACTIVITIES_PER_ROUND; i++) {
+                context.setRecordMetadata(BatonTopics.WORKER_EVENTS, 0, eventsOffset++);
+                long t0 = System.nanoTime();
+                processor.process(new Record<>(SiteKey.of(decoded.get(i).getSite()).toBytes(), completions.get(i), 0L));
+                timed += System.nanoTime() - t0;
+            }
+            List<byte[]> outcomes = sent(TopologyNames.RESULTS_SINK);
+            List<byte[]> resolved = sent(TopologyNames.HISTORY_SINK);
+            if (tasks.size() != ACTIVITIES_PER_ROUND || outcomes.size() != ACTIVITIES_PER_ROUND || history + resolved.size() != 2 * ACTIVITIES_PER_ROUND) {
+                throw new IllegalStateException("expected a task, an outcome and two history events per activity, got " + tasks.size() + ", "
+                        + outcomes.size() + " and " + (history + resolved.size()) + " (dead letters: " + sent(TopologyNames.DLQ_SINK).size() + ")");
+            }
+            if (sizes == null) {
+                KeyValueStore<Bytes, byte[]> sites = context.getStateStore(TopologyNames.SITES_STORE);
+                sizes = new Sizes(dispatches.get(0).length, completions.get(0).length, sites.get(Bytes.wrap(keys.get(0))).length,
+                        tasks.get(0).length, resolved.get(0).length, outcomes.get(0).length);
+            }
+            context.resetForwards();
+            return (double) timed / ACTIVITIES_PER_ROUND;
+        }
+
+        private List<byte[]> sent(String child) {
+            return context.forwarded().stream().filter(f -> f.childName().map(child::equals).orElse(false)).map(f -> (byte[]) f.record().value()).toList();
+        }
+    }
+
+    /** The kafka shape's processor: reads and writes a row per input, forwards a task or an outcome and a history record. */
+    private static final class Bare {
+        private final MockProcessorContext<byte[], byte[]> context;
+        private final Processor<byte[], byte[], byte[], byte[]> processor;
+        private final Sizes sizes;
+        private long offset;
+
+        Bare(Path stateDir, Sizes sizes) {
+            this.sizes = sizes;
+            context = context(stateDir, "bare");
+            store(context, "rows");
+            processor = new Rows(sizes);
+            processor.init(context);
+        }
+
+        double round(int round) {
+            List<byte[]> keys = new ArrayList<>();
+            for (int i = 0; i < ACTIVITIES_PER_ROUND; i++) {
+                keys.add(new SiteKey("bench", "w" + round + "-" + i, "1").toBytes());
+            }
+            byte[] request = new byte[sizes.dispatch()];
+            byte[] completion = new byte[sizes.event()];
+            long timed = 0;
+            for (String topic : List.of(BatonTopics.DISPATCH, BatonTopics.WORKER_EVENTS)) {
+                for (byte[] key : keys) {
+                    context.setRecordMetadata(topic, 0, offset++);
+                    long t0 = System.nanoTime();
+                    processor.process(new Record<>(key, topic.equals(BatonTopics.DISPATCH) ? request : completion, 0L));
+                    timed += System.nanoTime() - t0;
+                }
+                context.resetForwards();
+            }
+            return (double) timed / ACTIVITIES_PER_ROUND;
+        }
+    }
+
+    private static final class Rows implements Processor<byte[], byte[], byte[], byte[]> {
+        private final Sizes sizes;
+        private ProcessorContext<byte[], byte[]> context;
+        private KeyValueStore<Bytes, byte[]> rows;
+
+        Rows(Sizes sizes) {
+            this.sizes = sizes;
+        }
+
+        @Override
+        public void init(ProcessorContext<byte[], byte[]> context) {
+            this.context = context;
+            this.rows = context.getStateStore("rows");
+        }
+
+        @Override
+        public void process(Record<byte[], byte[]> record) {
+            boolean dispatch = BatonTopics.DISPATCH.equals(context.recordMetadata().orElseThrow().topic());
+            Bytes key = Bytes.wrap(record.key());
+            byte[] row = rows.get(key);
+            rows.put(key, row == null ? Arrays.copyOf(record.value(), sizes.row()) : row.clone());
+            context.forward(record.withValue(new byte[dispatch ? sizes.task() : sizes.outcome()]), dispatch ? "tasks" : "results");
+            context.forward(record.withValue(new byte[sizes.history()]), "history");
+        }
+    }
+}
