@@ -1,6 +1,8 @@
 package dev.baton.streams.topology;
 
 import java.io.IOException;
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadMXBean;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -57,22 +59,34 @@ import org.apache.kafka.streams.state.Stores;
  * Per activity both take a dispatch and a completion, read and write a row per input, and forward a task, two history
  * records and an outcome; the bare processor's records have the sizes Baton's had. Stores are built without their
  * changelogs (the mock context has no producer), so neither pays the changelog send, which Kafka does alike for both.
- * Only {@code process} is timed: building the inputs and reading the outputs are the client's and the worker's work.
+ * Only the loops calling {@code process} are timed, by the thread's CPU time: building the inputs and reading the outputs
+ * are the client's and the worker's work, and a garbage collection's pause is other threads' CPU.
  */
 public final class StepCostHarness {
 
     private static final int ACTIVITIES_PER_ROUND = 20_000;
-    private static final int ROUNDS = 12;
+    /**
+     * Completions follow their dispatches this many activities later, as a partition's do in {@code bench dispatch} at
+     * tens of thousands a second (its rows are still in the site store's decoded cache then).
+     */
+    private static final int BATCH = 500;
+    /** Rounds left out of the medians: the JIT compiles most of both paths in them. */
+    private static final int WARM_UP_ROUNDS = 4;
+    /** This thread's CPU time, not the wall clock: a collection's pause (other threads' work) counts against neither. */
+    private static final ThreadMXBean CPU = ManagementFactory.getThreadMXBean();
 
     private StepCostHarness() {
     }
 
+    /** Arguments: the number of rounds (default 12; more for a profile). */
     public static void main(String[] args) throws Exception {
+        int rounds = args.length > 0 ? Integer.parseInt(args[0]) : 12;
         Path stateDir = Files.createTempDirectory("baton-step-cost");
         try {
             Baton baton = new Baton(stateDir.resolve("baton"));
             Bare bare = null;
-            for (int round = 0; round < ROUNDS; round++) {
+            List<double[]> measured = new ArrayList<>(); // {baton, bare} of each round after the warm-up
+            for (int round = 0; round < rounds; round++) {
                 double batonNs = baton.round(round);
                 if (bare == null) {
                     bare = new Bare(stateDir.resolve("bare"), baton.sizes);
@@ -81,12 +95,25 @@ public final class StepCostHarness {
                 double bareNs = bare.round(round);
                 System.out.printf("round %2d: baton %6.2f us per activity, bare %6.2f us, baton - bare %6.2f us, baton / bare %.2f%n", round,
                         batonNs / 1e3, bareNs / 1e3, (batonNs - bareNs) / 1e3, batonNs / bareNs);
+                if (round >= WARM_UP_ROUNDS) {
+                    measured.add(new double[] {batonNs, bareNs});
+                }
+            }
+            if (!measured.isEmpty()) {
+                System.out.printf("median of rounds %d-%d: baton %.2f us, bare %.2f us, baton - bare %.2f us, baton / bare %.2f%n", WARM_UP_ROUNDS,
+                        rounds - 1, median(measured, m -> m[0]) / 1e3, median(measured, m -> m[1]) / 1e3,
+                        median(measured, m -> m[0] - m[1]) / 1e3, median(measured, m -> m[0] / m[1]));
             }
         } finally {
             try (Stream<Path> paths = Files.walk(stateDir)) {
                 paths.sorted(Comparator.reverseOrder()).forEach(x -> x.toFile().delete());
             }
         }
+    }
+
+    private static double median(List<double[]> rounds, java.util.function.ToDoubleFunction<double[]> figure) {
+        double[] sorted = rounds.stream().mapToDouble(figure).sorted().toArray();
+        return sorted[sorted.length / 2];
     }
 
     /** Bytes per record of each kind, as Baton wrote them. */
@@ -141,9 +168,18 @@ public final class StepCostHarness {
 
         /** Nanoseconds of {@code process} per activity. */
         double round(int round) {
+            long timed = 0;
+            for (int from = 0; from < ACTIVITIES_PER_ROUND; from += BATCH) {
+                timed += batch(round, from);
+            }
+            return (double) timed / ACTIVITIES_PER_ROUND;
+        }
+
+        /** Dispatches {@link #BATCH} activities, then completes them; nanoseconds in {@code process}. */
+        private long batch(int round, int from) {
             List<byte[]> keys = new ArrayList<>();
             List<byte[]> dispatches = new ArrayList<>();
-            for (int i = 0; i < ACTIVITIES_PER_ROUND; i++) {
+            for (int i = from; i < from + BATCH; i++) {
                 SiteKey site = new SiteKey("bench", "w" + round + "-" + i, "1");
                 DispatchCommand cmd = SiteHarness.request(site, 1, UUID.randomUUID().toString()).setInput(SiteHarness.payload("x".repeat(100)))
                         .setReplyKey("bench-client").build();
@@ -151,13 +187,12 @@ public final class StepCostHarness {
                 dispatches.add(serdes.dispatch().encode(BatonTopics.DISPATCH, cmd));
             }
             context.resetForwards();
-            long timed = 0;
-            for (int i = 0; i < ACTIVITIES_PER_ROUND; i++) {
+            long t0 = CPU.getCurrentThreadCpuTime();
+            for (int i = 0; i < BATCH; i++) {
                 context.setRecordMetadata(BatonTopics.DISPATCH, 0, dispatchOffset++);
-                long t0 = System.nanoTime();
                 processor.process(new Record<>(keys.get(i), dispatches.get(i), 0L));
-                timed += System.nanoTime() - t0;
             }
+            long timed = CPU.getCurrentThreadCpuTime() - t0;
             List<byte[]> tasks = sent(TopologyNames.TASKS_SINK);
             List<ActivityTask> decoded = tasks.stream().map(v -> serdes.task().decode(BatonTopics.tasks(SiteHarness.QUEUE), v)).toList();
             int history = sent(TopologyNames.HISTORY_SINK).size();
@@ -168,15 +203,16 @@ public final class StepCostHarness {
                         .setWorkerId("w-1").setOutput(task.getInput()).setAtMillis(0L).build()));
             }
             context.resetForwards();
-            for (int i = 0; i < ACTIVITIES_PER_ROUND; i++) {
+            List<byte[]> completionKeys = decoded.stream().map(t -> SiteKey.of(t.getSite()).toBytes()).toList();
+            long t1 = CPU.getCurrentThreadCpuTime();
+            for (int i = 0; i < BATCH; i++) {
                 context.setRecordMetadata(BatonTopics.WORKER_EVENTS, 0, eventsOffset++);
-                long t0 = System.nanoTime();
-                processor.process(new Record<>(SiteKey.of(decoded.get(i).getSite()).toBytes(), completions.get(i), 0L));
-                timed += System.nanoTime() - t0;
+                processor.process(new Record<>(completionKeys.get(i), completions.get(i), 0L));
             }
+            timed += CPU.getCurrentThreadCpuTime() - t1;
             List<byte[]> outcomes = sent(TopologyNames.RESULTS_SINK);
             List<byte[]> resolved = sent(TopologyNames.HISTORY_SINK);
-            if (tasks.size() != ACTIVITIES_PER_ROUND || outcomes.size() != ACTIVITIES_PER_ROUND || history + resolved.size() != 2 * ACTIVITIES_PER_ROUND) {
+            if (tasks.size() != BATCH || outcomes.size() != BATCH || history + resolved.size() != 2 * BATCH) {
                 throw new IllegalStateException("expected a task, an outcome and two history events per activity, got " + tasks.size() + ", "
                         + outcomes.size() + " and " + (history + resolved.size()) + " (dead letters: " + sent(TopologyNames.DLQ_SINK).size() + ")");
             }
@@ -186,7 +222,7 @@ public final class StepCostHarness {
                         tasks.get(0).length, resolved.get(0).length, outcomes.get(0).length);
             }
             context.resetForwards();
-            return (double) timed / ACTIVITIES_PER_ROUND;
+            return timed;
         }
 
         private List<byte[]> sent(String child) {
@@ -210,21 +246,24 @@ public final class StepCostHarness {
         }
 
         double round(int round) {
-            List<byte[]> keys = new ArrayList<>();
-            for (int i = 0; i < ACTIVITIES_PER_ROUND; i++) {
-                keys.add(new SiteKey("bench", "w" + round + "-" + i, "1").toBytes());
-            }
             byte[] request = new byte[sizes.dispatch()];
             byte[] completion = new byte[sizes.event()];
             long timed = 0;
-            for (String topic : List.of(BatonTopics.DISPATCH, BatonTopics.WORKER_EVENTS)) {
-                for (byte[] key : keys) {
-                    context.setRecordMetadata(topic, 0, offset++);
-                    long t0 = System.nanoTime();
-                    processor.process(new Record<>(key, topic.equals(BatonTopics.DISPATCH) ? request : completion, 0L));
-                    timed += System.nanoTime() - t0;
+            for (int from = 0; from < ACTIVITIES_PER_ROUND; from += BATCH) {
+                List<byte[]> keys = new ArrayList<>();
+                for (int i = from; i < from + BATCH; i++) {
+                    keys.add(new SiteKey("bench", "w" + round + "-" + i, "1").toBytes());
                 }
-                context.resetForwards();
+                for (String topic : List.of(BatonTopics.DISPATCH, BatonTopics.WORKER_EVENTS)) {
+                    byte[] value = topic.equals(BatonTopics.DISPATCH) ? request : completion;
+                    long t0 = CPU.getCurrentThreadCpuTime();
+                    for (byte[] key : keys) {
+                        context.setRecordMetadata(topic, 0, offset++);
+                        processor.process(new Record<>(key, value, 0L));
+                    }
+                    timed += CPU.getCurrentThreadCpuTime() - t0;
+                    context.resetForwards();
+                }
             }
             return (double) timed / ACTIVITIES_PER_ROUND;
         }
