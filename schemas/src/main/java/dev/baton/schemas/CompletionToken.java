@@ -35,6 +35,7 @@ public record CompletionToken(String value) {
     private static final String HMAC = "HmacSHA256";
     private static final ThreadLocal<Mac> MACS = ThreadLocal.withInitial(CompletionToken::newMac);
     private static final ThreadLocal<MessageDigest> SHA256 = ThreadLocal.withInitial(CompletionToken::newSha256);
+    private static final ThreadLocal<KeyedMac> KEYED_MACS = ThreadLocal.withInitial(KeyedMac::new);
 
     public CompletionToken {
         Objects.requireNonNull(value, "token");
@@ -61,12 +62,7 @@ public record CompletionToken(String value) {
      * so their reports still count. Without the key a token is as unguessable as with a random secret.
      */
     public static byte[] siteSecret(byte[] tokenKey, byte[] siteKey, int partition, long offset) {
-        Mac mac = MACS.get();
-        try {
-            mac.init(new SecretKeySpec(tokenKey, HMAC));
-        } catch (GeneralSecurityException e) {
-            throw new IllegalStateException("HMAC key rejected", e);
-        }
+        Mac mac = KEYED_MACS.get().keyedWith(tokenKey);
         mac.update(siteKey);
         byte[] full = mac.doFinal(ByteBuffer.allocate(12).putInt(partition).putLong(offset).array());
         return Arrays.copyOf(full, BYTES);
@@ -124,6 +120,29 @@ public record CompletionToken(String value) {
     @Override
     public String toString() {
         return value.length() <= 4 ? "****" : value.substring(0, 4) + "…";
+    }
+
+    /**
+     * A MAC kept initialized with the last token key it was given: every new site's secret is signed with the streams
+     * app's one key, and initializing HMAC (hashing the padded key twice) was a third of each secret's cost. A MAC is
+     * back to its initialized state after {@code doFinal}. The key is compared by content, so a caller may pass a copy.
+     */
+    private static final class KeyedMac {
+        private final Mac mac = newMac();
+        private byte[] key;
+
+        Mac keyedWith(byte[] tokenKey) {
+            if (key == null || !Arrays.equals(key, tokenKey)) {
+                try {
+                    mac.init(new SecretKeySpec(tokenKey, HMAC));
+                } catch (GeneralSecurityException e) {
+                    key = null;
+                    throw new IllegalStateException("HMAC key rejected", e);
+                }
+                key = tokenKey.clone();
+            }
+            return mac;
+        }
     }
 
     private static Mac newMac() {

@@ -3,7 +3,9 @@ package dev.baton.streams.processor;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.OptionalInt;
 
 import dev.baton.events.ActivityTask;
@@ -28,6 +30,9 @@ import org.apache.kafka.streams.processor.api.Record;
  */
 final class Emitter {
 
+    /** Task topics most recently used that are kept; a deployment has a handful of queues, and nodes per queue. */
+    private static final int TASK_TOPICS = 256;
+
     private record Staged(Record<byte[], byte[]> record, String sink) {
     }
 
@@ -35,6 +40,12 @@ final class Emitter {
     private final EventSerdes serdes;
     private final DeadLetters deadLetters;
     private final List<Staged> staged = new ArrayList<>();
+    private final Map<String, TaskTopic> taskTopics = new LinkedHashMap<>(16, 0.75f, true) {
+        @Override
+        protected boolean removeEldestEntry(Map.Entry<String, TaskTopic> eldest) {
+            return size() > TASK_TOPICS;
+        }
+    };
 
     Emitter(ProcessorContext<byte[], byte[]> context, EventSerdes serdes, DeadLetters deadLetters) {
         this.context = context;
@@ -52,10 +63,30 @@ final class Emitter {
     }
 
     private Record<byte[], byte[]> taskRecord(SiteKey site, ActivityTask task) {
-        String topic = task.getNode() == null ? BatonTopics.tasks(task.getQueue()) : BatonTopics.tasks(task.getQueue(), task.getNode());
+        TaskTopic topic = taskTopic(task.getQueue(), task.getNode());
         RecordHeaders headers = new RecordHeaders();
-        headers.add(TopologyNames.TASK_TOPIC_HEADER, topic.getBytes(StandardCharsets.UTF_8));
-        return new Record<>(site.toBytes(), serdes.task().encode(topic, task), now(), headers);
+        headers.add(TopologyNames.TASK_TOPIC_HEADER, topic.nameBytes());
+        return new Record<>(site.toBytes(), serdes.task().encode(topic.name(), task), now(), headers);
+    }
+
+    /** A task topic's name, and its bytes for the sink's header: one array shared by every task record's header (nothing writes into one). */
+    private record TaskTopic(String name, byte[] nameBytes) {
+    }
+
+    /**
+     * The queue's (or pinned node's) task topic, from the last {@link #TASK_TOPICS} used: building and checking the name for
+     * every task was ~1.5% of the stream thread in {@code StepCostHarness}'s profile, and a new name string hashed again where
+     * its schema id is looked up.
+     */
+    private TaskTopic taskTopic(String queue, String node) {
+        String key = node == null ? queue : queue + '\u0000' + node;
+        TaskTopic topic = taskTopics.get(key);
+        if (topic == null) {
+            String name = node == null ? BatonTopics.tasks(queue) : BatonTopics.tasks(queue, node);
+            topic = new TaskTopic(name, name.getBytes(StandardCharsets.UTF_8));
+            taskTopics.put(key, topic);
+        }
+        return topic;
     }
 
     void control(WorkerControl control) {
