@@ -15,7 +15,7 @@ import org.apache.avro.io.BinaryEncoder;
  * Not thread-safe: one per thread.
  *
  * <p>The encoder writes Avro's binary encoding straight into the array ({@link ArrayEncoder}), byte for
- * byte what Avro's own {@code DirectBinaryEncoder} writes ({@code EncodeBufferTest} compares them).
+ * byte what Avro's own {@code DirectBinaryEncoder} writes ({@code EncodeBufferProperties} compares them).
  */
 final class EncodeBuffer {
 
