@@ -90,7 +90,6 @@ public final class DispatchClient implements AutoCloseable {
     private final RequestIds requestIds = new RequestIds();
     /** Read once: a config lookup per dispatch is a few map lookups on the sending thread. */
     private final int maxPayloadBytes;
-    private final long dispatchTimeoutMs;
     private final ResultListener listener;
     private final Thread listenerThread;
     private final Clock clock;
@@ -126,13 +125,14 @@ public final class DispatchClient implements AutoCloseable {
         this.clientId = config.clientId();
         this.clock = clock;
         this.maxPayloadBytes = config.getInt(DispatchClientConfig.MAX_PAYLOAD_BYTES_CONFIG);
-        this.dispatchTimeoutMs = config.getLong(DispatchClientConfig.DISPATCH_TIMEOUT_MS_CONFIG);
         this.latency = BatonMetric.DISPATCH_LATENCY.timer(meters);
         this.clientMeters = new ClientMeters(meters);
         this.registry = SchemaRegistry.forUrl(config.getString(DispatchClientConfig.SCHEMA_REGISTRY_URL_CONFIG), config.kafkaConfig());
         this.commands = EventSerde.of(DispatchCommand.class, registry);
-        this.pending = new PendingResults(config.getInt(DispatchClientConfig.MAX_PENDING_CONFIG));
         this.callbacks = callbackPool(clientId);
+        this.pending = new PendingResults(config.getInt(DispatchClientConfig.MAX_PENDING_CONFIG),
+                config.getLong(DispatchClientConfig.DISPATCH_TIMEOUT_MS_CONFIG), callbacks,
+                nanos -> latency.record(nanos, TimeUnit.NANOSECONDS));
         // A start that fails closes what it opened: the caller gets no client to close.
         Producer<byte[], byte[]> startedProducer = null;
         ResultListener startedListener = null;
@@ -220,21 +220,9 @@ public final class DispatchClient implements AutoCloseable {
     public CompletableFuture<ActivityOutcome> dispatch(ActivityRequest request) {
         requireOpen();
         DispatchCommand cmd = command(request);
-        CompletableFuture<ActivityOutcome> pendingFuture = pending.register(cmd.getRequestId());
-        long sentAt = System.nanoTime();
-        // The caller's future: the stages it attaches run on the callback executor, not on the results thread (CallbackFuture).
-        CallbackFuture<ActivityOutcome> future = new CallbackFuture<>(callbacks);
-        pendingFuture.whenComplete((outcome, error) -> {
-            latency.record(System.nanoTime() - sentAt, TimeUnit.NANOSECONDS);
-            if (error != null) {
-                future.completeExceptionally(error);
-            } else {
-                future.complete(outcome);
-            }
-        });
-        if (dispatchTimeoutMs > 0) {
-            pendingFuture.orTimeout(dispatchTimeoutMs, TimeUnit.MILLISECONDS);
-        }
+        // The caller's future itself waits in the pending set: the stages it attaches run on the callback executor, not on
+        // the results thread (CallbackFuture); it records the latency and leaves the set when it completes.
+        CompletableFuture<ActivityOutcome> future = pending.register(cmd.getRequestId());
         try {
             // The producer's callback fails the pending future itself: a future per send only to pass its failure on was
             // two more objects and a completion per dispatch (docs/decisions.md, issue 29).

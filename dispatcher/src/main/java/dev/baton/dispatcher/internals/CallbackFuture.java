@@ -21,8 +21,10 @@ import java.util.function.Function;
  * on a spare thread.
  *
  * <p>A caller that only waits ({@code get}, {@code join}) pays nothing for it: no stage, no task.
+ *
+ * <p>Not final: the future a dispatch's caller gets is one waiting in {@link PendingResults}.
  */
-public final class CallbackFuture<T> extends CompletableFuture<T> {
+public class CallbackFuture<T> extends CompletableFuture<T> {
 
     private final Executor callbacks;
 

@@ -1,9 +1,16 @@
 package dev.baton.dispatcher.internals;
 
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executor;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.function.Function;
+import java.util.function.LongConsumer;
 
 import dev.baton.dispatcher.ActivityOutcome;
 import dev.baton.dispatcher.PendingLimitExceededException;
@@ -12,15 +19,39 @@ import dev.baton.dispatcher.PendingLimitExceededException;
  * Futures waiting for outcomes, by request id. Bounded: a client cannot grow it without limit. Once
  * {@linkplain #close closed} it holds no future: each waiting one has failed and later registrations
  * are refused, so no caller is left waiting for an outcome nobody will deliver.
+ *
+ * <p>The future held is the one the caller gets ({@link Waiting}, a {@link CallbackFuture}): it leaves the set
+ * however it completes (its outcome, a failure, its timeout, the caller's cancel). A dispatch used to hold three
+ * futures, two stages and two lambdas until its outcome; with ~100,000 dispatches waiting, every young collection copied
+ * them (docs/decisions.md, "A waiting dispatch is one future").
  */
 public final class PendingResults {
 
-    private final Map<String, CompletableFuture<ActivityOutcome>> byRequestId = new ConcurrentHashMap<>();
+    /** Fails dispatches that waited {@code dispatch.timeout.ms}; one daemon thread for every client, as the JDK's orTimeout has. */
+    private static final ScheduledThreadPoolExecutor TIMEOUTS = timeouts();
+
+    private final Map<String, Waiting> byRequestId = new ConcurrentHashMap<>();
     private final int max;
+    private final long timeoutMs;
+    private final Executor callbacks;
+    private final LongConsumer resolvedAfterNanos;
     private volatile Function<String, ? extends RuntimeException> refusal;
 
-    public PendingResults(int max) {
+    /**
+     * @param timeoutMs how long a future waits before it fails with {@link TimeoutException}; 0 for no limit
+     * @param callbacks where the stages callers attach run ({@link CallbackFuture})
+     * @param resolvedAfterNanos told how long each future waited, once, when it completes
+     */
+    public PendingResults(int max, long timeoutMs, Executor callbacks, LongConsumer resolvedAfterNanos) {
         this.max = max;
+        this.timeoutMs = timeoutMs;
+        this.callbacks = callbacks;
+        this.resolvedAfterNanos = resolvedAfterNanos;
+    }
+
+    /** Without a timeout; the stages callers attach run on the thread that completes the future. */
+    public PendingResults(int max) {
+        this(max, 0, Runnable::run, nanos -> { });
     }
 
     /** A future for the request's outcome; throws the close cause for this request id once closed. */
@@ -29,9 +60,11 @@ public final class PendingResults {
             throw new PendingLimitExceededException("max.pending is " + max + " and " + byRequestId.size()
                     + " dispatches are waiting; retry when some resolve or raise max.pending");
         }
-        CompletableFuture<ActivityOutcome> future = new CompletableFuture<>();
+        Waiting future = new Waiting(requestId);
+        if (timeoutMs > 0) {
+            future.timeout = TIMEOUTS.schedule(() -> future.completeExceptionally(new TimeoutException()), timeoutMs, TimeUnit.MILLISECONDS);
+        }
         byRequestId.put(requestId, future);
-        future.whenComplete((o, e) -> byRequestId.remove(requestId, future));
         // Checked after the put: a close running meanwhile may miss this future, but then this check sees
         // the close (each side writes before it reads the other's state), so the future fails here.
         Function<String, ? extends RuntimeException> closedWith = refusal;
@@ -45,12 +78,12 @@ public final class PendingResults {
 
     /** Completes the waiting future; false if none waits for this request id. */
     public boolean complete(String requestId, ActivityOutcome outcome) {
-        CompletableFuture<ActivityOutcome> future = byRequestId.remove(requestId);
+        Waiting future = byRequestId.remove(requestId);
         return future != null && future.complete(outcome);
     }
 
     public void fail(String requestId, Throwable cause) {
-        CompletableFuture<ActivityOutcome> future = byRequestId.remove(requestId);
+        Waiting future = byRequestId.remove(requestId);
         if (future != null) {
             future.completeExceptionally(cause);
         }
@@ -59,9 +92,8 @@ public final class PendingResults {
     /** Fails every waiting future with the exception made for its request id. */
     public int failAll(Function<String, Throwable> cause) {
         int n = 0;
-        for (String id : Map.copyOf(byRequestId).keySet()) {
-            CompletableFuture<ActivityOutcome> future = byRequestId.remove(id);
-            if (future != null && future.completeExceptionally(cause.apply(id))) {
+        for (Waiting future : List.copyOf(byRequestId.values())) {
+            if (future.completeExceptionally(cause.apply(future.requestId))) {
                 n++;
             }
         }
@@ -82,5 +114,64 @@ public final class PendingResults {
 
     public int size() {
         return byRequestId.size();
+    }
+
+    /** Called once by a future as it completes, whichever way. */
+    private void left(Waiting future) {
+        byRequestId.remove(future.requestId, future);
+        ScheduledFuture<?> timeout = future.timeout;
+        if (timeout != null) {
+            timeout.cancel(false);
+        }
+        resolvedAfterNanos.accept(System.nanoTime() - future.registeredAtNanos);
+    }
+
+    private static ScheduledThreadPoolExecutor timeouts() {
+        ScheduledThreadPoolExecutor timeouts = new ScheduledThreadPoolExecutor(1, r -> {
+            Thread t = new Thread(r, "baton-dispatch-timeouts");
+            t.setDaemon(true);
+            return t;
+        });
+        timeouts.setRemoveOnCancelPolicy(true); // a dispatch answered in time leaves nothing queued for the timeout's length
+        return timeouts;
+    }
+
+    /**
+     * A dispatch's future as its caller gets it, waiting in this set. Its completions are overridden only to leave the set:
+     * {@code complete} by the outcome, {@code completeExceptionally} by a failure, a close or the timeout, {@code cancel}
+     * by the caller (whose later outcome then goes to the unmatched handler, as a timed-out one does).
+     */
+    private final class Waiting extends CallbackFuture<ActivityOutcome> {
+        private final String requestId;
+        private final long registeredAtNanos = System.nanoTime();
+        private volatile ScheduledFuture<?> timeout;
+
+        Waiting(String requestId) {
+            super(callbacks);
+            this.requestId = requestId;
+        }
+
+        @Override
+        public boolean complete(ActivityOutcome outcome) {
+            return leftIf(super.complete(outcome));
+        }
+
+        @Override
+        public boolean completeExceptionally(Throwable cause) {
+            return leftIf(super.completeExceptionally(cause));
+        }
+
+        @Override
+        public boolean cancel(boolean mayInterruptIfRunning) {
+            boolean wasDone = isDone();
+            return leftIf(super.cancel(mayInterruptIfRunning) && !wasDone) || isCancelled();
+        }
+
+        private boolean leftIf(boolean completedNow) {
+            if (completedNow) {
+                left(this);
+            }
+            return completedNow;
+        }
     }
 }

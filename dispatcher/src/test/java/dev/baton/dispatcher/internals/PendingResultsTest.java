@@ -98,6 +98,50 @@ class PendingResultsTest {
     }
 
     @Test
+    void shouldForgetAFutureItsHolderCancelledSoItsLateOutcomeIsUnmatched() {
+        CompletableFuture<ActivityOutcome> future = pending.register("r-1");
+
+        assertThat(future.cancel(false)).isTrue();
+        assertThat(future.cancel(false)).as("a second cancel still reports the future cancelled").isTrue();
+
+        assertThat(pending.size()).isZero();
+        assertThat(pending.complete("r-1", outcome("r-1"))).isFalse();
+    }
+
+    @Test
+    void shouldTellHowLongEachFutureWaitedOnceHoweverItCompletes() {
+        List<Long> waited = new ArrayList<>();
+        PendingResults timed = new PendingResults(10, 0, Runnable::run, waited::add);
+        timed.register("answered");
+        timed.register("failed");
+        CompletableFuture<ActivityOutcome> cancelled = timed.register("cancelled");
+        CompletableFuture<ActivityOutcome> timedOut = timed.register("timed-out");
+        timed.register("closed");
+
+        timed.complete("answered", outcome("answered"));
+        timed.complete("answered", outcome("answered"));
+        timed.fail("failed", new DispatchException("failed", "failed"));
+        cancelled.cancel(false);
+        cancelled.cancel(false);
+        timedOut.completeExceptionally(new TimeoutException());
+        timedOut.complete(outcome("timed-out"));
+        timed.close(id -> new DispatchException("closed", id));
+
+        assertThat(waited).hasSize(5).allMatch(nanos -> nanos >= 0);
+    }
+
+    @Test
+    void shouldFailAFutureWithATimeoutAfterTheTimeoutAndForgetIt() {
+        PendingResults timed = new PendingResults(10, 20, Runnable::run, nanos -> { });
+        CompletableFuture<ActivityOutcome> future = timed.register("r-1");
+
+        assertThat(future).failsWithin(Duration.ofSeconds(10)).withThrowableOfType(ExecutionException.class)
+                .withCauseInstanceOf(TimeoutException.class);
+        assertThat(timed.size()).isZero();
+        assertThat(timed.complete("r-1", outcome("r-1"))).isFalse();
+    }
+
+    @Test
     void shouldRefuseARegistrationBeyondTheLimitNamingItAndTheCount() {
         pending.register("r-1");
         pending.register("r-2");
