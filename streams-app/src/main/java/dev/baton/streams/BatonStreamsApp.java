@@ -327,6 +327,9 @@ public final class BatonStreamsApp implements AutoCloseable {
                 stateChanged.notifyAll();
             }
         } catch (RuntimeException e) {
+            if (agreementChecks.isShutdown()) {
+                return; // this instance is closing and interrupted the check: nothing to warn about
+            }
             log.warn("could not check the instance agreement again (it is checked at the next rebalance): {}", e.toString());
         }
     }
