@@ -132,7 +132,7 @@ public final class DispatchClient implements AutoCloseable {
         this.callbacks = callbackPool(clientId);
         this.pending = new PendingResults(config.getInt(DispatchClientConfig.MAX_PENDING_CONFIG),
                 config.getLong(DispatchClientConfig.DISPATCH_TIMEOUT_MS_CONFIG), callbacks,
-                nanos -> latency.record(nanos, TimeUnit.NANOSECONDS));
+                nanos -> latency.record(nanos, TimeUnit.NANOSECONDS), requestIds);
         // A start that fails closes what it opened: the caller gets no client to close.
         Producer<byte[], byte[]> startedProducer = null;
         ResultListener startedListener = null;

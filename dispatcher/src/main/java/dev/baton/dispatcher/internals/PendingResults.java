@@ -30,7 +30,9 @@ public final class PendingResults {
     /** Fails dispatches that waited {@code dispatch.timeout.ms}; one daemon thread for every client, as the JDK's orTimeout has. */
     private static final ScheduledThreadPoolExecutor TIMEOUTS = timeouts();
 
-    private final Map<String, Waiting> byRequestId = new ConcurrentHashMap<>();
+    /** By {@link #keyOf} the request id: most are this client's own, kept as their low half, not as their string. */
+    private final Map<Object, Waiting> byRequestId = new ConcurrentHashMap<>();
+    private final RequestIds ids;
     private final int max;
     private final long timeoutMs;
     private final Executor callbacks;
@@ -41,8 +43,10 @@ public final class PendingResults {
      * @param timeoutMs how long a future waits before it fails with {@link TimeoutException}; 0 for no limit
      * @param callbacks where the stages callers attach run ({@link CallbackFuture})
      * @param resolvedAfterNanos told how long each future waited, once, when it completes
+     * @param ids the client's request ids, whose own form keys a waiting future more compactly than its string
      */
-    public PendingResults(int max, long timeoutMs, Executor callbacks, LongConsumer resolvedAfterNanos) {
+    public PendingResults(int max, long timeoutMs, Executor callbacks, LongConsumer resolvedAfterNanos, RequestIds ids) {
+        this.ids = ids;
         this.max = max;
         this.timeoutMs = timeoutMs;
         this.callbacks = callbacks;
@@ -51,7 +55,7 @@ public final class PendingResults {
 
     /** Without a timeout; the stages callers attach run on the thread that completes the future. */
     public PendingResults(int max) {
-        this(max, 0, Runnable::run, nanos -> { });
+        this(max, 0, Runnable::run, nanos -> { }, new RequestIds());
     }
 
     /** A future for the request's outcome; throws the close cause for this request id once closed. */
@@ -60,11 +64,11 @@ public final class PendingResults {
             throw new PendingLimitExceededException("max.pending is " + max + " and " + byRequestId.size()
                     + " dispatches are waiting; retry when some resolve or raise max.pending");
         }
-        Waiting future = new Waiting(requestId);
+        Waiting future = new Waiting(keyOf(requestId));
         if (timeoutMs > 0) {
             future.timeout = TIMEOUTS.schedule(() -> future.completeExceptionally(new TimeoutException()), timeoutMs, TimeUnit.MILLISECONDS);
         }
-        byRequestId.put(requestId, future);
+        byRequestId.put(future.key, future);
         // Checked after the put: a close running meanwhile may miss this future, but then this check sees
         // the close (each side writes before it reads the other's state), so the future fails here.
         Function<String, ? extends RuntimeException> closedWith = refusal;
@@ -78,12 +82,12 @@ public final class PendingResults {
 
     /** Completes the waiting future; false if none waits for this request id. */
     public boolean complete(String requestId, ActivityOutcome outcome) {
-        Waiting future = byRequestId.remove(requestId);
+        Waiting future = byRequestId.remove(keyOf(requestId));
         return future != null && future.complete(outcome);
     }
 
     public void fail(String requestId, Throwable cause) {
-        Waiting future = byRequestId.remove(requestId);
+        Waiting future = byRequestId.remove(keyOf(requestId));
         if (future != null) {
             future.completeExceptionally(cause);
         }
@@ -93,7 +97,7 @@ public final class PendingResults {
     public int failAll(Function<String, Throwable> cause) {
         int n = 0;
         for (Waiting future : List.copyOf(byRequestId.values())) {
-            if (future.completeExceptionally(cause.apply(future.requestId))) {
+            if (future.completeExceptionally(cause.apply(future.requestId()))) {
                 n++;
             }
         }
@@ -116,9 +120,15 @@ public final class PendingResults {
         return byRequestId.size();
     }
 
+    /** Equal for two request ids exactly when they are equal strings ({@link RequestIds#lowOf}). */
+    private Object keyOf(String requestId) {
+        Long low = ids.lowOf(requestId);
+        return low != null ? low : requestId;
+    }
+
     /** Called once by a future as it completes, whichever way. */
     private void left(Waiting future) {
-        byRequestId.remove(future.requestId, future);
+        byRequestId.remove(future.key, future);
         ScheduledFuture<?> timeout = future.timeout;
         if (timeout != null) {
             timeout.cancel(false);
@@ -142,13 +152,17 @@ public final class PendingResults {
      * by the caller (whose later outcome then goes to the unmatched handler, as a timed-out one does).
      */
     private final class Waiting extends CallbackFuture<ActivityOutcome> {
-        private final String requestId;
+        private final Object key;
         private final long registeredAtNanos = System.nanoTime();
         private volatile ScheduledFuture<?> timeout;
 
-        Waiting(String requestId) {
+        Waiting(Object key) {
             super(callbacks);
-            this.requestId = requestId;
+            this.key = key;
+        }
+
+        String requestId() {
+            return key instanceof Long low ? ids.format(low) : (String) key;
         }
 
         @Override

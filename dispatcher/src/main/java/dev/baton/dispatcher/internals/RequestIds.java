@@ -43,6 +43,48 @@ public final class RequestIds {
 
     /** A request id never handed out before by this instance (until 2^62 of them). */
     public String next() {
-        return new UUID(high, (counter.getAndIncrement() & VARIANT_MASK) | VARIANT_RFC).toString();
+        return format((counter.getAndIncrement() & VARIANT_MASK) | VARIANT_RFC);
+    }
+
+    /**
+     * The low half of {@code requestId} if it is in the exact form this instance hands out (its high half, lowercase
+     * hex, dashes where {@link UUID#toString()} puts them), else {@code null}. So two strings map to one value only if
+     * they are equal: a waiting dispatch can be found by the 16-byte {@code Long} instead of its id's 80-byte string.
+     */
+    Long lowOf(String requestId) {
+        if (requestId.length() != 36) {
+            return null;
+        }
+        if (requestId.charAt(8) != '-' || requestId.charAt(13) != '-' || requestId.charAt(18) != '-' || requestId.charAt(23) != '-') {
+            return null;
+        }
+        long g1 = hex(requestId, 0, 8);
+        long g2 = hex(requestId, 9, 13);
+        long g3 = hex(requestId, 14, 18);
+        long g4 = hex(requestId, 19, 23);
+        long g5 = hex(requestId, 24, 36);
+        if ((g1 | g2 | g3 | g4 | g5) < 0 || (g1 << 32 | g2 << 16 | g3) != high) {
+            return null; // not hex (each group is below 2^48, so only a -1 makes the or negative), or another instance's
+        }
+        return g4 << 48 | g5;
+    }
+
+    /** The request id whose low half is {@code low}, as {@link #next()} wrote it. */
+    String format(long low) {
+        return new UUID(high, low).toString();
+    }
+
+    /** The value of lowercase hex digits {@code from ..< to} (at most 15), or -1 if any other character is there. */
+    private static long hex(String s, int from, int to) {
+        long value = 0;
+        for (int i = from; i < to; i++) {
+            char c = s.charAt(i);
+            int digit = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+            if (digit < 0) {
+                return -1;
+            }
+            value = value << 4 | digit;
+        }
+        return value;
     }
 }

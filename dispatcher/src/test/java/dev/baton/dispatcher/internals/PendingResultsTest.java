@@ -109,9 +109,36 @@ class PendingResultsTest {
     }
 
     @Test
+    void shouldMatchTheClientsOwnRequestIdsOnlyByTheExactString() {
+        RequestIds ids = new RequestIds();
+        PendingResults own = new PendingResults(10, 0, Runnable::run, nanos -> { }, ids);
+        String id = ids.next();
+        CompletableFuture<ActivityOutcome> future = own.register(id);
+        ActivityOutcome outcome = outcome(id);
+
+        assertThat(own.complete(id.toUpperCase(), outcome)).as("the same UUID in capitals is another request id").isFalse();
+        assertThat(own.complete(id, outcome)).isTrue();
+        assertThat(future).isCompletedWithValue(outcome);
+        assertThat(own.size()).isZero();
+    }
+
+    @Test
+    void shouldFailEveryWaitingFutureWithTheExceptionMadeForItsOwnRequestId() {
+        RequestIds ids = new RequestIds();
+        PendingResults own = new PendingResults(10, 0, Runnable::run, nanos -> { }, ids);
+        String id = ids.next();
+        CompletableFuture<ActivityOutcome> future = own.register(id);
+
+        own.failAll(requestId -> new DispatchException("closed", requestId));
+
+        assertThat(failureOf(future)).isInstanceOf(DispatchException.class).extracting(e -> ((DispatchException) e).requestId())
+                .isEqualTo(id);
+    }
+
+    @Test
     void shouldTellHowLongEachFutureWaitedOnceHoweverItCompletes() {
         List<Long> waited = new ArrayList<>();
-        PendingResults timed = new PendingResults(10, 0, Runnable::run, waited::add);
+        PendingResults timed = new PendingResults(10, 0, Runnable::run, waited::add, new RequestIds());
         timed.register("answered");
         timed.register("failed");
         CompletableFuture<ActivityOutcome> cancelled = timed.register("cancelled");
@@ -132,7 +159,7 @@ class PendingResultsTest {
 
     @Test
     void shouldFailAFutureWithATimeoutAfterTheTimeoutAndForgetIt() {
-        PendingResults timed = new PendingResults(10, 20, Runnable::run, nanos -> { });
+        PendingResults timed = new PendingResults(10, 20, Runnable::run, nanos -> { }, new RequestIds());
         CompletableFuture<ActivityOutcome> future = timed.register("r-1");
 
         assertThat(future).failsWithin(Duration.ofSeconds(10)).withThrowableOfType(ExecutionException.class)
