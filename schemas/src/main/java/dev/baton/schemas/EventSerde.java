@@ -13,6 +13,7 @@ import dev.baton.schemas.registry.SchemaNotFoundException;
 import dev.baton.schemas.registry.SchemaRegistry;
 import org.apache.avro.AvroRuntimeException;
 import org.apache.avro.Schema;
+import org.apache.avro.SchemaNormalization;
 import org.apache.avro.io.BinaryDecoder;
 import org.apache.avro.specific.SpecificData;
 import org.apache.avro.specific.SpecificDatumReader;
@@ -61,13 +62,25 @@ public final class EventSerde<T extends SpecificRecord> implements Serde<T> {
     private final SchemaRegistry registry;
     private final SpecificDatumWriter<T> writer;
     private final Map<String, Integer> idByTopic = new ConcurrentHashMap<>();
-    private final Map<Integer, SpecificDatumReader<T>> readerByWriterId = new ConcurrentHashMap<>();
+    private final Map<Integer, Reading<T>> readingByWriterId = new ConcurrentHashMap<>();
+    /** {@link DirectDecoders}' decoder of this type, or null; used for records written with the type's own schema. */
+    private final DirectDecoders.Decoder<T> direct;
+    private final String readerParsingForm;
 
     private EventSerde(Class<T> type, SchemaRegistry registry) {
         this.type = Objects.requireNonNull(type, "type");
         this.registry = Objects.requireNonNull(registry, "registry");
         this.readerSchema = SpecificData.get().getSchema(type);
         this.writer = new SpecificDatumWriter<>(readerSchema, WITH_CUSTOM_ENCODERS);
+        this.direct = DirectDecoders.of(type);
+        this.readerParsingForm = SchemaNormalization.toParsingForm(readerSchema);
+    }
+
+    /**
+     * How records of one writer's schema are read: by {@link DirectDecoders} when that schema is this type's own in
+     * Avro's parsing canonical form (so the same fields in the same order and types), else by Avro's resolving reader.
+     */
+    private record Reading<T>(SpecificDatumReader<T> avro, DirectDecoders.Decoder<T> direct) {
     }
 
     public static <T extends SpecificRecord> EventSerde<T> of(Class<T> type, SchemaRegistry registry) {
@@ -132,29 +145,37 @@ public final class EventSerde<T extends SpecificRecord> implements Serde<T> {
             throw undecodable(Reason.TRUNCATED, bytes.length + " bytes cannot hold the 5-byte header", topic, null);
         }
         int id = ByteBuffer.wrap(bytes, 1, 4).getInt();
-        SpecificDatumReader<T> reader = readerFor(id, topic);
-        BinaryDecoder decoder = DecodeScratch.decoderOver(bytes, HEADER_BYTES, bytes.length - HEADER_BYTES);
+        Reading<T> reading = readingFor(id, topic);
         T value;
+        boolean trailing;
         try {
-            value = reader.read(null, decoder);
+            if (reading.direct() != null) {
+                BodyReader body = new BodyReader(bytes, HEADER_BYTES, bytes.length - HEADER_BYTES);
+                value = reading.direct().read(body);
+                trailing = !body.atEnd();
+            } else {
+                BinaryDecoder decoder = DecodeScratch.decoderOver(bytes, HEADER_BYTES, bytes.length - HEADER_BYTES);
+                value = reading.avro().read(null, decoder);
+                trailing = !decoder.isEnd();
+            }
         } catch (EOFException e) {
             throw undecodable(Reason.TRUNCATED, "the body ended early for schema id " + id, topic, e);
         } catch (IOException | AvroRuntimeException | IndexOutOfBoundsException | NegativeArraySizeException
                  | ClassCastException | IllegalArgumentException | UnsupportedOperationException e) {
             throw undecodable(Reason.CORRUPT_BODY, "the body does not match schema id " + id + ": " + e, topic, e);
+        } catch (StackOverflowError e) {
+            // A recursive type (a failure's cause) nested deeper than the thread's stack: a few bytes per level forge it.
+            // The frames are gone once it is caught here, and the record is refused instead of ending the thread.
+            throw undecodable(Reason.CORRUPT_BODY, "the body nests deeper than this thread's stack for schema id " + id, topic, null);
         }
-        try {
-            if (!decoder.isEnd()) {
-                throw undecodable(Reason.CORRUPT_BODY, "trailing bytes after a complete record of schema id " + id, topic, null);
-            }
-        } catch (IOException e) {
-            throw undecodable(Reason.CORRUPT_BODY, "cannot check for trailing bytes: " + e, topic, e);
+        if (trailing) {
+            throw undecodable(Reason.CORRUPT_BODY, "trailing bytes after a complete record of schema id " + id, topic, null);
         }
         return value;
     }
 
-    private SpecificDatumReader<T> readerFor(int id, String topic) {
-        SpecificDatumReader<T> cached = readerByWriterId.get(id);
+    private Reading<T> readingFor(int id, String topic) {
+        Reading<T> cached = readingByWriterId.get(id);
         if (cached != null) {
             return cached;
         }
@@ -168,7 +189,8 @@ public final class EventSerde<T extends SpecificRecord> implements Serde<T> {
             throw undecodable(Reason.INCOMPATIBLE_SCHEMA, "schema id " + id + " (" + writerSchema.getFullName()
                     + ") cannot be read as " + readerSchema.getFullName(), topic, null);
         }
-        return readerByWriterId.computeIfAbsent(id, i -> new SpecificDatumReader<>(writerSchema, readerSchema));
+        return readingByWriterId.computeIfAbsent(id, i -> new Reading<>(new SpecificDatumReader<>(writerSchema, readerSchema),
+                readerParsingForm.equals(SchemaNormalization.toParsingForm(writerSchema)) ? direct : null));
     }
 
     private static UndecodableRecordException undecodable(Reason reason, String detail, String topic, Throwable cause) {

@@ -106,6 +106,53 @@ class EventSerdeTest {
         assertThat(serde.decode(BatonTopics.RESULTS, bytes)).isEqualTo(outcome);
     }
 
+    /**
+     * Five bytes forge one more level of a failure's causes (empty type, message and stack, no details, a cause): a record
+     * under Kafka's default size limit nests hundreds of thousands deep. Avro reads each level in a stack frame of its own;
+     * the record must be refused as corrupt, not end the reading thread with a StackOverflowError.
+     */
+    @Test
+    void shouldRefuseAnOutcomeWhoseFailureCausesNestDeeperThanTheStack() {
+        EventSerde<Outcome> serde = EventSerde.of(Outcome.class, registry); // first: it makes Avro trust Baton's classes
+        Outcome outcome = Outcome.newBuilder((Outcome) EventExamples.all().get(5).event()).setFailure(null).build();
+        byte[] bytes = serde.encode(BatonTopics.RESULTS, outcome);
+        // The failure is the last field: its "no failure" branch is the record's last byte.
+        assertUndecodable(withNestedFailure(Arrays.copyOf(bytes, bytes.length - 1), 300_000, new byte[0]), Reason.CORRUPT_BODY);
+    }
+
+    @Test
+    void shouldRefuseAWorkerEventWhoseFailureCausesNestDeeperThanTheDirectDecoderReads() {
+        EventSerde<WorkerEvent> serde = EventSerde.of(WorkerEvent.class, registry);
+        WorkerEvent event = WorkerEvent.newBuilder((WorkerEvent) EventExamples.all().get(1).event()).setFailure(null)
+                .setHeartbeatContentType(null).build();
+        byte[] bytes = serde.encode(BatonTopics.WORKER_EVENTS, event);
+        // The failure's "none" branch and then the heartbeat content type's are the last two bytes.
+        byte[] prefix = Arrays.copyOf(bytes, bytes.length - 2);
+        byte[] noContentType = {0};
+        WorkerEvent deepest = serde.decode(BatonTopics.WORKER_EVENTS, withNestedFailure(prefix, DirectDecoders.MAX_FAILURE_DEPTH, noContentType));
+        assertThat(deepest.getFailure()).isNotNull();
+
+        assertThatThrownBy(() -> serde.decode(BatonTopics.WORKER_EVENTS,
+                withNestedFailure(prefix, DirectDecoders.MAX_FAILURE_DEPTH + 1, noContentType)))
+                .isInstanceOfSatisfying(UndecodableRecordException.class, e -> assertThat(e.reason()).isEqualTo(Reason.CORRUPT_BODY))
+                .hasMessageContaining("nest deeper than " + DirectDecoders.MAX_FAILURE_DEPTH);
+        assertThatThrownBy(() -> serde.decode(BatonTopics.WORKER_EVENTS, withNestedFailure(prefix, 300_000, noContentType)))
+                .isInstanceOfSatisfying(UndecodableRecordException.class, e -> assertThat(e.reason()).isEqualTo(Reason.CORRUPT_BODY));
+    }
+
+    /** {@code prefix}, a present failure with {@code levels} levels of causes (the last without one), then {@code suffix}. */
+    private static byte[] withNestedFailure(byte[] prefix, int levels, byte[] suffix) {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        out.writeBytes(prefix);
+        out.write(2); // the union's second branch: a failure
+        for (int level = 1; level <= levels; level++) {
+            out.writeBytes(new byte[] {0, 0, 0, 0}); // type "", message "", no details, stack ""
+            out.write(level < levels ? 2 : 0); // a cause, or none
+        }
+        out.writeBytes(suffix);
+        return out.toByteArray();
+    }
+
     @Test
     void shouldDecodeATombstoneToNull() {
         assertThat(EventSerde.of(WorkerEvent.class, registry).decode(BatonTopics.WORKERS, null)).isNull();

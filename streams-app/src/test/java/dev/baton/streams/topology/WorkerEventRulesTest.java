@@ -4,14 +4,17 @@ import static dev.baton.streams.topology.SiteHarness.request;
 import static dev.baton.streams.topology.SiteHarness.site;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.io.ByteArrayOutputStream;
 import java.time.Duration;
 
 import dev.baton.events.ActivityTask;
 import dev.baton.events.HistoryKind;
 import dev.baton.events.OutcomeStatus;
+import dev.baton.events.WorkerEvent;
 import dev.baton.events.WorkerEventKind;
 import dev.baton.schemas.CompletionToken;
 import dev.baton.schemas.SiteKey;
+import dev.baton.topics.BatonTopics;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -135,6 +138,31 @@ class WorkerEventRulesTest {
             assertThat(o.getReason()).isEqualTo("terminal: card declined");
         });
         assertThat(h.tasks()).isEmpty();
+    }
+
+    /**
+     * A hostile worker's failure report whose causes nest 300,000 deep (five bytes a level, 1.5 MB): refused as corrupt and
+     * dead-lettered; the stream thread goes on and the site's real completion resolves it. Avro's reader used to end the
+     * thread here with a StackOverflowError (docs/decisions.md, "The streams app's inputs decoded by hand").
+     */
+    @Test
+    void shouldDeadLetterAReportWhoseFailureNestsTooDeepAndKeepProcessing() {
+        ActivityTask task = dispatched();
+        WorkerEvent report = WorkerEvent.newBuilder().setKind(WorkerEventKind.FAILED).setSite(task.getSite()).setAttempt(task.getAttempt())
+                .setGeneration(task.getGeneration()).setToken(task.getToken()).setWorkerId("w-hostile").setAtMillis(0L).build();
+        byte[] bytes = h.serdes.workerEvent().encode(BatonTopics.WORKER_EVENTS, report);
+        ByteArrayOutputStream forged = new ByteArrayOutputStream();
+        forged.write(bytes, 0, bytes.length - 2); // all but the failure's and the heartbeat content type's "none" branches
+        forged.write(2); // a failure
+        for (int level = 1; level <= 300_000; level++) {
+            forged.writeBytes(new byte[] {0, 0, 0, 0, (byte) (level < 300_000 ? 2 : 0)}); // empty strings, no details, a cause
+        }
+        forged.write(0); // no heartbeat content type
+        h.pipeWorkerEvent(site.toBytes(), forged.toByteArray());
+        h.complete(task, "w1", "ok");
+
+        assertThat(h.deadLetters()).singleElement().satisfies(d -> assertThat(d.getReason()).contains("CORRUPT_BODY"));
+        assertThat(h.results()).singleElement().satisfies(o -> assertThat(o.getStatus()).isEqualTo(OutcomeStatus.COMPLETED));
     }
 
     @Test
