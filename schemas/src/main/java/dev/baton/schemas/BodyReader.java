@@ -10,9 +10,13 @@ import java.util.List;
 /**
  * Reads Avro's binary encoding straight from a record's array, for the {@link DirectDecoders}: each value as Avro's
  * {@code BinaryDecoder} reads it, with the same failures (a value past the end is an {@link EOFException}, a malformed
- * one an {@link IOException}), and no length trusted beyond the bytes that are there. Not thread-safe; one per record.
+ * one an {@link IOException}, checked in Avro's order so both give a record the same reason), and no length trusted beyond
+ * the bytes that are there. Not thread-safe; one per record.
  */
 final class BodyReader {
+
+    /** Avro's limit on a string's, bytes' or array's length in Java (its {@code SystemLimitException} defaults). */
+    private static final long MAX_LENGTH = 2_147_483_639L;
 
     private final byte[] bytes;
     private int pos;
@@ -105,31 +109,55 @@ final class BodyReader {
         return symbols[index];
     }
 
-    /** An array of strings: blocks of a count (negative: followed by the block's size in bytes), ended by a zero count. */
+    /**
+     * An array of strings: blocks of a count (negative: followed by the block's size in bytes), ended by a zero count.
+     * Checked as Avro checks it: a count past its limit is corrupt, one with fewer bytes left than items (a string
+     * takes one at least) ended early.
+     */
     List<String> readStrings() throws IOException {
         List<String> items = new ArrayList<>();
-        for (long count = readLong(); count != 0; count = readLong()) {
-            if (count < 0) {
-                count = -count;
-                readLong(); // the block's size in bytes, for skipping it; reading needs only the count
+        long total = 0;
+        for (long count = readItemCount(); count != 0; count = readItemCount()) {
+            if (count > MAX_LENGTH - total) {
+                throw new IOException("an array of more than " + MAX_LENGTH + " items");
+            }
+            total += count;
+            if (count > end - pos) {
+                throw new EOFException();
             }
             for (long i = 0; i < count; i++) {
-                if (pos == end) {
-                    throw new EOFException(); // each string takes a byte at least, so a forged count ends here
-                }
                 items.add(readString());
             }
         }
         return items;
     }
 
+    private long readItemCount() throws IOException {
+        long count = readLong();
+        if (count < 0) {
+            if (count == Long.MIN_VALUE) {
+                throw new IOException("Malformed data. Length is negative: " + count);
+            }
+            long blockBytes = readLong(); // the block's size in bytes, for skipping it; reading needs only the count
+            if (blockBytes < 0) {
+                throw new IOException("Malformed data. Length is negative: " + blockBytes);
+            }
+            count = -count;
+        }
+        return count;
+    }
+
+    /** A string's or bytes' length, read as a long as Avro reads it: negative or past its limit is corrupt, past the end early. */
     private int length() throws IOException {
-        int length = readInt();
+        long length = readLong();
         if (length < 0) {
             throw new IOException("Malformed data. Length is negative: " + length);
         }
-        require(length);
-        return length;
+        if (length > MAX_LENGTH) {
+            throw new IOException("a length of " + length + " bytes, past " + MAX_LENGTH);
+        }
+        require((int) length);
+        return (int) length;
     }
 
     private int next() throws EOFException {

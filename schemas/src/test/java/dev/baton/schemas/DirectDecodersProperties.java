@@ -35,7 +35,7 @@ import org.junit.jupiter.api.Test;
 /**
  * {@link DirectDecoders} against Avro's own reader of the same schema, record by record: random events (every optional
  * field present or absent, strings outside ASCII, nested failures), the examples, and the same bytes cut short, with
- * bits flipped, or with a random body. Either both read the same value, or both refuse the bytes. Replay a failure from
+ * bits flipped, or with a random body. Either both read the same value, or both refuse the bytes for the same reason. Replay a failure from
  * the seed jqwik prints.
  */
 class DirectDecodersProperties {
@@ -95,7 +95,7 @@ class DirectDecodersProperties {
         }
     }
 
-    /** The ints (or longs) read one after another until one fails; the failure as "refused". */
+    /** The ints (or longs) read one after another until one fails; the failure as "truncated" or "corrupt". */
     private static List<Object> varints(byte[] bytes, boolean ints) {
         BodyReader in = new BodyReader(bytes, 0, bytes.length);
         List<Object> read = new ArrayList<>();
@@ -104,7 +104,7 @@ class DirectDecodersProperties {
                 read.add(ints ? (Object) in.readInt() : (Object) in.readLong());
             }
         } catch (Exception e) {
-            read.add("refused");
+            read.add(Read.refused(e));
         }
         return read;
     }
@@ -117,7 +117,7 @@ class DirectDecodersProperties {
                 read.add(ints ? (Object) in.readInt() : (Object) in.readLong());
             }
         } catch (Exception e) {
-            read.add("refused");
+            read.add(Read.refused(e));
         }
         return read;
     }
@@ -143,9 +143,18 @@ class DirectDecodersProperties {
         }
     }
 
-    /** What reading a body gave: the value, or that it was refused. */
+    /**
+     * What reading a body gave: the value, or why it was refused as {@link EventSerde} reports it: truncated (the body
+     * ended early) or corrupt (anything else, trailing bytes included). The morsel engine's projected reader gives
+     * EventSerde's reason too, so the reason must not change with the decoder.
+     */
     private record Read(Object value) {
-        static final Read REFUSED = new Read("refused");
+        static final Read CORRUPT = new Read("corrupt");
+        static final Read TRUNCATED = new Read("truncated");
+
+        static Read refused(Exception e) {
+            return e instanceof java.io.EOFException ? TRUNCATED : CORRUPT;
+        }
     }
 
     private static Read direct(Class<?> type, byte[] body) {
@@ -154,9 +163,9 @@ class DirectDecodersProperties {
         BodyReader in = new BodyReader(body, 0, body.length);
         try {
             Object value = decoder.read(in);
-            return in.atEnd() ? new Read(value) : Read.REFUSED;
+            return in.atEnd() ? new Read(value) : Read.CORRUPT;
         } catch (Exception e) {
-            return Read.REFUSED;
+            return Read.refused(e);
         }
     }
 
@@ -165,9 +174,9 @@ class DirectDecodersProperties {
         BinaryDecoder decoder = DecoderFactory.get().binaryDecoder(body, null);
         try {
             Object value = reader.read(null, decoder);
-            return decoder.isEnd() ? new Read(value) : Read.REFUSED;
+            return decoder.isEnd() ? new Read(value) : Read.CORRUPT;
         } catch (Exception e) {
-            return Read.REFUSED;
+            return Read.refused(e);
         }
     }
 
