@@ -1,8 +1,12 @@
 package dev.baton.dispatcher.internals;
 
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ScheduledFuture;
@@ -11,6 +15,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Function;
 import java.util.function.LongConsumer;
+import java.util.function.Supplier;
 
 import dev.baton.dispatcher.ActivityOutcome;
 import dev.baton.dispatcher.PendingLimitExceededException;
@@ -26,6 +31,16 @@ import dev.baton.dispatcher.PendingLimitExceededException;
  * them (docs/decisions.md, "A waiting dispatch is one future").
  */
 public final class PendingResults {
+
+    private static final VarHandle LEFT;
+
+    static {
+        try {
+            LEFT = MethodHandles.lookup().findVarHandle(Waiting.class, "left", boolean.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
 
     /** Fails dispatches that waited {@code dispatch.timeout.ms}; one daemon thread for every client, as the JDK's orTimeout has. */
     private static final ScheduledThreadPoolExecutor TIMEOUTS = timeouts();
@@ -65,10 +80,16 @@ public final class PendingResults {
                     + " dispatches are waiting; retry when some resolve or raise max.pending");
         }
         Waiting future = new Waiting(keyOf(requestId));
-        if (timeoutMs > 0) {
-            future.timeout = TIMEOUTS.schedule(() -> future.completeExceptionally(new TimeoutException()), timeoutMs, TimeUnit.MILLISECONDS);
-        }
         byRequestId.put(future.key, future);
+        if (timeoutMs > 0) {
+            // After the put: a timeout that fired before it would leave a failed future in the set, holding its slot.
+            ScheduledFuture<?> timeout = TIMEOUTS.schedule(() -> future.completeExceptionally(new TimeoutException("request "
+                    + future.requestId() + ": no outcome within dispatch.timeout.ms=" + timeoutMs)), timeoutMs, TimeUnit.MILLISECONDS);
+            future.timeout = timeout;
+            if (future.isDone()) {
+                timeout.cancel(false); // answered before the field was set, so its leaving did not cancel it
+            }
+        }
         // Checked after the put: a close running meanwhile may miss this future, but then this check sees
         // the close (each side writes before it reads the other's state), so the future fails here.
         Function<String, ? extends RuntimeException> closedWith = refusal;
@@ -147,14 +168,17 @@ public final class PendingResults {
     }
 
     /**
-     * A dispatch's future as its caller gets it, waiting in this set. Its completions are overridden only to leave the set:
-     * {@code complete} by the outcome, {@code completeExceptionally} by a failure, a close or the timeout, {@code cancel}
-     * by the caller (whose later outcome then goes to the unmatched handler, as a timed-out one does).
+     * A dispatch's future as its caller gets it, waiting in this set. Its completions are overridden only to leave the set,
+     * once: {@code complete} by the outcome, {@code completeExceptionally} by a failure, a close or the timeout, {@code cancel}
+     * by the caller (whose later outcome then goes to the unmatched handler, as a timed-out one does), and the caller's
+     * {@code obtrude*} and {@code completeAsync}.
      */
     private final class Waiting extends CallbackFuture<ActivityOutcome> {
         private final Object key;
         private final long registeredAtNanos = System.nanoTime();
         private volatile ScheduledFuture<?> timeout;
+        /** Set once, by the completion that takes the future out of the set. */
+        private volatile boolean left;
 
         Waiting(Object key) {
             super(callbacks);
@@ -167,25 +191,57 @@ public final class PendingResults {
 
         @Override
         public boolean complete(ActivityOutcome outcome) {
-            return leftIf(super.complete(outcome));
+            boolean completed = super.complete(outcome);
+            leaveIfDone();
+            return completed;
         }
 
         @Override
         public boolean completeExceptionally(Throwable cause) {
-            return leftIf(super.completeExceptionally(cause));
+            boolean completed = super.completeExceptionally(cause);
+            leaveIfDone();
+            return completed;
         }
 
         @Override
         public boolean cancel(boolean mayInterruptIfRunning) {
-            boolean wasDone = isDone();
-            return leftIf(super.cancel(mayInterruptIfRunning) && !wasDone) || isCancelled();
+            boolean cancelled = super.cancel(mayInterruptIfRunning);
+            leaveIfDone();
+            return cancelled;
         }
 
-        private boolean leftIf(boolean completedNow) {
-            if (completedNow) {
+        @Override
+        public void obtrudeValue(ActivityOutcome value) {
+            super.obtrudeValue(value);
+            leaveIfDone();
+        }
+
+        @Override
+        public void obtrudeException(Throwable cause) {
+            super.obtrudeException(cause);
+            leaveIfDone();
+        }
+
+        /** Through {@link #complete}: the JDK's own completes the future internally, past every override here. */
+        @Override
+        public CompletableFuture<ActivityOutcome> completeAsync(Supplier<? extends ActivityOutcome> supplier, Executor executor) {
+            Objects.requireNonNull(supplier, "supplier");
+            Objects.requireNonNull(executor, "executor");
+            executor.execute(() -> {
+                try {
+                    complete(supplier.get());
+                } catch (Throwable t) {
+                    completeExceptionally(t instanceof CompletionException ? t : new CompletionException(t));
+                }
+            });
+            return this;
+        }
+
+        /** Leaves the set once, whichever completion got here first (two cancels both return true, say). */
+        private void leaveIfDone() {
+            if (isDone() && LEFT.compareAndSet(this, false, true)) {
                 left(this);
             }
-            return completedNow;
         }
     }
 }
