@@ -6,6 +6,7 @@ import dev.baton.events.ActivityTask;
 import dev.baton.events.DispatchCommand;
 import dev.baton.events.DispatchKind;
 import dev.baton.events.Failure;
+import dev.baton.events.HistoryEvent;
 import dev.baton.events.Outcome;
 import dev.baton.events.OutcomeStatus;
 import dev.baton.events.Payload;
@@ -27,8 +28,7 @@ import org.apache.avro.specific.SpecificRecord;
  */
 final class DirectDecoders {
 
-    /** Deeper {@link Failure#getCause() causes} than this are refused: each level is a stack frame, and five bytes can forge one. */
-    static final int MAX_FAILURE_DEPTH = 100;
+    private static final int MAX_FAILURE_DEPTH = EventSerde.MAX_FAILURE_DEPTH;
 
     private static final DispatchKind[] DISPATCH_KINDS = DispatchKind.values();
     private static final WorkerEventKind[] WORKER_EVENT_KINDS = WorkerEventKind.values();
@@ -129,6 +129,18 @@ final class DirectDecoders {
         long atMillis = in.readLong();
         Failure failure = in.readPresent() ? failure(in, 1) : null;
         return new Outcome(status, site, requestId, replyKey, attempt, output, reason, unmatched, workerId, atMillis, failure);
+    }
+
+    /** Refuses a record read by Avro's reader whose failure nests deeper than {@link EventSerde#MAX_FAILURE_DEPTH}. */
+    static void requireFailureDepth(Object value) throws IOException {
+        Failure failure = value instanceof WorkerEvent e ? e.getFailure() : value instanceof Outcome o ? o.getFailure()
+                : value instanceof HistoryEvent h ? h.getFailure() : null;
+        int depth = 0;
+        for (Failure f = failure; f != null; f = f.getCause()) {
+            if (++depth > MAX_FAILURE_DEPTH) {
+                throw new IOException("a failure's causes nest deeper than " + MAX_FAILURE_DEPTH);
+            }
+        }
     }
 
     private static SiteRef siteRef(BodyReader in) throws IOException {

@@ -40,6 +40,12 @@ public final class EventSerde<T extends SpecificRecord> implements Serde<T> {
 
     public static final byte MAGIC_BYTE = 0;
     public static final int HEADER_BYTES = 5;
+    /**
+     * A record whose failure's causes nest deeper than this is refused as corrupt, however it is read: five bytes forge a
+     * level, each level costs a reader stack frames, and one bound for every path keeps a record readable by one of Baton's
+     * readers readable by all (Baton's SDKs send at most {@code ReportLimits.MAX_CAUSES}).
+     */
+    public static final int MAX_FAILURE_DEPTH = 100;
 
     static {
         AvroTrust.trustBatonEvents();
@@ -157,6 +163,7 @@ public final class EventSerde<T extends SpecificRecord> implements Serde<T> {
                 BinaryDecoder decoder = DecodeScratch.decoderOver(bytes, HEADER_BYTES, bytes.length - HEADER_BYTES);
                 value = reading.avro().read(null, decoder);
                 trailing = !decoder.isEnd();
+                DirectDecoders.requireFailureDepth(value); // the direct decoders check it as they read
             }
         } catch (EOFException e) {
             throw undecodable(Reason.TRUNCATED, "the body ended early for schema id " + id, topic, e);

@@ -5,7 +5,9 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.io.ByteArrayOutputStream;
 import java.nio.ByteBuffer;
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 
@@ -15,6 +17,7 @@ import dev.baton.schemas.EventExamples.Example;
 import dev.baton.schemas.UndecodableRecordException.Reason;
 import dev.baton.schemas.registry.SchemaRegistry;
 import dev.baton.topics.BatonTopics;
+import org.apache.avro.Schema;
 import org.apache.avro.io.BinaryEncoder;
 import org.apache.avro.io.EncoderFactory;
 import org.apache.avro.specific.SpecificDatumWriter;
@@ -129,15 +132,44 @@ class EventSerdeTest {
         // The failure's "none" branch and then the heartbeat content type's are the last two bytes.
         byte[] prefix = Arrays.copyOf(bytes, bytes.length - 2);
         byte[] noContentType = {0};
-        WorkerEvent deepest = serde.decode(BatonTopics.WORKER_EVENTS, withNestedFailure(prefix, DirectDecoders.MAX_FAILURE_DEPTH, noContentType));
+        WorkerEvent deepest = serde.decode(BatonTopics.WORKER_EVENTS, withNestedFailure(prefix, EventSerde.MAX_FAILURE_DEPTH, noContentType));
         assertThat(deepest.getFailure()).isNotNull();
 
         assertThatThrownBy(() -> serde.decode(BatonTopics.WORKER_EVENTS,
-                withNestedFailure(prefix, DirectDecoders.MAX_FAILURE_DEPTH + 1, noContentType)))
+                withNestedFailure(prefix, EventSerde.MAX_FAILURE_DEPTH + 1, noContentType)))
                 .isInstanceOfSatisfying(UndecodableRecordException.class, e -> assertThat(e.reason()).isEqualTo(Reason.CORRUPT_BODY))
-                .hasMessageContaining("nest deeper than " + DirectDecoders.MAX_FAILURE_DEPTH);
+                .hasMessageContaining("nest deeper than " + EventSerde.MAX_FAILURE_DEPTH);
         assertThatThrownBy(() -> serde.decode(BatonTopics.WORKER_EVENTS, withNestedFailure(prefix, 300_000, noContentType)))
                 .isInstanceOfSatisfying(UndecodableRecordException.class, e -> assertThat(e.reason()).isEqualTo(Reason.CORRUPT_BODY));
+    }
+
+    /**
+     * One bound however a record is read (h/adv34): a worker event written with an older compatible schema (before
+     * heartbeatContentType) goes through Avro's resolving reader, not the direct decoder, and must be refused past the same
+     * depth. Else the streams app took its failure in and published an outcome the client's decoder then refused: a caller
+     * never answered.
+     */
+    @Test
+    void shouldRefuseAFailureNestedPastTheBoundThroughAvrosReaderToo() {
+        EventSerde<WorkerEvent> serde = EventSerde.of(WorkerEvent.class, registry);
+        WorkerEvent event = WorkerEvent.newBuilder((WorkerEvent) EventExamples.all().get(1).event()).setFailure(null)
+                .setHeartbeatContentType(null).build();
+        byte[] current = serde.encode(BatonTopics.WORKER_EVENTS, event);
+        Schema own = WorkerEvent.getClassSchema();
+        List<Schema.Field> fields = new ArrayList<>();
+        for (Schema.Field f : own.getFields().subList(0, own.getFields().size() - 1)) {
+            fields.add(new Schema.Field(f, f.schema()));
+        }
+        int olderId = registry.register(BatonTopics.WORKER_EVENTS + "-value",
+                Schema.createRecord(own.getName(), own.getDoc(), own.getNamespace(), false, fields));
+        byte[] prefix = Arrays.copyOf(current, current.length - 2); // less the failure's and the content type's "none"
+        ByteBuffer.wrap(prefix, 1, 4).putInt(olderId);
+
+        WorkerEvent deepest = serde.decode(BatonTopics.WORKER_EVENTS, withNestedFailure(prefix, EventSerde.MAX_FAILURE_DEPTH, new byte[0]));
+        assertThat(deepest.getFailure()).isNotNull();
+        assertThatThrownBy(() -> serde.decode(BatonTopics.WORKER_EVENTS, withNestedFailure(prefix, EventSerde.MAX_FAILURE_DEPTH + 1, new byte[0])))
+                .isInstanceOfSatisfying(UndecodableRecordException.class, e -> assertThat(e.reason()).isEqualTo(Reason.CORRUPT_BODY))
+                .hasMessageContaining("nest deeper than " + EventSerde.MAX_FAILURE_DEPTH);
     }
 
     /** {@code prefix}, a present failure with {@code levels} levels of causes (the last without one), then {@code suffix}. */

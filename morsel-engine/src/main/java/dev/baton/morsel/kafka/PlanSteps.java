@@ -157,7 +157,12 @@ final class PlanSteps {
 
     /** A record that contains itself: its body is in {@code body[0]} once compiled (rare: a failure's cause chain). */
     static void recurse(MethodHandle[] body, WireReader in, ProjectedRow row) throws IOException {
-        invoke(body[0], in, row);
+        in.enterRecursion();
+        try {
+            invoke(body[0], in, row);
+        } finally {
+            in.leaveRecursion();
+        }
     }
 
     /**

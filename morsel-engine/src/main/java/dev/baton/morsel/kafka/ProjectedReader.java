@@ -117,6 +117,9 @@ public final class ProjectedReader {
             // The same list as EventSerde's: a damaged length makes Avro refuse a string as over its limit
             // (UnsupportedOperationException), which must not escape as anything but an undecodable record.
             throw undecodable(Reason.CORRUPT_BODY, "the body does not match schema id " + id + ": " + e, topic, e);
+        } catch (StackOverflowError e) {
+            // As EventSerde: a record nested past the scan thread's stack is refused, not allowed to end the scan.
+            throw undecodable(Reason.CORRUPT_BODY, "the body nests deeper than this thread's stack for schema id " + id, topic, null);
         }
     }
 

@@ -3,6 +3,8 @@ package dev.baton.morsel.kafka;
 import java.io.EOFException;
 import java.io.IOException;
 
+import dev.baton.schemas.EventSerde;
+
 /**
  * Avro's binary encoding read straight from a value's bytes, for {@link ProjectionPlan}: zig-zag
  * varints, little-endian floats, length-prefixed strings and bytes, blocked arrays and maps. It is
@@ -27,12 +29,29 @@ final class WireReader {
     private int limit;
     /** The items of this value's arrays that take no bytes, so far: Avro caps them per value, not per array. */
     private long zeroByteItems;
+    /** How deep in a record that contains itself (a failure's causes) the reader is. */
+    private int recursions;
 
     void reset(byte[] value, int offset, int length) {
         buf = value;
         pos = offset;
         limit = offset + length;
         zeroByteItems = 0;
+        recursions = 0;
+    }
+
+    /**
+     * One level further into a record that contains itself: refused past {@link EventSerde#MAX_FAILURE_DEPTH} levels, as
+     * {@code EventSerde} refuses it (the first level is the record itself, read before any recursion).
+     */
+    void enterRecursion() throws IOException {
+        if (++recursions >= EventSerde.MAX_FAILURE_DEPTH) {
+            throw new IOException("a failure's causes nest deeper than " + EventSerde.MAX_FAILURE_DEPTH);
+        }
+    }
+
+    void leaveRecursion() {
+        recursions--;
     }
 
     boolean isEnd() {
