@@ -151,7 +151,19 @@ class Dispatcher {
     if (!message.key || message.key.toString() !== this.clientId) {
       return;
     }
-    const outcome = await this.serde.decode(message.value, this.types.Outcome);
+    let outcome;
+    try {
+      outcome = await this.serde.decode(message.value, this.types.Outcome);
+    } catch (e) {
+      if (e.retriable) {
+        throw e; // the registry is out of reach, the record is not at fault: kafkajs delivers it again
+      }
+      // Logged and skipped, as the Java client's ResultListener does: a rejection would make kafkajs deliver the record
+      // again and again, holding back every later outcome of the partition (h/adv34: a failure nested 200,000 causes deep
+      // overflowed avsc's stack).
+      console.error(`client ${this.clientId}: skipping an undecodable result at offset ${message.offset}: ${e}`);
+      return;
+    }
     if (!outcome.unmatched && this.isCopy(outcome)) {
       return; // delivered already (section 9: at-least-once may repeat an outcome)
     }
