@@ -86,8 +86,8 @@ public final class PendingResults {
             ScheduledFuture<?> timeout = TIMEOUTS.schedule(() -> future.completeExceptionally(new TimeoutException("request "
                     + future.requestId() + ": no outcome within dispatch.timeout.ms=" + timeoutMs)), timeoutMs, TimeUnit.MILLISECONDS);
             future.timeout = timeout;
-            if (future.isDone()) {
-                timeout.cancel(false); // answered before the field was set, so its leaving did not cancel it
+            if (future.left) {
+                timeout.cancel(false); // it left before the field was set, so its leaving did not cancel this
             }
         }
         // Checked after the put: a close running meanwhile may miss this future, but then this check sees
@@ -189,37 +189,36 @@ public final class PendingResults {
             return key instanceof Long low ? ids.format(low) : (String) key;
         }
 
+        // Each leaves the set before it completes: whoever sees the future done sees it gone from the set too.
+
         @Override
         public boolean complete(ActivityOutcome outcome) {
-            boolean completed = super.complete(outcome);
-            leaveIfDone();
-            return completed;
+            leaveOnce();
+            return super.complete(outcome);
         }
 
         @Override
         public boolean completeExceptionally(Throwable cause) {
-            boolean completed = super.completeExceptionally(cause);
-            leaveIfDone();
-            return completed;
+            leaveOnce();
+            return super.completeExceptionally(cause);
         }
 
         @Override
         public boolean cancel(boolean mayInterruptIfRunning) {
-            boolean cancelled = super.cancel(mayInterruptIfRunning);
-            leaveIfDone();
-            return cancelled;
+            leaveOnce();
+            return super.cancel(mayInterruptIfRunning);
         }
 
         @Override
         public void obtrudeValue(ActivityOutcome value) {
+            leaveOnce();
             super.obtrudeValue(value);
-            leaveIfDone();
         }
 
         @Override
         public void obtrudeException(Throwable cause) {
+            leaveOnce();
             super.obtrudeException(cause);
-            leaveIfDone();
         }
 
         /** Through {@link #complete}: the JDK's own completes the future internally, past every override here. */
@@ -237,9 +236,9 @@ public final class PendingResults {
             return this;
         }
 
-        /** Leaves the set once, whichever completion got here first (two cancels both return true, say). */
-        private void leaveIfDone() {
-            if (isDone() && LEFT.compareAndSet(this, false, true)) {
+        /** Leaves the set once, whichever completion gets here first (two cancels both return true, say). */
+        private void leaveOnce() {
+            if (LEFT.compareAndSet(this, false, true)) {
                 left(this);
             }
         }
