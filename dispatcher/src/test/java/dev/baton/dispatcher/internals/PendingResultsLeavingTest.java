@@ -96,8 +96,9 @@ class PendingResultsLeavingTest {
     @Test
     void shouldNotKeepAFutureWhoseTimeoutFiredWhileItsRegistrationStalled() throws Exception {
         int leaked = 0;
-        for (int round = 0; round < 20; round++) {
-            PendingResults pending = new PendingResults(10, 1, Runnable::run, nanos -> { }, new RequestIds());
+        for (int round = 0; round < 5; round++) {
+            CountDownLatch timedOut = new CountDownLatch(1);
+            PendingResults pending = new PendingResults(10, 1, Runnable::run, nanos -> timedOut.countDown(), new RequestIds());
             Field f = PendingResults.class.getDeclaredField("byRequestId");
             f.setAccessible(true);
             @SuppressWarnings("unchecked")
@@ -106,7 +107,9 @@ class PendingResultsLeavingTest {
             Thread holder = new Thread(() -> map.compute("r-1", (k, v) -> {
                 locked.countDown();
                 try {
-                    Thread.sleep(30); // the registering thread stalls here, in put, past the 1 ms timeout
+                    // The registering thread stalls here, in its put, until a timeout scheduled before the put has fired
+                    // (at most the wait below: a timeout scheduled after the put cannot fire while the put waits).
+                    timedOut.await(200, TimeUnit.MILLISECONDS);
                 } catch (InterruptedException e) {
                     Thread.currentThread().interrupt();
                 }
@@ -119,7 +122,7 @@ class PendingResultsLeavingTest {
             future.handle((o, e) -> e).get(5, TimeUnit.SECONDS);
             boolean kept;
             try {
-                await().atMost(Duration.ofSeconds(2)).until(() -> pending.size() == 0); // it leaves after its dependents ran
+                await().atMost(Duration.ofSeconds(2)).until(() -> pending.size() == 0);
                 kept = false;
             } catch (ConditionTimeoutException e) {
                 kept = true;
@@ -131,7 +134,7 @@ class PendingResultsLeavingTest {
                 assertThat(pending.size()).isZero();
             }
         }
-        assertThat(leaked).as("rounds of 20 in which a timed-out future kept its max.pending slot").isZero();
+        assertThat(leaked).as("rounds of 5 in which a timed-out future kept its max.pending slot").isZero();
     }
 
     /** The timeout's exception says which request waited and for how long. */
