@@ -66,10 +66,12 @@ public final class StepCostHarness {
 
     private static final int ACTIVITIES_PER_ROUND = 20_000;
     /**
-     * Completions follow their dispatches this many activities later, as a partition's do in {@code bench dispatch} at
-     * tens of thousands a second (its rows are still in the site store's decoded cache then).
+     * Completions follow their dispatches this many activities later by default, as a partition's do in {@code bench
+     * dispatch}'s fixed rates (its rows are still in the site store's decoded cache then). In its bursts the completions
+     * come tens of thousands of activities later, each row read back from RocksDB and decoded: the second argument, e.g.
+     * 20000 (a divisor of {@link #ACTIVITIES_PER_ROUND}), times that path.
      */
-    private static final int BATCH = 500;
+    private static final int DEFAULT_BATCH = 500;
     /** Rounds left out of the medians: the JIT compiles most of both paths in them. */
     private static final int WARM_UP_ROUNDS = 4;
     /** This thread's CPU time, not the wall clock: a collection's pause (other threads' work) counts against neither. */
@@ -78,18 +80,23 @@ public final class StepCostHarness {
     private StepCostHarness() {
     }
 
-    /** Arguments: the number of rounds (default 12; more for a profile). */
+    /** Arguments: the number of rounds (default 12; more for a profile), then the activities between a dispatch and its completion. */
     public static void main(String[] args) throws Exception {
         int rounds = args.length > 0 ? Integer.parseInt(args[0]) : 12;
+        int batch = args.length > 1 ? Integer.parseInt(args[1]) : DEFAULT_BATCH;
+        if (batch <= 0 || ACTIVITIES_PER_ROUND % batch != 0) {
+            throw new IllegalArgumentException("the activities between a dispatch and its completion must divide " + ACTIVITIES_PER_ROUND
+                    + ", were " + batch);
+        }
         Path stateDir = Files.createTempDirectory("baton-step-cost");
         try {
-            Baton baton = new Baton(stateDir.resolve("baton"));
+            Baton baton = new Baton(stateDir.resolve("baton"), batch);
             Bare bare = null;
             List<double[]> measured = new ArrayList<>(); // {baton, bare} of each round after the warm-up
             for (int round = 0; round < rounds; round++) {
                 double batonNs = baton.round(round);
                 if (bare == null) {
-                    bare = new Bare(stateDir.resolve("bare"), baton.sizes);
+                    bare = new Bare(stateDir.resolve("bare"), baton.sizes, batch);
                     System.out.println("# bytes per record as Baton wrote them: " + baton.sizes);
                 }
                 double bareNs = bare.round(round);
@@ -144,11 +151,13 @@ public final class StepCostHarness {
         private final MockProcessorContext<byte[], byte[]> context;
         private final Processor<byte[], byte[], byte[], byte[]> processor;
         private final EventSerdes serdes = EventSerdes.of(SchemaRegistry.forUrl("mem://" + UUID.randomUUID(), Map.of()));
+        private final int batch;
         private long dispatchOffset;
         private long eventsOffset;
         Sizes sizes;
 
-        Baton(Path stateDir) {
+        Baton(Path stateDir, int batch) {
+            this.batch = batch;
             context = context(stateDir, "baton");
             store(context, TopologyNames.SITES_STORE);
             store(context, TopologyNames.DEADLINES_STORE);
@@ -169,17 +178,17 @@ public final class StepCostHarness {
         /** Nanoseconds of {@code process} per activity. */
         double round(int round) {
             long timed = 0;
-            for (int from = 0; from < ACTIVITIES_PER_ROUND; from += BATCH) {
+            for (int from = 0; from < ACTIVITIES_PER_ROUND; from += batch) {
                 timed += batch(round, from);
             }
             return (double) timed / ACTIVITIES_PER_ROUND;
         }
 
-        /** Dispatches {@link #BATCH} activities, then completes them; nanoseconds in {@code process}. */
+        /** Dispatches {@code batch} activities, then completes them; nanoseconds in {@code process}. */
         private long batch(int round, int from) {
             List<byte[]> keys = new ArrayList<>();
             List<byte[]> dispatches = new ArrayList<>();
-            for (int i = from; i < from + BATCH; i++) {
+            for (int i = from; i < from + batch; i++) {
                 SiteKey site = new SiteKey("bench", "w" + round + "-" + i, "1");
                 DispatchCommand cmd = SiteHarness.request(site, 1, UUID.randomUUID().toString()).setInput(SiteHarness.payload("x".repeat(100)))
                         .setReplyKey("bench-client").build();
@@ -188,7 +197,7 @@ public final class StepCostHarness {
             }
             context.resetForwards();
             long t0 = CPU.getCurrentThreadCpuTime();
-            for (int i = 0; i < BATCH; i++) {
+            for (int i = 0; i < batch; i++) {
                 context.setRecordMetadata(BatonTopics.DISPATCH, 0, dispatchOffset++);
                 processor.process(new Record<>(keys.get(i), dispatches.get(i), 0L));
             }
@@ -205,14 +214,14 @@ public final class StepCostHarness {
             context.resetForwards();
             List<byte[]> completionKeys = decoded.stream().map(t -> SiteKey.of(t.getSite()).toBytes()).toList();
             long t1 = CPU.getCurrentThreadCpuTime();
-            for (int i = 0; i < BATCH; i++) {
+            for (int i = 0; i < batch; i++) {
                 context.setRecordMetadata(BatonTopics.WORKER_EVENTS, 0, eventsOffset++);
                 processor.process(new Record<>(completionKeys.get(i), completions.get(i), 0L));
             }
             timed += CPU.getCurrentThreadCpuTime() - t1;
             List<byte[]> outcomes = sent(TopologyNames.RESULTS_SINK);
             List<byte[]> resolved = sent(TopologyNames.HISTORY_SINK);
-            if (tasks.size() != BATCH || outcomes.size() != BATCH || history + resolved.size() != 2 * BATCH) {
+            if (tasks.size() != batch || outcomes.size() != batch || history + resolved.size() != 2 * batch) {
                 throw new IllegalStateException("expected a task, an outcome and two history events per activity, got " + tasks.size() + ", "
                         + outcomes.size() + " and " + (history + resolved.size()) + " (dead letters: " + sent(TopologyNames.DLQ_SINK).size() + ")");
             }
@@ -235,10 +244,12 @@ public final class StepCostHarness {
         private final MockProcessorContext<byte[], byte[]> context;
         private final Processor<byte[], byte[], byte[], byte[]> processor;
         private final Sizes sizes;
+        private final int batch;
         private long offset;
 
-        Bare(Path stateDir, Sizes sizes) {
+        Bare(Path stateDir, Sizes sizes, int batch) {
             this.sizes = sizes;
+            this.batch = batch;
             context = context(stateDir, "bare");
             store(context, "rows");
             processor = new Rows(sizes);
@@ -249,9 +260,9 @@ public final class StepCostHarness {
             byte[] request = new byte[sizes.dispatch()];
             byte[] completion = new byte[sizes.event()];
             long timed = 0;
-            for (int from = 0; from < ACTIVITIES_PER_ROUND; from += BATCH) {
+            for (int from = 0; from < ACTIVITIES_PER_ROUND; from += batch) {
                 List<byte[]> keys = new ArrayList<>();
-                for (int i = from; i < from + BATCH; i++) {
+                for (int i = from; i < from + batch; i++) {
                     keys.add(new SiteKey("bench", "w" + round + "-" + i, "1").toBytes());
                 }
                 for (String topic : List.of(BatonTopics.DISPATCH, BatonTopics.WORKER_EVENTS)) {
