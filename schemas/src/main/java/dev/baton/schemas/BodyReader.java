@@ -5,7 +5,9 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 
 /**
  * Reads Avro's binary encoding straight from a record's array, for the {@link DirectDecoders}: each value as Avro's
@@ -130,6 +132,50 @@ final class BodyReader {
             }
         }
         return items;
+    }
+
+    /** Reads one item of an array. */
+    interface ItemReader<T> {
+        T read(BodyReader in) throws IOException;
+    }
+
+    /**
+     * An array of records, each at least {@code minItemBytes} long (Avro's count of its fields' varints and lengths): a
+     * block promising more items than the bytes left can hold ended early, as Avro checks it before reading the block.
+     */
+    <T> List<T> readArray(int minItemBytes, ItemReader<T> item) throws IOException {
+        List<T> items = new ArrayList<>();
+        long total = 0;
+        for (long count = readItemCount(); count != 0; count = readItemCount()) {
+            if (count > MAX_LENGTH - total) {
+                throw new IOException("an array of more than " + MAX_LENGTH + " items");
+            }
+            total += count;
+            if (count * minItemBytes > end - pos) {
+                throw new EOFException();
+            }
+            for (long i = 0; i < count; i++) {
+                items.add(item.read(this));
+            }
+        }
+        return items;
+    }
+
+    /** A map of longs by string; Avro reads a map's items without first weighing its count against the bytes left. */
+    Map<String, Long> readLongMap() throws IOException {
+        Map<String, Long> entries = new HashMap<>();
+        long total = 0;
+        for (long count = readItemCount(); count != 0; count = readItemCount()) {
+            if (count > MAX_LENGTH - total) {
+                throw new IOException("a map of more than " + MAX_LENGTH + " entries");
+            }
+            total += count;
+            for (long i = 0; i < count; i++) {
+                String key = readString();
+                entries.put(key, readLong());
+            }
+        }
+        return entries;
     }
 
     private long readItemCount() throws IOException {

@@ -21,6 +21,12 @@ import dev.baton.events.SiteRef;
 import dev.baton.events.Timeouts;
 import dev.baton.events.WorkerEvent;
 import dev.baton.events.WorkerEventKind;
+import dev.baton.events.store.PreviousRun;
+import dev.baton.events.store.Refusal;
+import dev.baton.events.store.SiteState;
+import dev.baton.events.store.SiteStatus;
+import dev.baton.events.store.Superseded;
+import dev.baton.events.store.Waiter;
 import dev.baton.schemas.registry.SchemaRegistry;
 import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
@@ -42,10 +48,10 @@ class DirectDecodersProperties {
 
     private static final SchemaRegistry REGISTRY = SchemaRegistry.forUrl("mem://direct-decoders", Map.of());
     private static final List<Class<? extends SpecificRecord>> TYPES = List.of(DispatchCommand.class, WorkerEvent.class, ActivityTask.class,
-            Outcome.class);
+            Outcome.class, SiteState.class);
 
     @Property(tries = 3000)
-    void shouldReadWhatAvroReadsFromAnyEvent(@ForAll long seed, @ForAll @IntRange(min = 0, max = 3) int type) {
+    void shouldReadWhatAvroReadsFromAnyEvent(@ForAll long seed, @ForAll @IntRange(min = 0, max = 4) int type) {
         SpecificRecord event = randomEvent(TYPES.get(type), new Random(seed));
 
         byte[] body = body(event);
@@ -54,7 +60,7 @@ class DirectDecodersProperties {
     }
 
     @Property(tries = 5000)
-    void shouldRefuseWhatAvroRefusesAndReadWhatItReadsFromDamagedBytes(@ForAll long seed, @ForAll @IntRange(min = 0, max = 3) int type,
+    void shouldRefuseWhatAvroRefusesAndReadWhatItReadsFromDamagedBytes(@ForAll long seed, @ForAll @IntRange(min = 0, max = 4) int type,
                                                                         @ForAll @IntRange(min = 0, max = 600) int cut,
                                                                         @ForAll @IntRange(min = 0, max = 600) int flip, @ForAll byte mask) {
         Random random = new Random(seed);
@@ -69,7 +75,7 @@ class DirectDecodersProperties {
     }
 
     @Property(tries = 3000)
-    void shouldRefuseWhatAvroRefusesFromRandomBytes(@ForAll byte[] body, @ForAll @IntRange(min = 0, max = 3) int type) {
+    void shouldRefuseWhatAvroRefusesFromRandomBytes(@ForAll byte[] body, @ForAll @IntRange(min = 0, max = 4) int type) {
         assertThat(direct(TYPES.get(type), body)).isEqualTo(avro(TYPES.get(type), body));
     }
 
@@ -84,6 +90,28 @@ class DirectDecodersProperties {
 
         assertThat(varints(bytes, true)).isEqualTo(avroVarints(bytes, true));
         assertThat(varints(bytes, false)).isEqualTo(avroVarints(bytes, false));
+    }
+
+    /** The fewest bytes per item the row's arrays are checked with are Avro's own count for the item's schema. */
+    @Test
+    void shouldWeighArrayItemsAsAvroDoes() {
+        assertThat(DirectDecoders.minItemBytes(Waiter.class)).isEqualTo(avroMinItemBytes(Waiter.getClassSchema()));
+        assertThat(DirectDecoders.minItemBytes(PreviousRun.class)).isEqualTo(avroMinItemBytes(PreviousRun.getClassSchema()));
+        assertThat(DirectDecoders.minItemBytes(Refusal.class)).isEqualTo(avroMinItemBytes(Refusal.getClassSchema()));
+    }
+
+    /** The fewest bytes left for which Avro's check before reading an array block lets one item of {@code item} through. */
+    private static int avroMinItemBytes(org.apache.avro.Schema item) {
+        for (int bytes = 0; bytes < 100; bytes++) {
+            try {
+                org.apache.avro.generic.GenericDatumReader.ensureAvailableCollectionBytes(
+                        DecoderFactory.get().binaryDecoder(new byte[bytes], null), 1, item);
+                return bytes;
+            } catch (java.io.EOFException e) {
+                // not enough for one item yet
+            }
+        }
+        throw new AssertionError("no size up to 100 bytes holds one " + item.getName());
     }
 
     @Test
@@ -204,6 +232,16 @@ class DirectDecodersProperties {
                     r.nextBoolean() ? payload(r) : null, r.nextBoolean() ? number(r) : null, r.nextBoolean() ? number(r) : null, number(r),
                     r.nextBoolean() ? number(r) : null, r.nextBoolean() ? payload(r) : null, r.nextBoolean() ? string(r) : null);
         }
+        if (type == SiteState.class) {
+            return new SiteState(pick(SiteStatus.values(), r), r.nextInt(), r.nextInt(), string(r), string(r), string(r), string(r), string(r),
+                    string(r), r.nextBoolean() ? string(r) : null, r.nextBoolean() ? payload(r) : null, r.nextBoolean() ? retryPolicy(r) : null,
+                    r.nextBoolean() ? timeouts(r) : null, r.nextBoolean() ? string(r) : null, r.nextInt(), number(r), number(r), longs(r),
+                    longs(r), r.nextBoolean() ? pick(OutcomeStatus.values(), r) : null, r.nextBoolean() ? payload(r) : null,
+                    r.nextBoolean() ? string(r) : null, r.nextBoolean() ? string(r) : null, waiters(r), r.nextBoolean() ? string(r) : null,
+                    r.nextBoolean() ? bytes(r) : null, r.nextInt(), r.nextBoolean() ? new Superseded(r.nextInt(), r.nextInt(), waiters(r)) : null,
+                    number(r), number(r), r.nextBoolean() ? previousRun(r) : null, r.nextBoolean() ? failure(r, r.nextInt(3)) : null,
+                    r.nextBoolean() ? payload(r) : null, list(r, () -> previousRun(r)), list(r, () -> new Refusal(string(r), r.nextInt(), string(r))));
+        }
         if (type == Outcome.class) {
             return new Outcome(pick(OutcomeStatus.values(), r), site(r), string(r), string(r), r.nextInt(), r.nextBoolean() ? payload(r) : null,
                     r.nextBoolean() ? string(r) : null, r.nextBoolean(), r.nextBoolean() ? string(r) : null, number(r),
@@ -212,6 +250,31 @@ class DirectDecodersProperties {
         return new WorkerEvent(pick(WorkerEventKind.values(), r), site(r), r.nextInt(), r.nextInt(), string(r), string(r),
                 r.nextBoolean() ? payload(r) : null, r.nextBoolean() ? string(r) : null, r.nextBoolean() ? bytes(r) : null, number(r),
                 r.nextBoolean() ? failure(r, r.nextInt(4)) : null, r.nextBoolean() ? string(r) : null);
+    }
+
+    private static PreviousRun previousRun(Random r) {
+        return new PreviousRun(r.nextInt(), pick(OutcomeStatus.values(), r), r.nextBoolean() ? string(r) : null,
+                r.nextBoolean() ? payload(r) : null, waiters(r), r.nextBoolean() ? failure(r, r.nextInt(3)) : null);
+    }
+
+    private static List<Waiter> waiters(Random r) {
+        return list(r, () -> new Waiter(string(r), string(r)));
+    }
+
+    private static <T> List<T> list(Random r, java.util.function.Supplier<T> item) {
+        List<T> items = new ArrayList<>();
+        for (int i = r.nextInt(4); i > 0; i--) {
+            items.add(item.get());
+        }
+        return items;
+    }
+
+    private static Map<String, Long> longs(Random r) {
+        Map<String, Long> entries = new java.util.HashMap<>();
+        for (int i = r.nextInt(4); i > 0; i--) {
+            entries.put(string(r), number(r));
+        }
+        return entries;
     }
 
     private static <E> E pick(E[] values, Random r) {
