@@ -134,16 +134,11 @@ final class BodyReader {
         return items;
     }
 
-    /** Reads one item of an array. */
-    interface ItemReader<T> {
-        T read(BodyReader in) throws IOException;
-    }
-
     /**
      * An array of records, each at least {@code minItemBytes} long (Avro's count of its fields' varints and lengths): a
      * block promising more items than the bytes left can hold ended early, as Avro checks it before reading the block.
      */
-    <T> List<T> readArray(int minItemBytes, ItemReader<T> item) throws IOException {
+    <T> List<T> readArray(int minItemBytes, DirectDecoders.Decoder<T> item) throws IOException {
         List<T> items = new ArrayList<>();
         long total = 0;
         for (long count = readItemCount(); count != 0; count = readItemCount()) {

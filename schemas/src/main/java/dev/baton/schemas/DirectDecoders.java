@@ -28,12 +28,12 @@ import org.apache.avro.specific.SpecificRecord;
 
 /**
  * Decoders written out by hand for the records read for every activity (the streams app's inputs and a site's row, the
- * worker's task, the client's outcome), used by {@link EventSerde} only
- * when the writer's schema is the class's own (any other goes through Avro's resolving reader). Avro's reader walks a
- * plan of field setters, reads each string into its {@code Utf8} and copies it into a {@code String}; these read the
- * fields in schema order straight from the array ({@link BodyReader}), ~3x faster (docs/decisions.md, "The streams
- * app's inputs decoded by hand"). {@code DirectDecodersProperties} holds them to Avro's result, record by record, for
- * valid, random and damaged bodies: a field added to a schema and not here fails it.
+ * worker's task, the client's outcome), used by {@link EventSerde} only when the writer's schema is the class's own (any
+ * other goes through Avro's resolving reader). Avro's reader walks a plan of field setters, reads each string into its
+ * {@code Utf8} and copies it into a {@code String}; these read the fields in schema order straight from the array
+ * ({@link BodyReader}), ~3x faster (docs/decisions.md, "The streams app's inputs decoded by hand").
+ * {@code DirectDecodersProperties} holds them to Avro's result, record by record, for valid, random and damaged bodies:
+ * a field added to a schema and not here fails it.
  */
 final class DirectDecoders {
 
@@ -48,7 +48,7 @@ final class DirectDecoders {
     private static final int PREVIOUS_RUN_BYTES = 6;
     private static final int REFUSAL_BYTES = 3;
 
-    /** Reads one record of the class's own schema; throws as {@link BodyReader} does. */
+    /** Reads one record (or one array item) of its class's own schema; throws as {@link BodyReader} does. */
     interface Decoder<T> {
         T read(BodyReader in) throws IOException;
     }
