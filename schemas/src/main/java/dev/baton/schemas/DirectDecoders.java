@@ -222,10 +222,26 @@ final class DirectDecoders {
         return item == Waiter.class ? WAITER_BYTES : item == PreviousRun.class ? PREVIOUS_RUN_BYTES : item == Refusal.class ? REFUSAL_BYTES : 1;
     }
 
-    /** Refuses a record read by Avro's reader whose failure nests deeper than {@link EventSerde#MAX_FAILURE_DEPTH}. */
+    /** Refuses a record read by Avro's reader whose failures nest deeper than {@link EventSerde#MAX_FAILURE_DEPTH}. */
     static void requireFailureDepth(Object value) throws IOException {
-        Failure failure = value instanceof WorkerEvent e ? e.getFailure() : value instanceof Outcome o ? o.getFailure()
-                : value instanceof HistoryEvent h ? h.getFailure() : null;
+        if (value instanceof WorkerEvent e) {
+            requireDepth(e.getFailure());
+        } else if (value instanceof Outcome o) {
+            requireDepth(o.getFailure());
+        } else if (value instanceof HistoryEvent h) {
+            requireDepth(h.getFailure());
+        } else if (value instanceof SiteState row) {
+            requireDepth(row.getOutcomeFailure());
+            if (row.getPreviousRun() != null) {
+                requireDepth(row.getPreviousRun().getFailure());
+            }
+            for (PreviousRun run : row.getEarlierRuns()) {
+                requireDepth(run.getFailure());
+            }
+        }
+    }
+
+    private static void requireDepth(Failure failure) throws IOException {
         int depth = 0;
         for (Failure f = failure; f != null; f = f.getCause()) {
             if (++depth > MAX_FAILURE_DEPTH) {

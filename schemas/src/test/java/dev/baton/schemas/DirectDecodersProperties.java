@@ -92,6 +92,23 @@ class DirectDecodersProperties {
         assertThat(varints(bytes, false)).isEqualTo(avroVarints(bytes, false));
     }
 
+    /** Avro's path holds a row to the depth bound the direct decoder reads with: in any of its three failures. */
+    @Test
+    void shouldHoldEveryFailureOfARowReadByAvroToTheBound() throws Exception {
+        Random r = new Random(11);
+        SiteState atBound = (SiteState) randomEvent(SiteState.class, r);
+        atBound.setOutcomeFailure(null);
+        atBound.setPreviousRun(null);
+        PreviousRun earlier = previousRun(r);
+        earlier.setFailure(failure(r, EventSerde.MAX_FAILURE_DEPTH - 1));
+        atBound.setEarlierRuns(List.of(earlier));
+        DirectDecoders.requireFailureDepth(atBound);
+
+        earlier.setFailure(failure(r, EventSerde.MAX_FAILURE_DEPTH));
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> DirectDecoders.requireFailureDepth(atBound))
+                .hasMessageContaining("nest deeper than " + EventSerde.MAX_FAILURE_DEPTH);
+    }
+
     /** The fewest bytes per item the row's arrays are checked with are Avro's own count for the item's schema. */
     @Test
     void shouldWeighArrayItemsAsAvroDoes() {
